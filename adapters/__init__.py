@@ -1,0 +1,1 @@
+"""Platform edges: slack/, discord/, and local/ (a simulated workspace)."""

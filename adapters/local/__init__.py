@@ -1,0 +1,6 @@
+"""The local simulated workspace."""
+
+from adapters.local.workspace import LocalWorkspace
+
+
+__all__ = ["LocalWorkspace"]

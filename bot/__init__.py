@@ -1,0 +1,1 @@
+"""askwith: personal agents that answer questions together under information asymmetry."""

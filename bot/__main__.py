@@ -1,0 +1,4 @@
+from bot.cli import main
+
+
+main()

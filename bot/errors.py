@@ -1,0 +1,67 @@
+"""One exception tree for askwith. Messages are written for the person who will read them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AskwithError(Exception):
+    """Root of every error askwith raises on purpose."""
+
+    def dict(self) -> dict[str, Any]:
+        return {"type": type(self).__name__, "message": str(self)}
+
+
+# ---------------------------------------------------------------------- settings
+class SettingsError(AskwithError):
+    pass
+
+
+class MissingSettingError(SettingsError):
+    def __init__(self, env: str, doc: str) -> None:
+        super().__init__(f"{env} is not set: {doc}")
+        self.env = env
+
+
+class InvalidSettingError(SettingsError):
+    def __init__(self, env: str, raw: str, expected: str) -> None:
+        super().__init__(f"{env}={raw!r} is not a valid {expected}")
+        self.env = env
+
+
+# ---------------------------------------------------------------------- workspace / input
+class WorkspaceError(AskwithError):
+    """A problem with the chat world: unknown member, unknown channel, bad workspace file."""
+
+
+class UnknownMemberError(WorkspaceError):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"There is no member called {name!r} in this workspace.")
+        self.name = name
+
+
+class UnknownChannelError(WorkspaceError):
+    def __init__(self, channel_id: str) -> None:
+        super().__init__(f"There is no channel {channel_id!r} in this workspace.")
+        self.channel_id = channel_id
+
+
+# ---------------------------------------------------------------------- LLM
+class LLMError(AskwithError):
+    """The language model could not give a usable answer."""
+
+
+class LLMNotConfiguredError(LLMError):
+    def __init__(self) -> None:
+        super().__init__(
+            "No language model is configured: set ASKWITH_LLM_BASE_URL (and ASKWITH_LLM_MODEL, ASKWITH_LLM_API_KEY) "
+            "to any OpenAI-compatible endpoint."
+        )
+
+
+class LLMUnavailableError(LLMError):
+    """The endpoint kept failing (rate limits, server errors, time-outs) after every retry."""
+
+
+class LLMOutputError(LLMError):
+    """The model answered, but not in the shape asked for, even after a repair attempt."""

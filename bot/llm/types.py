@@ -1,0 +1,74 @@
+"""Plain data passed through the LLM seam."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+Messages = list[dict[str, str]]  # OpenAI chat format: [{"role": "system"|"user"|"assistant", "content": "..."}]
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    messages: Messages
+    purpose: str  # what the call is for ("think", "act", "summarize_session", ...): recorded with the call
+    json_schema: dict[str, Any] | None = None  # ask for JSON matching this schema
+    schema_name: str = "output"
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class LLMReply:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    model: str
+
+
+@dataclass
+class LLMCallRecord:
+    """Everything worth knowing about one logical call (all its attempts)."""
+
+    purpose: str
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    attempts: int = 0
+    cached: bool = False
+    json_mode: str = "text"  # text | json_schema | json_object
+    repaired: bool = False
+    error: str | None = None
+
+    def dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class LLMResult:
+    text: str
+    call: LLMCallRecord
+    data: dict[str, Any] | None = None  # parsed JSON when a schema was asked for
+
+
+@dataclass
+class LLMTotals:
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    failures: int = 0
+    by_purpose: dict[str, int] = field(default_factory=dict)
+
+
+class LLMBackend(Protocol):
+    """Where requests go: an OpenAI-compatible endpoint, or a scripted stand-in in tests and benchmarks.
+
+    `response_format` is the OpenAI `response_format` value to send (None for plain text). Transient failures raise
+    `LLMTransientError`; a request the endpoint refuses because of its response_format raises `LLMFormatRejected`.
+    """
+
+    model: str
+
+    async def complete(self, request: LLMRequest, *, response_format: dict[str, Any] | None) -> LLMReply: ...

@@ -1,0 +1,151 @@
+"""The one port between askwith and a chat world.
+
+Slack, Discord and the local simulated workspace each implement `ChatPort`. The core (`bot/`) and the ingestion
+workers (`memory_ingest/`) talk only to this interface and its plain data types, never to a platform library.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+
+class ChannelKind(StrEnum):
+    PUBLIC = "public"
+    PRIVATE = "private"
+    DM = "dm"
+    GROUP_DM = "group_dm"
+
+
+class SharePolicy(StrEnum):
+    AUTO = "auto"  # the agent shares what it finds
+    ASK = "ask"  # each utterance carrying retrieved facts waits for the member's approval
+    NEVER = "never"  # the agent politely declines to take part
+
+
+class ApprovalDecision(StrEnum):
+    APPROVED = "approved"
+    DENIED = "denied"
+    TIMEOUT = "timeout"
+
+
+@dataclass(frozen=True)
+class WorkspaceInfo:
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Member:
+    id: str  # the platform's id (Slack U…, Discord snowflake, local handle)
+    name: str  # handle used in mentions, unique within the workspace
+    display_name: str
+    is_bot: bool = False
+    deactivated: bool = False
+
+
+@dataclass(frozen=True)
+class Channel:
+    id: str
+    name: str
+    kind: ChannelKind
+    member_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    id: str  # unique within the workspace
+    channel_id: str
+    sender_id: str
+    ts: datetime  # timezone-aware UTC
+    text: str
+    thread_id: str | None = None  # id of the thread's parent message; None for a top-level message
+    reply_count: int = 0
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """Messages oldest first. `cursor` marks the position after the last message and is never None, so a caller can
+    store it and resume later; `has_more` says whether another page is ready now."""
+
+    messages: list[ChatMessage]
+    cursor: str
+    has_more: bool
+
+
+@dataclass(frozen=True)
+class ThreadRef:
+    channel_id: str
+    thread_id: str
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    id: str  # stable id, so a resumed ask re-asks the same question
+    member_id: str  # who must approve
+    title: str  # one line: "Share with Alice's agent?"
+    body: str  # what exactly would be shared
+    context: dict[str, str] = field(default_factory=dict)
+
+
+class ChatPort(ABC):
+    """What askwith needs from a chat platform."""
+
+    platform: str = "abstract"
+
+    @property
+    def name(self) -> str:
+        return f"{self.__module__}.{self.__class__.__name__}"
+
+    # ------------------------------------------------------------------ reading
+    @abstractmethod
+    async def workspace_info(self) -> WorkspaceInfo:
+        raise NotImplementedError()
+
+    @abstractmethod
+    async def list_members(self) -> list[Member]:
+        raise NotImplementedError()
+
+    @abstractmethod
+    async def list_channels(self) -> list[Channel]:
+        raise NotImplementedError()
+
+    @abstractmethod
+    async def read_history(self, channel_id: str, *, cursor: str | None = None, limit: int = 200) -> HistoryPage:
+        """Top-level messages of a channel after `cursor` (None = from the beginning), oldest first."""
+        raise NotImplementedError()
+
+    @abstractmethod
+    async def read_replies(
+        self, channel_id: str, thread_id: str, *, cursor: str | None = None, limit: int = 200
+    ) -> HistoryPage:
+        """Replies in one thread after `cursor`, oldest first (the parent itself is not included)."""
+        raise NotImplementedError()
+
+    # ------------------------------------------------------------------ writing
+    @abstractmethod
+    async def post(self, channel_id: str, text: str, *, thread_id: str | None = None) -> str:
+        """Post as the bot; returns the new message's id."""
+        raise NotImplementedError()
+
+    @abstractmethod
+    async def post_ephemeral(self, channel_id: str, member_id: str, text: str) -> None:
+        """A message only `member_id` sees."""
+        raise NotImplementedError()
+
+    @abstractmethod
+    async def open_dm(self, member_id: str) -> str:
+        """The id of the bot's DM channel with a member (opened if needed)."""
+        raise NotImplementedError()
+
+    @abstractmethod
+    async def create_hidden_thread(self, title: str) -> ThreadRef:
+        """A thread, seen only by the bot (and admins), where agents talk."""
+        raise NotImplementedError()
+
+    @abstractmethod
+    async def request_approval(self, request: ApprovalRequest, *, timeout_s: float) -> ApprovalDecision:
+        """Ask a member to approve something; TIMEOUT when they do not answer within `timeout_s`."""
+        raise NotImplementedError()

@@ -1,0 +1,149 @@
+"""The one settings object, read from the environment and an optional `.env` file.
+
+Every field names its environment variable and documents itself; `.env.example` lists them all with their defaults
+(a unit test keeps the two in step). Secrets are only ever read from the environment, never from code or logs.
+
+    settings = Settings.load()
+    settings.require("bench_data_dir")  # raises MissingSettingError naming ASKWITH_BENCH_DATA_DIR
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Union, get_args, get_origin, get_type_hints
+
+from dotenv import dotenv_values
+
+from bot.errors import InvalidSettingError, MissingSettingError
+
+
+def _setting(env: str, default: Any, doc: str, *, secret: bool = False) -> Any:
+    return field(default=default, metadata={"env": env, "doc": doc, "secret": secret})
+
+
+@dataclass(frozen=True)
+class Settings:
+    # ------------------------------------------------------------------ storage
+    data_dir: Path = _setting(
+        "ASKWITH_DATA_DIR", Path("askwith-data"), "Where askwith keeps its state (database, Chroma, caches)."
+    )
+    database_url: str = _setting(
+        "ASKWITH_DATABASE_URL",
+        "",
+        "SQLAlchemy async URL. Empty = SQLite file in ASKWITH_DATA_DIR. PostgreSQL: postgresql+asyncpg://user@host/db",
+    )
+    chroma_host: str = _setting(
+        "ASKWITH_CHROMA_HOST", "", "Chroma server host. Empty = embedded Chroma in ASKWITH_DATA_DIR."
+    )
+    chroma_port: int = _setting("ASKWITH_CHROMA_PORT", 8000, "Chroma server port (used with ASKWITH_CHROMA_HOST).")
+    embedder: str = _setting(
+        "ASKWITH_EMBEDDER",
+        "minilm",
+        "Embedding function: minilm (all-MiniLM-L6-v2 int8 ONNX, offline) or hash (tests only).",
+    )
+    # ------------------------------------------------------------------ memory
+    session_gap_minutes: int = _setting(
+        "ASKWITH_SESSION_GAP_MINUTES", 30, "A silence this long starts a new memory session."
+    )
+    session_max_messages: int = _setting(
+        "ASKWITH_SESSION_MAX_MESSAGES", 40, "Largest number of messages in one session."
+    )
+    ingest_interval_seconds: int = _setting(
+        "ASKWITH_INGEST_INTERVAL_SECONDS", 300, "How often the long-running process pulls new history (0 = never)."
+    )
+    bench_data_dir: Path | None = _setting(
+        "ASKWITH_BENCH_DATA_DIR", None, "Directory holding the InformativeBench source data (FriendsTV/, sources/)."
+    )
+    # ------------------------------------------------------------------ LLM
+    llm_base_url: str = _setting(
+        "ASKWITH_LLM_BASE_URL",
+        "",
+        "OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp). Empty = no LLM configured.",
+    )
+    llm_model: str = _setting("ASKWITH_LLM_MODEL", "gpt-4o-mini", "Model name sent to the endpoint.")
+    llm_api_key: str = _setting(
+        "ASKWITH_LLM_API_KEY", "", "API key for the endpoint (local servers accept any).", secret=True
+    )
+    llm_temperature: float = _setting("ASKWITH_LLM_TEMPERATURE", 0.2, "Sampling temperature (the paper uses 0.2).")
+    llm_timeout_seconds: float = _setting("ASKWITH_LLM_TIMEOUT_SECONDS", 60.0, "Per-request timeout.")
+    llm_max_retries: int = _setting("ASKWITH_LLM_MAX_RETRIES", 4, "Retries on 429, 5xx and timeouts, with backoff.")
+    llm_concurrency: int = _setting("ASKWITH_LLM_CONCURRENCY", 8, "Most LLM requests in flight at once.")
+    llm_cache_dir: Path | None = _setting(
+        "ASKWITH_LLM_CACHE_DIR", None, "On-disk response cache (identical requests answered from disk). Empty = off."
+    )
+    # ------------------------------------------------------------------ misc
+    log_level: str = _setting("ASKWITH_LOG_LEVEL", "INFO", "Logging level.")
+
+    # -------------------------------------------------------------------------
+    @classmethod
+    def load(cls, *, env: Mapping[str, str] | None = None, env_file: Path | str | None = ".env") -> Settings:
+        """Read settings from `env` (default: the process environment) over the values of `env_file`."""
+        source: dict[str, str | None] = {}
+        if env_file is not None and Path(env_file).is_file():
+            source.update(dotenv_values(env_file))
+        source.update(os.environ if env is None else env)
+        hints = get_type_hints(cls)
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = source.get(f.metadata["env"])
+            if raw is None or raw == "":
+                continue
+            values[f.name] = _parse(raw, hints[f.name], f.metadata["env"])
+        return cls(**values)
+
+    def replace(self, **changes: Any) -> Settings:
+        return dataclasses.replace(self, **changes)
+
+    def require(self, name: str) -> Any:
+        """Return a setting that must be set for the calling feature, or raise one clear line naming it."""
+        value = getattr(self, name)
+        if value is None or value == "":
+            meta = next(f.metadata for f in fields(self) if f.name == name)
+            raise MissingSettingError(meta["env"], meta["doc"])
+        return value
+
+    @property
+    def resolved_database_url(self) -> str:
+        return self.database_url or f"sqlite+aiosqlite:///{self.data_dir / 'askwith.db'}"
+
+    @property
+    def llm_configured(self) -> bool:
+        return bool(self.llm_base_url)
+
+    def __repr__(self) -> str:  # never print secrets
+        shown = ", ".join(
+            f"{f.name}={'***' if f.metadata['secret'] and getattr(self, f.name) else getattr(self, f.name)!r}"
+            for f in fields(self)
+        )
+        return f"Settings({shown})"
+
+
+def documented_settings() -> list[tuple[str, str, str]]:
+    """(environment variable, default as written in .env.example, doc) for every setting."""
+    rows = []
+    for f in fields(Settings):
+        default = "" if f.default is None else str(f.default)
+        rows.append((f.metadata["env"], default, f.metadata["doc"]))
+    return rows
+
+
+def _parse(raw: str, hint: Any, env: str) -> Any:
+    if get_origin(hint) in (Union, types.UnionType):
+        hint = next(a for a in get_args(hint) if a is not type(None))
+    try:
+        if hint is bool:
+            if raw.strip().lower() in {"1", "true", "yes", "on"}:
+                return True
+            if raw.strip().lower() in {"0", "false", "no", "off"}:
+                return False
+            raise ValueError(raw)
+        if get_origin(hint) is tuple:
+            return tuple(part.strip() for part in raw.split(",") if part.strip())
+        return hint(raw)
+    except ValueError as exc:
+        raise InvalidSettingError(env, raw, getattr(hint, "__name__", str(hint))) from exc

@@ -1,0 +1,216 @@
+"""The one store API for the chat record: workspaces, members, channels, memberships, messages and cursors.
+
+Writes are idempotent: mirroring the same platform objects twice changes nothing, and a message is unique by its
+platform id within its workspace. Reads for agents do NOT live here; they go through the viewer-scoped memory API
+in `bot.memory`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot import port
+from bot.errors import UnknownMemberError
+from bot.store import models
+from bot.store.db import Database
+from bot.world import MemberPolicy
+
+
+@dataclass(frozen=True)
+class WorkspaceKey:
+    platform: str
+    external_id: str
+
+
+class ChatStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def _insert(self, table: type[models.Base]):  # noqa: ANN202 - dialect-specific Insert
+        return (pg_insert if self.db.dialect == "postgresql" else sqlite_insert)(table)
+
+    # ------------------------------------------------------------------ workspace, members, channels
+    async def ensure_workspace(self, session: AsyncSession, key: WorkspaceKey, name: str) -> int:
+        stmt = self._insert(models.Workspace).values(platform=key.platform, external_id=key.external_id, name=name)
+        await session.execute(stmt.on_conflict_do_nothing(index_elements=["platform", "external_id"]))
+        return (
+            await session.execute(
+                select(models.Workspace.id).where(
+                    models.Workspace.platform == key.platform, models.Workspace.external_id == key.external_id
+                )
+            )
+        ).scalar_one()
+
+    async def upsert_members(
+        self,
+        session: AsyncSession,
+        workspace_id: int,
+        members: Iterable[port.Member],
+        policies: dict[str, MemberPolicy] | None = None,
+    ) -> dict[str, int]:
+        """Mirror members; a new member takes its initial policy from `policies`, an existing one keeps its own."""
+        policies = {} if policies is None else policies
+        rows = []
+        for m in members:
+            policy = policies.get(m.id)
+            rows.append(
+                {
+                    "workspace_id": workspace_id,
+                    "platform_id": m.id,
+                    "name": m.name,
+                    "display_name": m.display_name,
+                    "is_bot": m.is_bot,
+                    "deactivated": m.deactivated,
+                    "opted_in": bool(policy and policy.opted_in),
+                    "share_policy": str(policy.share) if policy else port.SharePolicy.AUTO.value,
+                }
+            )
+        if rows:
+            stmt = self._insert(models.Member).values(rows)
+            stmt = stmt.on_conflict_do_update(
+                index_elements=["workspace_id", "platform_id"],
+                set_={
+                    "name": stmt.excluded.name,
+                    "display_name": stmt.excluded.display_name,
+                    "is_bot": stmt.excluded.is_bot,
+                    "deactivated": stmt.excluded.deactivated,
+                },
+            )
+            await session.execute(stmt)
+        return await self.member_ids(session, workspace_id)
+
+    async def member_ids(self, session: AsyncSession, workspace_id: int) -> dict[str, int]:
+        result = await session.execute(
+            select(models.Member.platform_id, models.Member.id).where(models.Member.workspace_id == workspace_id)
+        )
+        return {key: value for key, value in result.all()}
+
+    async def upsert_channels(
+        self, session: AsyncSession, workspace_id: int, channels: Iterable[port.Channel], member_ids: dict[str, int]
+    ) -> dict[str, int]:
+        """Mirror channels and replace their memberships with the platform's current ones."""
+        channels = list(channels)
+        if channels:
+            stmt = self._insert(models.Channel).values(
+                [
+                    {"workspace_id": workspace_id, "platform_id": c.id, "name": c.name, "kind": str(c.kind)}
+                    for c in channels
+                ]
+            )
+            stmt = stmt.on_conflict_do_update(
+                index_elements=["workspace_id", "platform_id"],
+                set_={"name": stmt.excluded.name, "kind": stmt.excluded.kind},
+            )
+            await session.execute(stmt)
+        channel_ids = await self.channel_ids(session, workspace_id)
+        for channel in channels:
+            await self._replace_memberships(session, channel_ids[channel.id], channel.member_ids, member_ids)
+        return channel_ids
+
+    async def _replace_memberships(
+        self, session: AsyncSession, channel_id: int, platform_member_ids: Sequence[str], member_ids: dict[str, int]
+    ) -> None:
+        wanted = {member_ids[m] for m in platform_member_ids if m in member_ids}
+        current = set(
+            (
+                await session.execute(
+                    select(models.Membership.member_id).where(models.Membership.channel_id == channel_id)
+                )
+            ).scalars()
+        )
+        if gone := current - wanted:
+            await session.execute(
+                delete(models.Membership).where(
+                    models.Membership.channel_id == channel_id, models.Membership.member_id.in_(gone)
+                )
+            )
+        if new := wanted - current:
+            await session.execute(
+                self._insert(models.Membership)
+                .values([{"channel_id": channel_id, "member_id": m} for m in sorted(new)])
+                .on_conflict_do_nothing()
+            )
+
+    async def channel_ids(self, session: AsyncSession, workspace_id: int) -> dict[str, int]:
+        result = await session.execute(
+            select(models.Channel.platform_id, models.Channel.id).where(models.Channel.workspace_id == workspace_id)
+        )
+        return {key: value for key, value in result.all()}
+
+    async def set_exclusions(self, session: AsyncSession, member_id: int, channel_ids: Iterable[int]) -> None:
+        await session.execute(delete(models.MemberExclusion).where(models.MemberExclusion.member_id == member_id))
+        rows = [{"member_id": member_id, "channel_id": c} for c in sorted(set(channel_ids))]
+        if rows:
+            await session.execute(self._insert(models.MemberExclusion).values(rows).on_conflict_do_nothing())
+
+    # ------------------------------------------------------------------ messages and cursors
+    async def add_messages(
+        self,
+        session: AsyncSession,
+        workspace_id: int,
+        messages: Iterable[port.ChatMessage],
+        channel_ids: dict[str, int],
+        member_ids: dict[str, int],
+    ) -> int:
+        """Insert messages not stored yet; returns how many were new. Unknown senders are an error."""
+        rows = []
+        for m in messages:
+            if m.sender_id not in member_ids:
+                raise UnknownMemberError(m.sender_id)
+            rows.append(
+                {
+                    "workspace_id": workspace_id,
+                    "channel_id": channel_ids[m.channel_id],
+                    "platform_id": m.id,
+                    "thread_parent_platform_id": m.thread_id,
+                    "sender_id": member_ids[m.sender_id],
+                    "ts": m.ts.astimezone(UTC),
+                    "text": m.text,
+                }
+            )
+        new = 0
+        for start in range(0, len(rows), 500):  # stay under SQLite's bound-parameter limit
+            stmt = (
+                self._insert(models.Message)
+                .values(rows[start : start + 500])
+                .on_conflict_do_nothing(index_elements=["workspace_id", "platform_id"])
+                .returning(models.Message.id)
+            )
+            new += len((await session.execute(stmt)).all())
+        return new
+
+    async def get_cursor(self, session: AsyncSession, channel_id: int, thread_platform_id: str = "") -> str | None:
+        return (
+            await session.execute(
+                select(models.IngestCursor.cursor).where(
+                    models.IngestCursor.channel_id == channel_id,
+                    models.IngestCursor.thread_platform_id == thread_platform_id,
+                )
+            )
+        ).scalar_one_or_none()
+
+    async def set_cursor(
+        self, session: AsyncSession, channel_id: int, cursor: str, thread_platform_id: str = ""
+    ) -> None:
+        stmt = self._insert(models.IngestCursor).values(
+            channel_id=channel_id, thread_platform_id=thread_platform_id, cursor=cursor, updated_at=datetime.now(UTC)
+        )
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["channel_id", "thread_platform_id"],
+            set_={"cursor": stmt.excluded.cursor, "updated_at": stmt.excluded.updated_at},
+        )
+        await session.execute(stmt)
+
+    async def message_count(self, session: AsyncSession, workspace_id: int) -> int:
+        return (
+            await session.execute(
+                select(func.count()).select_from(models.Message).where(models.Message.workspace_id == workspace_id)
+            )
+        ).scalar_one()

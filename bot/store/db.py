@@ -1,0 +1,94 @@
+"""The async engine, sessions and schema migrations.
+
+db = await Database.open(settings)   # creates the SQLite file if needed and migrates to the latest schema
+async with db.session() as session:
+    ...
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+from bot.settings import Settings
+
+
+MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+
+
+class Database:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.sessions = async_sessionmaker(engine, expire_on_commit=False)
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name  # "sqlite" | "postgresql"
+
+    @classmethod
+    async def open(cls, settings: Settings, *, url: str | None = None, migrate: bool = True) -> Database:
+        url = url or settings.resolved_database_url
+        parsed = make_url(url)
+        if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        db = cls(create_engine(url))
+        if migrate:
+            await db.migrate()
+        return db
+
+    async def migrate(self, revision: str = "head") -> None:
+        """Bring the schema to `revision` with Alembic (idempotent)."""
+        async with self.engine.begin() as conn:
+            await conn.run_sync(_upgrade, revision)
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[AsyncSession]:
+        async with self.sessions() as session:
+            yield session
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+
+def create_engine(url: str) -> AsyncEngine:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        # A generous busy timeout: the ingestion worker and the ask worker may share one SQLite file.
+        engine = create_async_engine(url, connect_args={"timeout": 30})
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_async_engine(url, pool_pre_ping=True)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    return config
+
+
+def _upgrade(sync_conn: Any, revision: str) -> None:
+    config = alembic_config()
+    config.attributes["connection"] = sync_conn
+    command.upgrade(config, revision)
+
+
+def run(coro: Any) -> Any:
+    """Run a coroutine from synchronous code (the CLI)."""
+    return asyncio.run(coro)

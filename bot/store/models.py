@@ -1,0 +1,159 @@
+"""SQLAlchemy 2 models. The schema itself is created by the Alembic migrations in `bot/store/migrations/`.
+
+Full-text search columns are dialect-specific and live only in the migrations: SQLite has an FTS5 table
+`message_fts` (external content over `message.text`), PostgreSQL a generated `message.text_tsv` with a GIN index.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from bot.port import ChannelKind, SharePolicy
+
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class Workspace(Base):
+    __tablename__ = "workspace"
+    __table_args__ = (UniqueConstraint("platform", "external_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    platform: Mapped[str] = mapped_column(String(16))  # local | slack | discord
+    external_id: Mapped[str] = mapped_column(String(128))
+    name: Mapped[str] = mapped_column(String(256))
+
+
+class Member(Base):
+    __tablename__ = "member"
+    __table_args__ = (UniqueConstraint("workspace_id", "platform_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"), index=True)
+    platform_id: Mapped[str] = mapped_column(String(128))
+    name: Mapped[str] = mapped_column(String(256))
+    display_name: Mapped[str] = mapped_column(String(256))
+    is_bot: Mapped[bool] = mapped_column(Boolean, default=False)
+    deactivated: Mapped[bool] = mapped_column(Boolean, default=False)
+    opted_in: Mapped[bool] = mapped_column(Boolean, default=False)  # ingestion is opt-in per member
+    share_policy: Mapped[str] = mapped_column(String(8), default=SharePolicy.AUTO.value)
+
+    excluded_channels: Mapped[list[Channel]] = relationship(secondary="member_exclusion", lazy="raise")
+
+
+class Channel(Base):
+    __tablename__ = "channel"
+    __table_args__ = (UniqueConstraint("workspace_id", "platform_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"), index=True)
+    platform_id: Mapped[str] = mapped_column(String(128))
+    name: Mapped[str] = mapped_column(String(256))
+    kind: Mapped[str] = mapped_column(String(16), default=ChannelKind.PUBLIC.value)
+
+
+class Membership(Base):
+    """Who can see a channel. Viewer scoping joins through this table."""
+
+    __tablename__ = "membership"
+
+    channel_id: Mapped[int] = mapped_column(ForeignKey("channel.id", ondelete="CASCADE"), primary_key=True)
+    member_id: Mapped[int] = mapped_column(ForeignKey("member.id", ondelete="CASCADE"), primary_key=True, index=True)
+
+
+class MemberExclusion(Base):
+    """A channel or DM a member keeps out of their agent's memory."""
+
+    __tablename__ = "member_exclusion"
+
+    member_id: Mapped[int] = mapped_column(ForeignKey("member.id", ondelete="CASCADE"), primary_key=True)
+    channel_id: Mapped[int] = mapped_column(ForeignKey("channel.id", ondelete="CASCADE"), primary_key=True)
+
+
+class Message(Base):
+    __tablename__ = "message"
+    __table_args__ = (
+        UniqueConstraint("workspace_id", "platform_id"),
+        Index("ix_message_channel_ts", "channel_id", "ts", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    channel_id: Mapped[int] = mapped_column(ForeignKey("channel.id", ondelete="CASCADE"))
+    platform_id: Mapped[str] = mapped_column(String(128))
+    thread_parent_platform_id: Mapped[str | None] = mapped_column(String(128), default=None)
+    sender_id: Mapped[int] = mapped_column(ForeignKey("member.id", ondelete="CASCADE"), index=True)
+    ts: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    text: Mapped[str] = mapped_column(Text)
+
+
+class IngestCursor(Base):
+    """How far ingestion has read a channel's history (thread_platform_id '') or one thread's replies."""
+
+    __tablename__ = "ingest_cursor"
+    __table_args__ = (UniqueConstraint("channel_id", "thread_platform_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    channel_id: Mapped[int] = mapped_column(ForeignKey("channel.id", ondelete="CASCADE"))
+    thread_platform_id: Mapped[str] = mapped_column(String(128), default="")
+    cursor: Mapped[str] = mapped_column(String(256), default="")
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SessionSummary(Base):
+    """One objective summary per distinct session content, shared by every channel/member that holds it."""
+
+    __tablename__ = "session_summary"
+
+    content_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    text: Mapped[str] = mapped_column(Text)
+    method: Mapped[str] = mapped_column(String(16))  # llm | extractive
+    model: Mapped[str] = mapped_column(String(128), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class MemorySession(Base):
+    """A run of messages in one channel, split by a time gap and a maximum size: the unit of fuzzy memory."""
+
+    __tablename__ = "memory_session"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(64), unique=True)  # hash of channel + message ids
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    channel_id: Mapped[int] = mapped_column(ForeignKey("channel.id", ondelete="CASCADE"), index=True)
+    content_hash: Mapped[str] = mapped_column(String(64), index=True)
+    first_ts: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    last_ts: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    message_count: Mapped[int] = mapped_column(Integer)
+    summarized: Mapped[bool] = mapped_column(Boolean, default=False)
+    embedded: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class SessionMessage(Base):
+    __tablename__ = "session_message"
+
+    session_id: Mapped[int] = mapped_column(ForeignKey("memory_session.id", ondelete="CASCADE"), primary_key=True)
+    message_id: Mapped[int] = mapped_column(ForeignKey("message.id", ondelete="CASCADE"), primary_key=True, index=True)

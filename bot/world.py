@@ -1,0 +1,186 @@
+"""A platform-neutral model of a chat workspace: members, channels, DMs and messages.
+
+It backs the local simulated workspace (`adapters.local`), the benchmark replays and the test fakes of Slack and
+Discord. Saved as one JSON file; loading a saved file gives back an equal world.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bot.errors import UnknownChannelError, UnknownMemberError, WorkspaceError
+from bot.port import Channel, ChannelKind, ChatMessage, Member, SharePolicy
+
+
+FORMAT_VERSION = 1
+
+
+@dataclass
+class MemberPolicy:
+    """A member's initial askwith settings as a world file states them (the database holds the live ones)."""
+
+    opted_in: bool = True
+    share: SharePolicy = SharePolicy.AUTO
+    excluded_channels: list[str] = field(default_factory=list)
+
+
+@dataclass
+class World:
+    id: str
+    name: str
+    members: dict[str, Member] = field(default_factory=dict)
+    channels: dict[str, Channel] = field(default_factory=dict)
+    messages: dict[str, list[ChatMessage]] = field(default_factory=dict)  # channel id -> messages, oldest first
+    policies: dict[str, MemberPolicy] = field(default_factory=dict)
+    bot_id: str = "askwith"
+
+    # ------------------------------------------------------------------ building
+    def add_member(self, member: Member, policy: MemberPolicy | None = None) -> Member:
+        if member.id in self.members:
+            raise WorkspaceError(f"Member id {member.id!r} is already in the workspace.")
+        if any(m.name == member.name for m in self.members.values()):
+            raise WorkspaceError(f"Member name {member.name!r} is already taken.")
+        self.members[member.id] = member
+        self.policies[member.id] = policy or MemberPolicy(opted_in=not member.is_bot)
+        return member
+
+    def add_channel(self, channel: Channel) -> Channel:
+        if channel.id in self.channels:
+            raise WorkspaceError(f"Channel id {channel.id!r} is already in the workspace.")
+        unknown = [m for m in channel.member_ids if m not in self.members]
+        if unknown:
+            raise UnknownMemberError(unknown[0])
+        self.channels[channel.id] = channel
+        self.messages.setdefault(channel.id, [])
+        return channel
+
+    def dm(self, a: str, b: str) -> Channel:
+        """The DM channel between two members, created on first use (ids are order-independent)."""
+        first, second = sorted((a, b))
+        channel_id = f"D-{first}-{second}"
+        if channel_id not in self.channels:
+            self.add_channel(Channel(channel_id, f"{first}-{second}", ChannelKind.DM, (first, second)))
+        return self.channels[channel_id]
+
+    def add_message(
+        self,
+        channel_id: str,
+        sender_id: str,
+        text: str,
+        *,
+        ts: datetime | None = None,
+        thread_id: str | None = None,
+        message_id: str | None = None,
+    ) -> ChatMessage:
+        if channel_id not in self.channels:
+            raise UnknownChannelError(channel_id)
+        if sender_id not in self.members:
+            raise UnknownMemberError(sender_id)
+        message = ChatMessage(
+            id=message_id or f"m{self.message_count() + 1:07d}",
+            channel_id=channel_id,
+            sender_id=sender_id,
+            ts=ts or datetime.now(UTC),
+            text=text,
+            thread_id=thread_id,
+        )
+        self.messages[channel_id].append(message)
+        return message
+
+    # ------------------------------------------------------------------ reading
+    def member_by_name(self, name: str) -> Member:
+        wanted = name.lstrip("@").lower()
+        for member in self.members.values():
+            if member.name.lower() == wanted or member.id == name:
+                return member
+        raise UnknownMemberError(name)
+
+    def message_count(self) -> int:
+        return sum(len(msgs) for msgs in self.messages.values())
+
+    def visible_channels(self, member_id: str) -> list[Channel]:
+        return [c for c in self.channels.values() if member_id in c.member_ids or c.kind is ChannelKind.PUBLIC]
+
+    # ------------------------------------------------------------------ files
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT_VERSION,
+            "id": self.id,
+            "name": self.name,
+            "bot_id": self.bot_id,
+            "members": [
+                {**asdict(m), "policy": _policy_dict(self.policies.get(m.id, MemberPolicy()))}
+                for m in self.members.values()
+            ],
+            "channels": [{**asdict(c), "member_ids": list(c.member_ids)} for c in self.channels.values()],
+            "messages": [
+                {**asdict(m), "ts": m.ts.astimezone(UTC).isoformat()} for msgs in self.messages.values() for m in msgs
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> World:
+        if data.get("format") != FORMAT_VERSION:
+            raise WorkspaceError(
+                f"Unsupported workspace file format {data.get('format')!r} (expected {FORMAT_VERSION})."
+            )
+        world = cls(id=data["id"], name=data["name"], bot_id=data.get("bot_id", "askwith"))
+        for raw in data["members"]:
+            raw = dict(raw)
+            policy = raw.pop("policy", {})
+            world.add_member(
+                Member(**raw),
+                MemberPolicy(
+                    opted_in=policy.get("opted_in", True),
+                    share=SharePolicy(policy.get("share", "auto")),
+                    excluded_channels=list(policy.get("excluded_channels", [])),
+                ),
+            )
+        for raw in data["channels"]:
+            world.add_channel(Channel(raw["id"], raw["name"], ChannelKind(raw["kind"]), tuple(raw["member_ids"])))
+        for raw in data["messages"]:
+            ts = datetime.fromisoformat(raw["ts"])
+            world.messages[raw["channel_id"]].append(
+                ChatMessage(
+                    id=raw["id"],
+                    channel_id=raw["channel_id"],
+                    sender_id=raw["sender_id"],
+                    ts=ts if ts.tzinfo else ts.replace(tzinfo=UTC),
+                    text=raw["text"],
+                    thread_id=raw.get("thread_id"),
+                    reply_count=raw.get("reply_count", 0),
+                )
+            )
+        return world
+
+    @classmethod
+    def load(cls, path: Path | str) -> World:
+        path = Path(path)
+        if not path.is_file():
+            raise WorkspaceError(f"Workspace file {path} does not exist.")
+        try:
+            return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise WorkspaceError(f"Workspace file {path} is not valid: {exc}") from exc
+
+    def save(self, path: Path | str) -> None:
+        """Write atomically (a crash mid-write never leaves half a file)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(
+            json.dumps(self.to_dict(), ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+        )
+        tmp.replace(path)
+
+
+def _policy_dict(policy: MemberPolicy) -> dict[str, Any]:
+    return {
+        "opted_in": policy.opted_in,
+        "share": str(policy.share),
+        "excluded_channels": list(policy.excluded_channels),
+    }

@@ -1,0 +1,103 @@
+"""Shared fixtures: databases (SQLite and PostgreSQL), the sample workspace, a mirrored store."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+from sqlalchemy.engine import make_url
+
+from bot.settings import Settings
+from bot.store.chat_store import ChatStore, WorkspaceKey
+from bot.store.db import Database
+from bot.world import World
+
+
+SAMPLE_WORKSPACE = Path(__file__).parent.parent / "adapters" / "local" / "samples" / "acme.json"
+# An admin connection to a PostgreSQL server; each test gets a database of its own, dropped afterwards.
+POSTGRES_ADMIN_URL = os.environ.get("ASKWITH_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+# CI sets this so a missing server fails the run instead of skipping the PostgreSQL half.
+REQUIRE_POSTGRES = os.environ.get("ASKWITH_REQUIRE_POSTGRES", "") == "1"
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", embedder="hash")
+
+
+@pytest.fixture
+def sample_world() -> World:
+    return World.load(SAMPLE_WORKSPACE)
+
+
+async def _postgres_database() -> tuple[str, str] | None:
+    admin = make_url(POSTGRES_ADMIN_URL)
+    name = f"askwith_test_{uuid.uuid4().hex[:12]}"
+    try:
+        conn = await asyncpg.connect(admin.render_as_string(hide_password=False).replace("+asyncpg", ""))
+    except (OSError, asyncpg.PostgresError) as exc:
+        if REQUIRE_POSTGRES:
+            raise
+        pytest.skip(f"PostgreSQL not reachable at {admin.host}:{admin.port}: {exc}")
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    url = admin.set(drivername="postgresql+asyncpg", database=name).render_as_string(hide_password=False)
+    return url, name
+
+
+async def _drop_postgres_database(name: str) -> None:
+    admin = make_url(POSTGRES_ADMIN_URL)
+    conn = await asyncpg.connect(admin.render_as_string(hide_password=False).replace("+asyncpg", ""))
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+async def db(request: pytest.FixtureRequest, settings: Settings) -> AsyncIterator[Database]:
+    """A migrated, empty database: once on SQLite, once on PostgreSQL."""
+    pg_name = None
+    if request.param == "sqlite":
+        url = f"sqlite+aiosqlite:///{settings.data_dir / 'test.db'}"
+    else:
+        url, pg_name = await _postgres_database()
+    database = await Database.open(settings, url=url)
+    try:
+        yield database
+    finally:
+        await database.close()
+        if pg_name:
+            await _drop_postgres_database(pg_name)
+
+
+@pytest.fixture
+async def sqlite_db(settings: Settings) -> AsyncIterator[Database]:
+    """A migrated SQLite database, for tests that need not run on both engines."""
+    database = await Database.open(settings, url=f"sqlite+aiosqlite:///{settings.data_dir / 'test.db'}")
+    try:
+        yield database
+    finally:
+        await database.close()
+
+
+async def mirror_world(db: Database, world: World) -> int:
+    """Write a world straight into the store (no ingestion pipeline): for memory tests. Returns the workspace id."""
+    store = ChatStore(db)
+    async with db.session() as session, session.begin():
+        workspace_id = await store.ensure_workspace(session, WorkspaceKey("local", world.id), world.name)
+        member_ids = await store.upsert_members(session, workspace_id, world.members.values(), world.policies)
+        channel_ids = await store.upsert_channels(session, workspace_id, world.channels.values(), member_ids)
+        for member_id, policy in world.policies.items():
+            await store.set_exclusions(
+                session, member_ids[member_id], [channel_ids[c] for c in policy.excluded_channels]
+            )
+        for messages in world.messages.values():
+            await store.add_messages(session, workspace_id, messages, channel_ids, member_ids)
+    return workspace_id
