@@ -103,7 +103,8 @@ class World:
         return sum(len(msgs) for msgs in self.messages.values())
 
     def visible_channels(self, member_id: str) -> list[Channel]:
-        return [c for c in self.channels.values() if member_id in c.member_ids or c.kind is ChannelKind.PUBLIC]
+        """Channels a member belongs to (public ones included only when joined), as memory scoping defines it."""
+        return [c for c in self.channels.values() if member_id in c.member_ids]
 
     # ------------------------------------------------------------------ files
     def to_dict(self) -> dict[str, Any]:

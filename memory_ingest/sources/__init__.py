@@ -1,0 +1,1 @@
+"""Where history comes from besides a live platform: dataset replays that build a local `World`."""
