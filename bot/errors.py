@@ -65,3 +65,22 @@ class LLMUnavailableError(LLMError):
 
 class LLMOutputError(LLMError):
     """The model answered, but not in the shape asked for, even after a repair attempt."""
+
+
+# ---------------------------------------------------------------------- asks
+class AskError(AskwithError):
+    """A problem with an ask (`/ask-with`): its request, its record or the worker running it."""
+
+
+class AskRejectedError(AskError):
+    """The request cannot be run as written (empty question, unknown colleague, ...); the text says why."""
+
+
+class AskNotFoundError(AskError):
+    def __init__(self, ask_id: int) -> None:
+        super().__init__(f"There is no ask #{ask_id}.")
+        self.ask_id = ask_id
+
+
+class ClaimLostError(AskError):
+    """Another worker took the ask over (this one was silent too long); this worker must stop touching it."""
