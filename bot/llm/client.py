@@ -81,7 +81,10 @@ class LLMClient:
 
     @classmethod
     def from_settings(cls, settings: Settings, *, backend: LLMBackend | None = None) -> LLMClient:
-        """The client for the configured endpoint. Raises LLMNotConfiguredError when ASKWITH_LLM_BASE_URL is empty."""
+        """The client for the configured endpoint (or for `backend`, e.g. a scripted one, with the same settings).
+
+        Raises LLMNotConfiguredError when no backend is given and ASKWITH_LLM_BASE_URL is empty.
+        """
         if backend is None:
             if not settings.llm_configured:
                 raise LLMNotConfiguredError()

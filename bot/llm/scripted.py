@@ -86,7 +86,9 @@ class FaultyBackend:
     call passes through) or a function `(request, call_number) -> Fault | None`. `injected` lists what was injected.
     """
 
-    def __init__(self, inner: LLMBackend, faults: Sequence[Fault | None] | FaultPlan, *, hang_s: float = 3600.0):
+    def __init__(
+        self, inner: LLMBackend, faults: Sequence[Fault | None] | FaultPlan, *, hang_s: float = 3600.0
+    ) -> None:
         self.inner = inner
         self.model = inner.model
         self.endpoint = getattr(inner, "endpoint", inner.model)

@@ -77,7 +77,7 @@ async def test_retries_429_500_and_timeout_then_succeeds(fake_openai: FakeOpenAI
         slow(2.0),
         reply_json(GOOD, prompt_tokens=40, completion_tokens=9),
     )
-    client = make_client(timeout_s=0.5)
+    client = make_client(timeout_s=1.0)
     result = await client.complete(ask())
     assert result.data == GOOD
     assert result.call.attempts == 4
