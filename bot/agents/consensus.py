@@ -130,5 +130,6 @@ def _rationales(results: list[ConversationResult], requester: str) -> dict[str, 
 
 
 def _agree(statements: list[str]) -> bool:
-    normalised = {re.sub(r"[^\w]+", " ", s.lower()).strip() for s in statements}
+    """Literal agreement, ignoring case, punctuation and cited sources ("[m12]")."""
+    normalised = {re.sub(r"[^\w]+", " ", re.sub(r"\[[^\]]*\]", "", s.lower())).strip() for s in statements}
     return len(normalised) == 1

@@ -104,6 +104,8 @@ class Conversation:
                 await self._share(agent, step)
         except LLMError as exc:  # caused by the model or its endpoint: record it, let the loop decide
             step.error = exc.dict()
+            if (call := getattr(exc, "call", None)) is not None:
+                step.llm_calls.append(call)
         finally:
             agent.snapshot(step)
             step.latency_s = time.perf_counter() - started

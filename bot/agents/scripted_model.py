@@ -216,7 +216,7 @@ def _consensus(view: PromptView) -> dict[str, Any]:
             cited.append(key)
         else:
             dropped.append(key)  # a conflicting value for a need already settled
-    statements = [s.split(": ", 1)[-1] for s in view.block("STATEMENTS") if "(no answer)" not in s]
+    statements = [_strip_sources(s.split(": ", 1)[-1]) for s in view.block("STATEMENTS") if "(no answer)" not in s]
     answer = "; ".join(f"{need}: {_strip_source(value)}" for need, value in kept.items())
     if not rows:
         answer = max(statements, key=len, default="")
@@ -226,3 +226,7 @@ def _consensus(view: PromptView) -> dict[str, Any]:
 
 def _strip_source(value: str) -> str:
     return re.sub(r"\s*\[[^\]]*\]$", "", value)
+
+
+def _strip_sources(text: str) -> str:
+    return re.sub(r"\s*\[[^\]]*\]", "", text)
