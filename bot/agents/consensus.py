@@ -49,8 +49,16 @@ class ConsensusOutcome:
         return len(self.cited) / len(self.rationales) if self.rationales else None
 
     def citations(self) -> list[tuple[str, str, str, str]]:
-        """(need, value, agent, source) of every cited rationale."""
-        return [(r.need, r.value, r.agent, r.source) for k in self.cited if (r := self.rationales.get(k))]
+        """(need, value, agent, source) of every cited rationale, each fact once: from the agent whose member's
+        memory holds it rather than from an agent that only heard it ("bob:m12")."""
+        agents = {r.agent for r in self.rationales.values()}
+        best: dict[tuple[str, str], CitedRationale] = {}
+        for rationale in (self.rationales[k] for k in self.cited):
+            key = (rationale.need.lower(), rationale.value.lower())
+            relayed = rationale.source.split(":", 1)[0] in agents
+            if key not in best or (not relayed and best[key].source.split(":", 1)[0] in agents):
+                best[key] = rationale
+        return [(r.need, r.value, r.agent, r.source) for r in best.values()]
 
     def dict(self) -> dict[str, Any]:
         return {

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot import messages
 from bot.agents.consensus import ConsensusOutcome
 from bot.agents.multiparty import SavedConversation
+from bot.agents.roster import Roster
 from bot.agents.steps import TurnStep
 from bot.asks import models
 from bot.errors import AskwithError, ClaimLostError
@@ -34,13 +35,15 @@ def now() -> datetime:
 class AskRecorder:
     """The `ConversationRecorder` of one claimed ask; also posts each turn into the ask's hidden thread."""
 
-    def __init__(self, db: Database, port: ChatPort, *, ask_id: int, worker_id: str, thread: ThreadRef) -> None:
+    def __init__(
+        self, db: Database, port: ChatPort, roster: Roster, *, ask_id: int, worker_id: str, thread: ThreadRef
+    ) -> None:
         self.db = db
         self.port = port
+        self.roster = roster  # display names for hidden-thread lines
         self.ask_id = ask_id
         self.worker_id = worker_id
         self.thread = thread
-        self.owners: dict[str, str] = {}  # handle -> display name, for hidden-thread lines
 
     # ------------------------------------------------------------------ claim
     async def touch(self, session: AsyncSession) -> None:
@@ -112,7 +115,7 @@ class AskRecorder:
         """Show a saved turn in the hidden thread (a failure to post is logged: the record is the truth)."""
         if not utterance:
             return
-        text = messages.hidden_turn(self.owners.get(agent, agent), utterance, depth)
+        text = messages.hidden_turn((await self.roster.profile(agent)).display_name, utterance, depth)
         try:
             await self.port.post(self.thread.channel_id, text, thread_id=self.thread.thread_id)
         except AskwithError as exc:

@@ -191,7 +191,7 @@ class AskService:
         """Run (or resume) a claimed ask to its one final post."""
         ask = await self.load(ask_id)
         thread = await self._hidden_thread(ask)
-        recorder = AskRecorder(self.db, self.port, ask_id=ask_id, worker_id=self.worker_id, thread=thread)
+        recorder = AskRecorder(self.db, self.port, self.roster, ask_id=ask_id, worker_id=self.worker_id, thread=thread)
         return await self._with_heartbeat(recorder, self._process(ask, recorder))
 
     async def _process(self, ask: models.Ask, recorder: AskRecorder) -> AskOutcome:
@@ -220,8 +220,6 @@ class AskService:
         )
 
     async def _converse(self, ask: models.Ask, recorder: AskRecorder) -> AskResult:
-        for handle in [ask.requester, *ask.colleagues]:
-            recorder.owners[handle] = (await self.roster.profile(handle)).display_name
         ctx = AskContext(
             ask_id=ask.id,
             question=ask.question,
@@ -299,7 +297,9 @@ class AskService:
     async def fail(self, ask_id: int, failure: str) -> None:
         """Give up on a claimed ask after an unexpected error: record the failure and tell the requester once."""
         ask = await self.load(ask_id)
-        recorder = AskRecorder(self.db, self.port, ask_id=ask_id, worker_id=self.worker_id, thread=ThreadRef("", ""))
+        recorder = AskRecorder(
+            self.db, self.port, self.roster, ask_id=ask_id, worker_id=self.worker_id, thread=ThreadRef("", "")
+        )
         if ask.final_text is None:
             text = messages.final_failure(ask_id, failure)
             await recorder.save_outcome(None, answer=None, failure=failure, final_text=text, wall_s=0.0)
