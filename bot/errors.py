@@ -65,3 +65,16 @@ class LLMUnavailableError(LLMError):
 
 class LLMOutputError(LLMError):
     """The model answered, but not in the shape asked for, even after a repair attempt."""
+
+
+# ---------------------------------------------------------------------- benchmark
+class BenchError(AskwithError):
+    """A problem generating, reading or scoring an InformativeBench dataset."""
+
+
+class BenchDataError(BenchError):
+    """Benchmark input or output data is missing or malformed."""
+
+
+class BenchGenerationError(BenchError):
+    """A generator could not build a dataset that passes its own checks."""

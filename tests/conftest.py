@@ -101,3 +101,12 @@ async def mirror_world(db: Database, world: World) -> int:
         for messages in world.messages.values():
             await store.add_messages(session, workspace_id, messages, channel_ids, member_ids)
     return workspace_id
+
+
+@pytest.fixture(scope="session")
+def bench_data_dir() -> Path:
+    """The InformativeBench source data (ASKWITH_BENCH_DATA_DIR); tests needing it skip when it is unset."""
+    data_dir = Settings.load(env_file=None).bench_data_dir
+    if data_dir is None:
+        pytest.skip("ASKWITH_BENCH_DATA_DIR is not set")
+    return data_dir
