@@ -91,3 +91,16 @@ class LLMTransientError(LLMError):
 
 class LLMFormatRejectedError(LLMError):
     """The endpoint refused the request's `response_format`; the client falls back to a simpler JSON form."""
+
+
+# ---------------------------------------------------------------------- benchmark
+class BenchError(AskwithError):
+    """A problem generating, reading or scoring an InformativeBench dataset."""
+
+
+class BenchDataError(BenchError):
+    """Benchmark input or output data is missing or malformed."""
+
+
+class BenchGenerationError(BenchError):
+    """A generator could not build a dataset that passes its own checks."""
