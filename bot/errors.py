@@ -65,3 +65,16 @@ class LLMUnavailableError(LLMError):
 
 class LLMOutputError(LLMError):
     """The model answered, but not in the shape asked for, even after a repair attempt."""
+
+
+# ---------------------------------------------------------------------- negotiation
+class NegotiationError(AskwithError):
+    """A negotiation cannot start or continue: bad scenario, missing profile, too many tasks."""
+
+
+class ScenarioError(NegotiationError):
+    """A negotiation scenario (file, generator input or member profiles) is inconsistent."""
+
+
+class ProfileError(NegotiationError):
+    """A member's negotiation profile is missing or malformed."""
