@@ -81,6 +81,22 @@ def scenario_for(first: MemberProfile, second: MemberProfile, *, scenario_id: st
         raise ProfileError(f"The profiles cannot be negotiated: {exc}") from exc
 
 
+def profiles_from_scenario(scenario: Scenario) -> list[MemberProfile]:
+    """Each agent of a scenario as a member profile (demos, tests, turning a bench scenario into a workspace's)."""
+    return [
+        MemberProfile(
+            agent,
+            tuple(scenario.task(t) for t in scenario.initial.holdings(agent)),
+            dict(scenario.preferences[agent]),
+        )
+        for agent in scenario.agents
+    ]
+
+
+def profiles_to_dict(profiles: list[MemberProfile]) -> dict[str, Any]:
+    return {"profiles": [{"member": p.member, "tasks": p.to_row()[0], "preferences": p.to_row()[1]} for p in profiles]}
+
+
 # ---------------------------------------------------------------------- storage
 async def save_profile(session: AsyncSession, workspace_id: int, member_id: int, profile: MemberProfile) -> None:
     tasks, preferences = profile.to_row()
