@@ -98,11 +98,14 @@ async def _negotiate(
 
 
 def _responder(answer: str | None):  # noqa: ANN202 - an ApprovalResponder
+    terminal = asyncio.Lock()  # both members are asked at once; on one terminal, one prompt at a time
+
     async def respond(request: ApprovalRequest) -> ApprovalDecision:
-        out.print(f"[bold]{request.member_id}[/bold]: {request.title}\n{request.body}")
-        if answer is not None:
-            return ANSWERS[answer]
-        accepted = await asyncio.to_thread(typer.confirm, f"{request.member_id}, accept?", default=False)
+        async with terminal:
+            out.print(f"[bold]{request.member_id}[/bold]: {request.title}\n{request.body}")
+            if answer is not None:
+                return ANSWERS[answer]
+            accepted = await asyncio.to_thread(typer.confirm, f"{request.member_id}, accept?", default=False)
         return ApprovalDecision.APPROVED if accepted else ApprovalDecision.DENIED
 
     return respond

@@ -33,7 +33,8 @@ REPLY_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "message": {"type": "string"},
-        "counterpart_utility_estimate": {"type": "number", "minimum": 0, "maximum": 1},
+        "counterpart_utility_estimate": {"type": "number"},  # 0..1, clamped on reading (not every endpoint
+        # accepts numeric bounds in a schema)
     },
     "required": ["message", "counterpart_utility_estimate"],
     "additionalProperties": False,
@@ -100,8 +101,9 @@ class NegotiationEngine:
                 turn.delivered = True
                 break
             limit = self.options.max_invalid_per_turn
-            retry = feedback("retry", attempt=turn.invalid_attempts, limit=limit)
-            attempt.feedback = f"{attempt.feedback}\n{retry}"
+            if turn.invalid_attempts < limit:
+                retry = feedback("retry", attempt=turn.invalid_attempts, limit=limit)
+                attempt.feedback = f"{attempt.feedback}\n{retry}"
         return turn
 
     async def _ask(self, turn: Turn, purpose: str) -> Attempt:
