@@ -99,8 +99,9 @@ class ScriptedNegotiator:
         return max(scored, key=lambda item: (item[0], -item[1]))[2] if scored else None
 
     def _candidates(self) -> list[Proposal]:
-        mine = sorted(self.mine, key=lambda t: self.scenario.net(self.agent, t))
-        theirs = sorted(self.theirs, key=lambda t: -self.scenario.net(self.agent, t))
+        # Sorted by (net, id), never by set order, so a run is the same under every hash seed.
+        mine = sorted(self.mine, key=lambda t: (self.scenario.net(self.agent, t), t))
+        theirs = sorted(self.theirs, key=lambda t: (-self.scenario.net(self.agent, t), t))
         swaps = [Proposal((g,), (t,)) for g in mine for t in theirs]
         return swaps + [Proposal((g,), ()) for g in mine] + [Proposal((), (t,)) for t in theirs]
 
@@ -134,7 +135,7 @@ class ScriptedNegotiator:
         return Proposal((), ())
 
     def _consideration(self) -> str:
-        worst = min(self.mine, key=lambda t: self.scenario.net(self.agent, t)) if self.mine else "nothing"
+        worst = min(self.mine, key=lambda t: (self.scenario.net(self.agent, t), t)) if self.mine else "nothing"
         return f"<CONSIDER>My least rewarding task is {worst}; maybe {self.counterpart} can take it.</CONSIDER>"
 
     @staticmethod
