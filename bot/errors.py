@@ -104,3 +104,16 @@ class BenchDataError(BenchError):
 
 class BenchGenerationError(BenchError):
     """A generator could not build a dataset that passes its own checks."""
+
+
+# ---------------------------------------------------------------------- negotiation
+class NegotiationError(AskwithError):
+    """A negotiation cannot start or continue: bad scenario, missing profile, too many tasks."""
+
+
+class ScenarioError(NegotiationError):
+    """A negotiation scenario (file, generator input or member profiles) is inconsistent."""
+
+
+class ProfileError(NegotiationError):
+    """A member's negotiation profile is missing or malformed."""

@@ -79,6 +79,12 @@ class Settings:
     llm_cache_dir: Path | None = _setting(
         "ASKWITH_LLM_CACHE_DIR", None, "On-disk response cache (identical requests answered from disk). Empty = off."
     )
+    # ------------------------------------------------------------------ negotiation
+    negotiation_approval_timeout_seconds: float = _setting(
+        "ASKWITH_NEGOTIATION_APPROVAL_TIMEOUT_SECONDS",
+        86400.0,
+        "How long an agreed task trade waits for both members' Accept before it lapses.",
+    )
     # ------------------------------------------------------------------ misc
     log_level: str = _setting("ASKWITH_LOG_LEVEL", "INFO", "Logging level.")
 
