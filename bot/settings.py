@@ -104,6 +104,12 @@ class Settings:
     worker_stale_seconds: float = _setting(
         "ASKWITH_WORKER_STALE_SECONDS", 60.0, "A running ask not marked alive for this long is taken over."
     )
+    # ------------------------------------------------------------------ negotiation
+    negotiation_approval_timeout_seconds: float = _setting(
+        "ASKWITH_NEGOTIATION_APPROVAL_TIMEOUT_SECONDS",
+        86400.0,
+        "How long an agreed task trade waits for both members' Accept before it lapses.",
+    )
     # ------------------------------------------------------------------ misc
     log_level: str = _setting("ASKWITH_LOG_LEVEL", "INFO", "Logging level.")
 
