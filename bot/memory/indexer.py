@@ -52,6 +52,7 @@ class SessionIndexer:
         summarizer: SessionSummarizer,
         index: VectorIndex,
         *,
+        summary_batch: int = SUMMARY_BATCH,
         embed_batch: int = EMBED_BATCH,
     ) -> None:
         self.db = db
@@ -59,6 +60,7 @@ class SessionIndexer:
         self.max_messages = settings.session_max_messages
         self.summarizer = summarizer
         self.index = index
+        self.summary_batch = summary_batch
         self.embed_batch = embed_batch
 
     async def update(self, workspace_id: int, *, progress: Progress | None = None) -> IndexStats:
@@ -138,7 +140,7 @@ class SessionIndexer:
                     models.MemorySession.id > after,
                 )
                 .order_by(models.MemorySession.id)
-                .limit(SUMMARY_BATCH)
+                .limit(self.summary_batch)
             )
             return [(id_, content_hash) for id_, content_hash in (await session.execute(stmt)).all()]
 
