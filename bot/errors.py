@@ -65,3 +65,8 @@ class LLMUnavailableError(LLMError):
 
 class LLMOutputError(LLMError):
     """The model answered, but not in the shape asked for, even after a repair attempt."""
+
+
+# ---------------------------------------------------------------------- memory
+class MemoryQueryError(AskwithError):
+    """A memory search that cannot run as asked (no keywords, a limit out of range). Worded for the agent's model."""
