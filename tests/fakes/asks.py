@@ -12,12 +12,12 @@ from bot.asks.service import AskService
 from bot.llm.client import LLMClient
 from bot.llm.scripted import Script, ScriptedBackend
 from bot.llm.types import LLMBackend
+from bot.memory.clear import ClearMemory
 from bot.port import Channel, ChannelKind, Member, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.world import MemberPolicy, World
 from tests.conftest import mirror_world
-from tests.fakes.memory import LikeClearMemory
 
 
 QUESTION = "What is the project code name and when is the launch date?"
@@ -81,7 +81,7 @@ async def build(
     port = LocalWorkspace(world, approval_responder=approvals)
     backend = backend or ScriptedBackend(script, latency_s=latency_s)
     llm = LLMClient.from_settings(settings.replace(llm_concurrency=concurrency), backend=backend)
-    memory = MemoryAccess(clear=LikeClearMemory(db), fuzzy=None)
+    memory = MemoryAccess(clear=ClearMemory(db), fuzzy=None)
     service = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=workspace_id)
     return Harness(service, port, backend, llm, world)
 
