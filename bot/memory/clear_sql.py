@@ -1,0 +1,193 @@
+"""The SQL of clear memory, built once per statement shape and reused with bind parameters.
+
+Every statement carries the viewer's scope (`visible_channels`) as a condition on each message it reads. The viewer
+enters as bind parameters (`workspace_id`, `viewer_id`), so a compiled statement serves every viewer and building
+SQLAlchemy expressions stays off the hot path of a search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    FromClause,
+    Integer,
+    Select,
+    bindparam,
+    func,
+    literal_column,
+    or_,
+    select,
+    table,
+    tuple_,
+    union_all,
+)
+from sqlalchemy.orm import aliased
+
+from bot.memory.types import Viewer
+from bot.memory.visibility import visible_channels
+from bot.store import models
+
+
+M = models.Message
+ENGLISH = literal_column("'english'::regconfig")
+
+
+@dataclass(frozen=True)
+class RankedShape:
+    """What varies between ranked statements (everything else is a bind parameter)."""
+
+    dialect: str
+    sender: bool = False
+    channel: bool = False
+    since: bool = False
+    until: bool = False
+
+
+def bound_viewer() -> Viewer:
+    """A viewer whose ids are bind parameters: `visible_channels` of it is the scope of any viewer."""
+    return Viewer(
+        workspace_id=bindparam("workspace_id", type_=Integer),  # type: ignore[arg-type]
+        member_id=bindparam("viewer_id", type_=Integer),  # type: ignore[arg-type]
+    )
+
+
+def scope(message: type[models.Message] = M) -> list[ColumnElement[bool]]:
+    """The viewer's scope as a condition on a message row: one of their visible channels, in their workspace.
+
+    The workspace is checked on the channel, not on the message: a condition on message.workspace_id tempts
+    SQLite into walking every message of the workspace through its (workspace_id, platform_id) index.
+    """
+    viewer = bound_viewer()
+    channels = select(models.Channel.id).where(
+        models.Channel.workspace_id == viewer.workspace_id, models.Channel.id.in_(visible_channels(viewer))
+    )
+    return [message.channel_id.in_(channels)]
+
+
+def filters(shape: RankedShape) -> list[ColumnElement[bool]]:
+    """The optional sender (handle or platform id), channel (name or platform id) and time filters."""
+    conditions: list[ColumnElement[bool]] = []
+    if shape.sender:
+        member = models.Member
+        who = bindparam("sender")
+        senders = select(member.id).where(
+            member.workspace_id == bindparam("workspace_id"), or_(member.name == who, member.platform_id == who)
+        )
+        conditions.append(M.sender_id.in_(senders))
+    if shape.channel:
+        channel = models.Channel
+        where = bindparam("channel")
+        channels = select(channel.id).where(
+            channel.workspace_id == bindparam("workspace_id"), or_(channel.name == where, channel.platform_id == where)
+        )
+        conditions.append(M.channel_id.in_(channels))
+    if shape.since:
+        conditions.append(M.ts >= bindparam("since", type_=M.ts.type))
+    if shape.until:
+        conditions.append(M.ts <= bindparam("until", type_=M.ts.type))
+    return conditions
+
+
+def full_text(dialect: str) -> tuple[FromClause, ColumnElement[bool], ColumnElement[float]]:
+    """(rows to search, match condition on bind parameter `match`, score where higher is better)."""
+    if dialect == "postgresql":
+        tsv = literal_column("message.text_tsv")
+        tsquery = func.to_tsquery(ENGLISH, bindparam("match"))
+        # Normalisation 1 divides by 1 + log(length): long messages do not win by sheer size.
+        return M.__table__, tsv.op("@@")(tsquery), func.ts_rank_cd(tsv, tsquery, 1)
+    fts = literal_column("message_fts")
+    # The unary + keeps SQLite from probing the FTS index once per message row (a plan it likes, and a slow one):
+    # the index is walked once and each match looks its message up by primary key.
+    source = table("message_fts").join(M, M.id == literal_column("+message_fts.rowid"))
+    # bm25() is lower-is-better; negate it so every engine reports higher-is-better. The scope column weighs 0.
+    return source, fts.op("MATCH")(bindparam("match")), -func.bm25(fts, 1.0, 0.0)
+
+
+@cache
+def sqlite_match_count() -> Select[tuple[int]]:
+    """How many messages of any channel match `match`, counting no further than `cap` (SQLite only)."""
+    matching = (
+        select(literal_column("1"))
+        .select_from(table("message_fts"))
+        .where(literal_column("message_fts").op("MATCH")(bindparam("match")))
+        .limit(bindparam("cap", type_=Integer))
+        .subquery()
+    )
+    return select(func.count()).select_from(matching)
+
+
+@cache
+def ranked(shape: RankedShape) -> Select[tuple[int, int, float]]:
+    """Visible matches, fan-out copies (same sender, time and text) grouped into one row that the lowest id stands
+    for, best first, at most `limit` rows."""
+    source, matches, score = full_text(shape.dialect)
+    hits = (
+        select(M.id, M.sender_id, M.ts, M.text, score.label("score"))
+        .select_from(source)
+        .where(matches, *scope(), *filters(shape))
+        .cte("hits")
+        # SQLite computes bm25() only while it walks the FTS table, not inside the grouping: keep the two apart.
+        .prefix_with("MATERIALIZED")
+    )
+    best = func.max(hits.c.score).label("score")
+    return (
+        select(func.min(hits.c.id).label("id"), (func.count() - 1).label("duplicates"), best)
+        .group_by(hits.c.sender_id, hits.c.ts, hits.c.text)
+        .order_by(best.desc(), hits.c.ts.desc(), func.min(hits.c.id))
+        .limit(bindparam("limit", type_=Integer))
+    )
+
+
+@cache
+def windows(hit_count: int, window: bool) -> Select[tuple]:
+    """Views of the hits `hit_0` .. `hit_{n-1}` and, with `window`, of up to `window` scoped neighbours on each
+    side of each hit in its channel. Rows: (hit_id, id, platform_id, channel_platform_id, channel_name,
+    sender_name, ts, text).
+
+    One branch per hit and side, each an index range walk that stops after `window` rows: SQLite has no LATERAL
+    join, and a correlated IN would re-run for every message of the channel. Cached per hit count.
+    """
+    hit_ids = [bindparam(f"hit_{i}", type_=Integer) for i in range(hit_count)]
+    parts: list[Select[tuple[int, int]]] = [select(M.id.label("hit_id"), M.id.label("id")).where(M.id.in_(hit_ids))]
+    if window:
+        parts += [_neighbours(hit_id, before=side) for hit_id in hit_ids for side in (True, False)]
+    wanted = (union_all(*parts) if len(parts) > 1 else parts[0]).subquery("wanted")
+    return _views(wanted)
+
+
+def _neighbours(hit_id: BindParameter[int], *, before: bool) -> Select[tuple[int, int]]:
+    hit, near = aliased(M, name="hit"), aliased(M, name="near")
+    position, origin = tuple_(near.ts, near.id), tuple_(hit.ts, hit.id)
+    nearest = (
+        select(hit.id.label("hit_id"), near.id.label("id"))
+        .join_from(hit, near, near.channel_id == hit.channel_id)
+        .where(hit.id == hit_id, position < origin if before else position > origin)
+        .order_by(*((near.ts.desc(), near.id.desc()) if before else (near.ts, near.id)))
+        .limit(bindparam("window", type_=Integer))
+        .subquery()
+    )
+    return select(nearest.c.hit_id, nearest.c.id)
+
+
+def _views(wanted: FromClause) -> Select[tuple]:
+    """Message views of `wanted` (hit_id, id) rows, each checked against the viewer's scope once more."""
+    return (
+        select(
+            wanted.c.hit_id,
+            M.id,
+            M.platform_id,
+            models.Channel.platform_id.label("channel_platform_id"),
+            models.Channel.name.label("channel_name"),
+            models.Member.name.label("sender_name"),
+            M.ts,
+            M.text,
+        )
+        .join(M, M.id == wanted.c.id)
+        .join(models.Channel, models.Channel.id == M.channel_id)
+        .join(models.Member, models.Member.id == M.sender_id)
+        .where(*scope())
+    )
