@@ -100,12 +100,8 @@ class ClearMemory:
         self, conn: AsyncConnection, viewer: Viewer, hit_ids: list[int], window: int
     ) -> dict[int, dict[int, MessageView]]:
         """For each hit id: its context window (the hit included) as {message id: view}, in channel order."""
-        params = {
-            **viewer_params(viewer),
-            **{f"hit_{i}": hit_id for i, hit_id in enumerate(hit_ids)},
-            "window": window,
-        }
-        rows = (await conn.execute(clear_sql.windows(len(hit_ids), window > 0), params)).all()
+        params = {**viewer_params(viewer), "hit_ids": hit_ids, "window": window}
+        rows = (await conn.execute(clear_sql.windows(window > 0), params)).all()
         grouped: dict[int, list[Row]] = defaultdict(list)
         for row in rows:
             grouped[row.hit_id].append(row)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from sqlalchemy import (
-    BindParameter,
+    CTE,
     ColumnElement,
     FromClause,
     Integer,
@@ -25,7 +25,6 @@ from sqlalchemy import (
     tuple_,
     union_all,
 )
-from sqlalchemy.orm import aliased
 
 from bot.memory.types import Viewer
 from bot.memory.visibility import visible_channels
@@ -62,8 +61,9 @@ def scope(message: type[models.Message] = M) -> list[ColumnElement[bool]]:
     SQLite into walking every message of the workspace through its (workspace_id, platform_id) index.
     """
     viewer = bound_viewer()
-    channels = select(models.Channel.id).where(
-        models.Channel.workspace_id == viewer.workspace_id, models.Channel.id.in_(visible_channels(viewer))
+    channel = models.Channel.__table__.alias("scope_channel")  # never correlated with a channel of the outer query
+    channels = select(channel.c.id).where(
+        channel.c.workspace_id == viewer.workspace_id, channel.c.id.in_(visible_channels(viewer))
     )
     return [message.channel_id.in_(channels)]
 
@@ -143,34 +143,42 @@ def ranked(shape: RankedShape) -> Select[tuple[int, int, float]]:
 
 
 @cache
-def windows(hit_count: int, window: bool) -> Select[tuple]:
-    """Views of the hits `hit_0` .. `hit_{n-1}` and, with `window`, of up to `window` scoped neighbours on each
-    side of each hit in its channel. Rows: (hit_id, id, platform_id, channel_platform_id, channel_name,
-    sender_name, ts, text).
-
-    One branch per hit and side, each an index range walk that stops after `window` rows: SQLite has no LATERAL
-    join, and a correlated IN would re-run for every message of the channel. Cached per hit count.
-    """
-    hit_ids = [bindparam(f"hit_{i}", type_=Integer) for i in range(hit_count)]
-    parts: list[Select[tuple[int, int]]] = [select(M.id.label("hit_id"), M.id.label("id")).where(M.id.in_(hit_ids))]
-    if window:
-        parts += [_neighbours(hit_id, before=side) for hit_id in hit_ids for side in (True, False)]
-    wanted = (union_all(*parts) if len(parts) > 1 else parts[0]).subquery("wanted")
+def windows(with_context: bool) -> Select[tuple]:
+    """Views of the hits `hit_ids` and, with context, of up to `window` scoped neighbours on each side of each hit
+    in its channel. Rows: (hit_id, id, platform_id, channel_platform_id, channel_name, sender_name, ts, text)."""
+    hits = select(M.id.label("hit_id"), M.id.label("id")).where(M.id.in_(bindparam("hit_ids", expanding=True)))
+    if not with_context:
+        return _views(hits.subquery("wanted"))
+    before, after = _walk(before=True), _walk(before=False)
+    wanted = union_all(
+        select(before.c.hit_id, before.c.id), select(after.c.hit_id, after.c.id).where(after.c.depth > 0)
+    ).subquery("wanted")
     return _views(wanted)
 
 
-def _neighbours(hit_id: BindParameter[int], *, before: bool) -> Select[tuple[int, int]]:
-    hit, near = aliased(M, name="hit"), aliased(M, name="near")
-    position, origin = tuple_(near.ts, near.id), tuple_(hit.ts, hit.id)
-    nearest = (
-        select(hit.id.label("hit_id"), near.id.label("id"))
-        .join_from(hit, near, near.channel_id == hit.channel_id)
-        .where(hit.id == hit_id, position < origin if before else position > origin)
-        .order_by(*((near.ts.desc(), near.id.desc()) if before else (near.ts, near.id)))
-        .limit(bindparam("window", type_=Integer))
-        .subquery()
+def _walk(*, before: bool) -> CTE:
+    """From each hit, step to the previous (or next) message of its channel, `window` times: each step one index
+    seek. (SQLite has no LATERAL join; a correlated `IN (... LIMIT n)` would run once per message of the channel.)"""
+    name = "before" if before else "after"
+    seed = select(
+        M.id.label("hit_id"), M.id.label("id"), M.channel_id, M.ts, literal_column("0").label("depth")
+    ).where(M.id.in_(bindparam("hit_ids", expanding=True)))
+    walk = seed.cte(name, recursive=True)
+    step = M.__table__.alias(f"{name}_step")
+    position, origin = tuple_(step.c.ts, step.c.id), tuple_(walk.c.ts, walk.c.id)
+    next_id = (
+        select(step.c.id)
+        .where(step.c.channel_id == walk.c.channel_id, position < origin if before else position > origin)
+        .order_by(*((step.c.ts.desc(), step.c.id.desc()) if before else (step.c.ts, step.c.id)))
+        .limit(1)
+        .scalar_subquery()
     )
-    return select(nearest.c.hit_id, nearest.c.id)
+    near = M.__table__.alias(f"{name}_near")
+    return walk.union_all(
+        select(walk.c.hit_id, near.c.id, near.c.channel_id, near.c.ts, walk.c.depth + 1)
+        .join_from(walk, near, near.c.id == next_id)
+        .where(walk.c.depth < bindparam("window", type_=Integer))
+    )
 
 
 def _views(wanted: FromClause) -> Select[tuple]:
