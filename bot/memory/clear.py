@@ -27,7 +27,6 @@ from bot.errors import MemoryQueryError
 from bot.memory import clear_sql
 from bot.memory.keywords import Phrase, fts5_expression, search_terms, tsquery_expression
 from bot.memory.types import ClearHit, ClearQuery, MessageView, Viewer
-from bot.memory.visibility import visible_channels
 from bot.store.db import Database
 
 
@@ -52,63 +51,65 @@ class ClearMemory:
         phrases = search_terms(query.keywords)
         if not phrases:
             return []
-        async with self.db.engine.connect() as conn:
-            channels = list((await conn.execute(visible_channels(viewer))).scalars())
-            if not channels:
-                return []
-            ranked = await self._ranked(conn, viewer, query, phrases, channels)
-            if not ranked:
-                return []
-            views = await self._windows(conn, viewer, [row.id for row in ranked], query.context_window)
-        return [
-            ClearHit(
-                message=views[row.id][row.id],
-                score=float(row.score),
-                context=tuple(views[row.id].values()) if query.context_window else (),
-                duplicates=int(row.duplicates),
-            )
-            for row in ranked
-        ]
-
-    async def _ranked(
-        self, conn: AsyncConnection, viewer: Viewer, query: ClearQuery, phrases: Sequence[Phrase], channels: list[int]
-    ) -> list[Row]:
-        shape = clear_sql.RankedShape(
+        shape = clear_sql.SearchShape(
             dialect=self.db.dialect,
+            context=query.context_window > 0,
             sender=bool(query.sender),
             channel=bool(query.channel),
             since=query.since is not None,
             until=query.until is not None,
         )
-        params = {**viewer_params(viewer), **filter_params(query), "limit": query.limit}
-        if self.db.dialect == "postgresql":
-            params["match"] = tsquery_expression(phrases)
-        else:
-            # The channel tokens only speed the match up; the scope is the statement's visible_channels condition.
-            scoped = await self._worth_scoping(conn, phrases, channels)
-            params["match"] = fts5_expression(phrases, channels if scoped else ())
-        return list((await conn.execute(clear_sql.ranked(shape), params)).all())
-
-    async def _worth_scoping(self, conn: AsyncConnection, phrases: Sequence[Phrase], channels: list[int]) -> bool:
-        if len(channels) > self.scoped_match_max_channels:
-            return False
-        cap = SCOPED_MATCH_MATCHES_PER_CHANNEL * len(channels)
-        params = {"match": fts5_expression(phrases), "cap": cap}
-        return (await conn.execute(clear_sql.sqlite_match_count(), params)).scalar_one() >= cap
-
-    async def _windows(
-        self, conn: AsyncConnection, viewer: Viewer, hit_ids: list[int], window: int
-    ) -> dict[int, dict[int, MessageView]]:
-        """For each hit id: its context window (the hit included) as {message id: view}, in channel order."""
-        params = {**viewer_params(viewer), "hit_ids": hit_ids, "window": window}
-        rows = (await conn.execute(clear_sql.windows(window > 0), params)).all()
-        grouped: dict[int, list[Row]] = defaultdict(list)
-        for row in rows:
-            grouped[row.hit_id].append(row)
-        return {
-            hit_id: {row.id: message_view(row) for row in sorted(members, key=lambda r: (utc(r.ts), r.id))}
-            for hit_id, members in grouped.items()
+        params = {
+            **viewer_params(viewer),
+            **filter_params(query),
+            "limit": query.limit,
+            "window": query.context_window,
         }
+        async with self.db.engine.connect() as conn:
+            if self.db.dialect == "postgresql":
+                params["match"] = tsquery_expression(phrases)
+            elif (match := await self._fts5_match(conn, viewer, phrases)) is not None:
+                params["match"] = match
+            else:
+                return []  # the viewer sees no channel at all
+            rows = (await conn.execute(clear_sql.search(shape), params)).all()
+        return assemble(rows, with_context=shape.context)
+
+    async def _fts5_match(self, conn: AsyncConnection, viewer: Viewer, phrases: Sequence[Phrase]) -> str | None:
+        """The MATCH expression for SQLite: scoped to the viewer's channel tokens when that pays off (see
+        SCOPED_MATCH_*). The tokens only speed the match up; the scope is the statement's own condition."""
+        cap = SCOPED_MATCH_MATCHES_PER_CHANNEL * self.scoped_match_max_channels
+        params = {**viewer_params(viewer), "match": fts5_expression(phrases), "cap": cap}
+        rows = (await conn.execute(clear_sql.sqlite_scope_probe(), params)).all()
+        if not rows:
+            return None
+        channels, matches = [row[0] for row in rows], rows[0][1]
+        scoped = len(channels) <= self.scoped_match_max_channels and (
+            matches >= SCOPED_MATCH_MATCHES_PER_CHANNEL * len(channels)
+        )
+        return fts5_expression(phrases, channels if scoped else ())
+
+
+def assemble(rows: Sequence[Row], *, with_context: bool) -> list[ClearHit]:
+    """Hits, best first, from the rows of `clear_sql.search`: each hit's own row carries its score."""
+    windows: dict[int, list[Row]] = defaultdict(list)
+    for row in rows:
+        windows[row.hit_id].append(row)
+    ranked = sorted(
+        (row for row in rows if row.id == row.hit_id), key=lambda r: (-r.score, -utc(r.ts).timestamp(), r.id)
+    )
+    hits = []
+    for own in ranked:
+        context = sorted(windows[own.id], key=lambda r: (utc(r.ts), r.id)) if with_context else []
+        hits.append(
+            ClearHit(
+                message=message_view(own),
+                score=float(own.score),
+                context=tuple(message_view(row) for row in context),
+                duplicates=int(own.duplicates),
+            )
+        )
+    return hits
 
 
 # ---------------------------------------------------------------------- parameters and rows

@@ -36,10 +36,11 @@ ENGLISH = literal_column("'english'::regconfig")
 
 
 @dataclass(frozen=True)
-class RankedShape:
-    """What varies between ranked statements (everything else is a bind parameter)."""
+class SearchShape:
+    """What varies between search statements (everything else is a bind parameter)."""
 
     dialect: str
+    context: bool = False
     sender: bool = False
     channel: bool = False
     since: bool = False
@@ -68,7 +69,7 @@ def scope(message: type[models.Message] = M) -> list[ColumnElement[bool]]:
     return [message.channel_id.in_(channels)]
 
 
-def filters(shape: RankedShape) -> list[ColumnElement[bool]]:
+def filters(shape: SearchShape) -> list[ColumnElement[bool]]:
     """The optional sender (handle or platform id), channel (name or platform id) and time filters."""
     conditions: list[ColumnElement[bool]] = []
     if shape.sender:
@@ -108,8 +109,9 @@ def full_text(dialect: str) -> tuple[FromClause, ColumnElement[bool], ColumnElem
 
 
 @cache
-def sqlite_match_count() -> Select[tuple[int]]:
-    """How many messages of any channel match `match`, counting no further than `cap` (SQLite only)."""
+def sqlite_scope_probe() -> Select[tuple[int, int]]:
+    """The viewer's visible channel ids, each row also carrying how many messages of any channel match `match`,
+    counted no further than `cap` (SQLite: decides whether the FTS index should intersect with the channels)."""
     matching = (
         select(literal_column("1"))
         .select_from(table("message_fts"))
@@ -117,11 +119,28 @@ def sqlite_match_count() -> Select[tuple[int]]:
         .limit(bindparam("cap", type_=Integer))
         .subquery()
     )
-    return select(func.count()).select_from(matching)
+    channel = visible_channels(bound_viewer()).subquery("visible")
+    return select(channel.c.channel_id, select(func.count()).select_from(matching).scalar_subquery())
 
 
 @cache
-def ranked(shape: RankedShape) -> Select[tuple[int, int, float]]:
+def search(shape: SearchShape) -> Select[tuple]:
+    """One statement for a whole search: the ranked hits, then (with context) the walks to their neighbours, then
+    the message views. Rows: (hit_id, id, platform_id, channel_platform_id, channel_name, sender_name, ts, text,
+    score, duplicates); score and duplicates are set on the hit's own row."""
+    best = _ranked(shape)
+    seeds = select(best.c.id.label("hit_id"), best.c.id)
+    if shape.context:
+        before, after = _walk(best, before=True), _walk(best, before=False)
+        seeds = union_all(
+            select(before.c.hit_id, before.c.id), select(after.c.hit_id, after.c.id).where(after.c.depth > 0)
+        )
+    wanted = seeds.subquery("wanted")
+    own = best.alias("own")
+    return _views(wanted).add_columns(own.c.score, own.c.duplicates).outerjoin(own, own.c.id == wanted.c.id)
+
+
+def _ranked(shape: SearchShape) -> CTE:
     """Visible matches, fan-out copies (same sender, time and text) grouped into one row that the lowest id stands
     for, best first, at most `limit` rows."""
     source, matches, score = full_text(shape.dialect)
@@ -139,30 +158,18 @@ def ranked(shape: RankedShape) -> Select[tuple[int, int, float]]:
         .group_by(hits.c.sender_id, hits.c.ts, hits.c.text)
         .order_by(best.desc(), hits.c.ts.desc(), func.min(hits.c.id))
         .limit(bindparam("limit", type_=Integer))
+        .cte("ranked")
+        .prefix_with("MATERIALIZED")  # read by both walks and by the final join: run it once
     )
 
 
-@cache
-def windows(with_context: bool) -> Select[tuple]:
-    """Views of the hits `hit_ids` and, with context, of up to `window` scoped neighbours on each side of each hit
-    in its channel. Rows: (hit_id, id, platform_id, channel_platform_id, channel_name, sender_name, ts, text)."""
-    hits = select(M.id.label("hit_id"), M.id.label("id")).where(M.id.in_(bindparam("hit_ids", expanding=True)))
-    if not with_context:
-        return _views(hits.subquery("wanted"))
-    before, after = _walk(before=True), _walk(before=False)
-    wanted = union_all(
-        select(before.c.hit_id, before.c.id), select(after.c.hit_id, after.c.id).where(after.c.depth > 0)
-    ).subquery("wanted")
-    return _views(wanted)
-
-
-def _walk(*, before: bool) -> CTE:
+def _walk(best: CTE, *, before: bool) -> CTE:
     """From each hit, step to the previous (or next) message of its channel, `window` times: each step one index
     seek. (SQLite has no LATERAL join; a correlated `IN (... LIMIT n)` would run once per message of the channel.)"""
     name = "before" if before else "after"
-    seed = select(
-        M.id.label("hit_id"), M.id.label("id"), M.channel_id, M.ts, literal_column("0").label("depth")
-    ).where(M.id.in_(bindparam("hit_ids", expanding=True)))
+    seed = select(M.id.label("hit_id"), M.id.label("id"), M.channel_id, M.ts, literal_column("0").label("depth")).join(
+        best, best.c.id == M.id
+    )
     walk = seed.cte(name, recursive=True)
     step = M.__table__.alias(f"{name}_step")
     position, origin = tuple_(step.c.ts, step.c.id), tuple_(walk.c.ts, walk.c.id)
@@ -194,6 +201,7 @@ def _views(wanted: FromClause) -> Select[tuple]:
             M.ts,
             M.text,
         )
+        .select_from(wanted)
         .join(M, M.id == wanted.c.id)
         .join(models.Channel, models.Channel.id == M.channel_id)
         .join(models.Member, models.Member.id == M.sender_id)
