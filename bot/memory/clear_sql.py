@@ -55,7 +55,7 @@ def bound_viewer() -> Viewer:
     )
 
 
-def scope(message: type[models.Message] = M) -> list[ColumnElement[bool]]:
+def scope() -> list[ColumnElement[bool]]:
     """The viewer's scope as a condition on a message row: one of their visible channels, in their workspace.
 
     The workspace is checked on the channel, not on the message: a condition on message.workspace_id tempts
@@ -66,7 +66,7 @@ def scope(message: type[models.Message] = M) -> list[ColumnElement[bool]]:
     channels = select(channel.c.id).where(
         channel.c.workspace_id == viewer.workspace_id, channel.c.id.in_(visible_channels(viewer))
     )
-    return [message.channel_id.in_(channels)]
+    return [M.channel_id.in_(channels)]
 
 
 def filters(shape: SearchShape) -> list[ColumnElement[bool]]:
