@@ -41,9 +41,16 @@ SCOPED_MATCH_MATCHES_PER_CHANNEL = 25
 
 
 class ClearMemory:
-    def __init__(self, db: Database, *, scoped_match_max_channels: int = SCOPED_MATCH_MAX_CHANNELS) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        scoped_match_max_channels: int = SCOPED_MATCH_MAX_CHANNELS,  # 0: never intersect inside the FTS index
+        scoped_match_matches_per_channel: int = SCOPED_MATCH_MATCHES_PER_CHANNEL,  # 0: always (up to the max)
+    ) -> None:
         self.db = db
-        self.scoped_match_max_channels = scoped_match_max_channels  # 0 turns the in-index intersection off
+        self.scoped_match_max_channels = scoped_match_max_channels
+        self.scoped_match_matches_per_channel = scoped_match_matches_per_channel
 
     async def search(self, viewer: Viewer, query: ClearQuery) -> list[ClearHit]:
         """The best `query.limit` hits for `viewer`, best first, each with its context window."""
@@ -78,14 +85,14 @@ class ClearMemory:
     async def _fts5_match(self, conn: AsyncConnection, viewer: Viewer, phrases: Sequence[Phrase]) -> str | None:
         """The MATCH expression for SQLite: scoped to the viewer's channel tokens when that pays off (see
         SCOPED_MATCH_*). The tokens only speed the match up; the scope is the statement's own condition."""
-        cap = SCOPED_MATCH_MATCHES_PER_CHANNEL * self.scoped_match_max_channels
+        cap = self.scoped_match_matches_per_channel * self.scoped_match_max_channels
         params = {**viewer_params(viewer), "match": fts5_expression(phrases), "cap": cap}
         rows = (await conn.execute(clear_sql.sqlite_scope_probe(), params)).all()
         if not rows:
             return None
         channels, matches = [row[0] for row in rows], rows[0][1]
         scoped = len(channels) <= self.scoped_match_max_channels and (
-            matches >= SCOPED_MATCH_MATCHES_PER_CHANNEL * len(channels)
+            matches >= self.scoped_match_matches_per_channel * len(channels)
         )
         return fts5_expression(phrases, channels if scoped else ())
 

@@ -145,7 +145,8 @@ def check(world: World, handle: str, query: ClearQuery, hits: list[ClearHit]) ->
 # ---------------------------------------------------------------------- the property
 async def test_no_read_ever_leaves_the_viewers_scope(db: Database) -> None:
     loop = asyncio.get_running_loop()
-    memories = [ClearMemory(db), ClearMemory(db, scoped_match_max_channels=0)]  # with and without FTS scope tokens
+    # With and without the FTS scope tokens (SQLite): both must give the same answer.
+    memories = [ClearMemory(db, scoped_match_matches_per_channel=0), ClearMemory(db, scoped_match_max_channels=0)]
 
     def on_loop(coro: Coroutine[Any, Any, Any]) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, loop).result()
