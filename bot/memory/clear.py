@@ -32,7 +32,7 @@ from bot.store.db import Database
 
 MAX_LIMIT = 100
 MAX_CONTEXT_WINDOW = 20
-# SQLite can intersect the keywords with the viewer's channels inside the FTS index (migration 0002_scoped_fts).
+# SQLite can intersect the keywords with the viewer's channels inside the FTS index (migration 0004_scoped_fts).
 # That costs about as much per channel token as looking up ~25 matching messages one by one, so it pays off only
 # when the keywords match more than SCOPED_MATCH_MATCHES_PER_CHANNEL messages per visible channel across the
 # workspace, and only up to SCOPED_MATCH_MAX_CHANNELS channels.

@@ -56,7 +56,7 @@ def search_terms(keywords: Iterable[str]) -> tuple[Phrase, ...]:
 
 def fts5_expression(phrases: Iterable[Phrase], scope_channels: Sequence[int] = ()) -> str:
     """An FTS5 MATCH expression OR-ing quoted phrases in the `text` column, and, when `scope_channels` are given,
-    requiring one of their scope tokens too (see migration 0002_scoped_fts).
+    requiring one of their scope tokens too (see migration 0004_scoped_fts).
 
     Inside double quotes FTS5 reads only tokens, never operators; the words are letters and digits already, and
     quotes are doubled anyway as a second line of defence.
@@ -69,7 +69,7 @@ def fts5_expression(phrases: Iterable[Phrase], scope_channels: Sequence[int] = (
 
 
 def scope_token(channel_id: int) -> str:
-    """The token migration 0002_scoped_fts indexes for a message of this channel."""
+    """The token migration 0004_scoped_fts indexes for a message of this channel."""
     return f"c{int(channel_id)}"
 
 

@@ -1,4 +1,4 @@
-"""Migration 0002 (the FTS5 index with channel scope tokens) rebuilds from stored messages, both ways."""
+"""Migration 0004 (the FTS5 index with channel scope tokens) rebuilds from stored messages, both ways."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def _downgrade(sync_conn: Any, revision: str) -> None:
 async def test_scoped_index_is_rebuilt_from_stored_messages(sqlite_db: Database, sample_world: World) -> None:
     workspace_id = await mirror_world(sqlite_db, sample_world)
     async with sqlite_db.engine.begin() as conn:
-        await conn.run_sync(_downgrade, "0001_foundation")
+        await conn.run_sync(_downgrade, "-1")
     await sqlite_db.migrate()
     async with sqlite_db.session() as session:
         alice = await resolve_viewer(session, workspace_id, "alice")

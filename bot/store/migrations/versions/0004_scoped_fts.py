@@ -5,8 +5,8 @@ dropping what the viewer cannot see costs time in proportion to the workspace. W
 same index, FTS5 intersects "these keywords" with "these channels" inside the index. The SQL scope condition
 (`visible_channels`) stays in every query; the token only makes it cheap. PostgreSQL needs no change.
 
-Revision ID: 0002_scoped_fts
-Revises: 0001_foundation
+Revision ID: 0004_scoped_fts
+Revises: 0003_negotiation
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from alembic import op
 
 
-revision: str = "0002_scoped_fts"
-down_revision: str | None = "0001_foundation"
+revision: str = "0004_scoped_fts"
+down_revision: str | None = "0003_negotiation"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
