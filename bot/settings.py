@@ -41,6 +41,11 @@ class Settings:
         "ASKWITH_CHROMA_HOST", "", "Chroma server host. Empty = embedded Chroma in ASKWITH_DATA_DIR."
     )
     chroma_port: int = _setting("ASKWITH_CHROMA_PORT", 8000, "Chroma server port (used with ASKWITH_CHROMA_HOST).")
+    chroma_prefix: str = _setting(
+        "ASKWITH_CHROMA_PREFIX",
+        "askwith",
+        "Prefix of askwith's Chroma collection names (one collection per workspace), so installs can share a server.",
+    )
     embedder: str = _setting(
         "ASKWITH_EMBEDDER",
         "minilm",
