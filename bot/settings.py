@@ -76,6 +76,9 @@ class Settings:
     llm_timeout_seconds: float = _setting("ASKWITH_LLM_TIMEOUT_SECONDS", 60.0, "Per-request timeout.")
     llm_max_retries: int = _setting("ASKWITH_LLM_MAX_RETRIES", 4, "Retries on 429, 5xx and timeouts, with backoff.")
     llm_concurrency: int = _setting("ASKWITH_LLM_CONCURRENCY", 8, "Most LLM requests in flight at once.")
+    llm_backoff_seconds: float = _setting(
+        "ASKWITH_LLM_BACKOFF_SECONDS", 1.0, "First retry wait; doubles each retry (with jitter), capped at 30 s."
+    )
     llm_cache_dir: Path | None = _setting(
         "ASKWITH_LLM_CACHE_DIR", None, "On-disk response cache (identical requests answered from disk). Empty = off."
     )
