@@ -6,6 +6,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 
@@ -53,11 +54,12 @@ def start_askwith(data_dir: Path, *args: str, **extra: str) -> subprocess.Popen[
 
 
 def table_counts(data_dir: Path, tables: tuple[str, ...]) -> dict[str, int]:
-    """Row counts straight from the SQLite file (readable while another process writes: WAL)."""
+    """Row counts straight from the SQLite file (readable while another process writes: WAL). A name may carry a
+    condition: "memory_session WHERE embedded"."""
     path = data_dir / "askwith.db"
     if not path.exists():
         return dict.fromkeys(tables, 0)
-    with sqlite3.connect(path, timeout=30) as conn:
+    with closing(sqlite3.connect(path, timeout=30)) as conn:
         try:
             return {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}
         except sqlite3.OperationalError:  # schema not migrated yet
