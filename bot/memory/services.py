@@ -2,6 +2,7 @@
 
     services = await MemoryServices.open(settings)
     report = await IngestWorker(port, services.db, indexer=services.indexer()).run()
+    hits = await services.clear().search(viewer, ClearQuery(keywords=("paris",)))
     hits = await services.fuzzy().search(viewer, FuzzyQuery("who is moving out?"))
     await services.close()
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.llm.client import LLMClient
+from bot.memory.clear import ClearMemory
 from bot.memory.fuzzy import FuzzyMemory
 from bot.memory.indexer import SessionIndexer
 from bot.memory.summarizer import SessionSummarizer
@@ -37,6 +39,9 @@ class MemoryServices:
 
     def indexer(self) -> SessionIndexer:
         return SessionIndexer(self.db, self.settings, SessionSummarizer(self.db, self.llm), self.index)
+
+    def clear(self) -> ClearMemory:
+        return ClearMemory(self.db)
 
     def fuzzy(self) -> FuzzyMemory:
         return FuzzyMemory(self.db, self.index)
