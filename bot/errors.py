@@ -29,6 +29,18 @@ class InvalidSettingError(SettingsError):
         self.env = env
 
 
+class InvalidSecretSettingError(SettingsError):
+    """A secret setting has the wrong shape; its value is never repeated in the message."""
+
+    def __init__(self, env: str, expected: str) -> None:
+        super().__init__(f"{env} is not a valid {expected}")
+        self.env = env
+
+
+class StoredTokenError(AskwithError):
+    """A stored member token cannot be decrypted (the encryption key changed): the member must grant it again."""
+
+
 # ---------------------------------------------------------------------- workspace / input
 class WorkspaceError(AskwithError):
     """A problem with the chat world: unknown member, unknown channel, bad workspace file."""
@@ -44,6 +56,10 @@ class UnknownChannelError(WorkspaceError):
     def __init__(self, channel_id: str) -> None:
         super().__init__(f"There is no channel {channel_id!r} in this workspace.")
         self.channel_id = channel_id
+
+
+class PlatformInstallError(AskwithError):
+    """A member's authorisation of askwith on a chat platform (OAuth install flow) failed; the text says why."""
 
 
 # ---------------------------------------------------------------------- LLM
@@ -65,3 +81,12 @@ class LLMUnavailableError(LLMError):
 
 class LLMOutputError(LLMError):
     """The model answered, but not in the shape asked for, even after a repair attempt."""
+
+
+# ---------------------------------------------------------------------- asks
+class AskError(AskwithError):
+    """A problem with an ask (`/ask-with`): its request, its record or the worker running it."""
+
+
+class AskRejectedError(AskError):
+    """The request cannot be run as written (empty question, unknown colleague, ...); the text says why."""

@@ -1,0 +1,65 @@
+"""What the Slack listeners call: the core's entry points, bundled once at start-up and handed to every listener
+through bolt's context (`services(context)`)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from slack_bolt.context.async_context import AsyncBoltContext
+
+from adapters.slack.install import MemberInstallFlow
+from adapters.slack.port import SlackPort
+from bot.port import ChatMessage
+from bot.settings import Settings
+from bot.store.chat_store import WorkspaceKey
+from bot.store.db import Database
+from bot.store.deliveries import DeliveryLog
+from bot.store.member_settings import MemberSettingsStore
+
+
+CONTEXT_KEY = "askwith"
+
+
+class LiveIngest(Protocol):
+    """The ingestion worker's entry point for messages as they arrive."""
+
+    async def ingest_message(self, message: ChatMessage) -> Any: ...
+
+
+@dataclass
+class SlackServices:
+    settings: Settings
+    db: Database
+    port: SlackPort
+    asks: Any  # the core's AskService
+    ingest: LiveIngest | None = None
+    install: MemberInstallFlow | None = None
+    member_settings: MemberSettingsStore = field(init=False)
+    deliveries: DeliveryLog = field(init=False)
+    _tasks: set[asyncio.Task[Any]] = field(default_factory=set, init=False)
+
+    def __post_init__(self) -> None:
+        self.member_settings = MemberSettingsStore(self.db)
+        self.deliveries = DeliveryLog(self.db)
+
+    async def workspace(self) -> WorkspaceKey:
+        return WorkspaceKey("slack", (await self.port.identity()).team_id)
+
+    def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Run work after the listener returned, keeping a reference so it is not garbage-collected mid-way."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def drain(self) -> None:
+        """Wait for background work (tests, shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+
+def services(context: AsyncBoltContext) -> SlackServices:
+    return context[CONTEXT_KEY]
