@@ -58,6 +58,19 @@ class UnknownChannelError(WorkspaceError):
         self.channel_id = channel_id
 
 
+class UnknownWorkspaceError(WorkspaceError):
+    def __init__(self, spec: str, known: list[str]) -> None:
+        hint = f" Known: {', '.join(known)}, or a path to a workspace JSON file." if known else ""
+        super().__init__(f"There is no workspace {spec!r}.{hint}")
+        self.spec = spec
+
+
+class WorkspaceNotIngestedError(WorkspaceError):
+    def __init__(self, spec: str) -> None:
+        super().__init__(f"Workspace {spec!r} has no memory yet: run `askwith ingest --workspace {spec}` first.")
+        self.spec = spec
+
+
 class PlatformInstallError(AskwithError):
     """A member's authorisation of askwith on a chat platform (OAuth install flow) failed; the text says why."""
 

@@ -56,6 +56,9 @@ class Settings:
     ingest_interval_seconds: int = _setting(
         "ASKWITH_INGEST_INTERVAL_SECONDS", 300, "How often the long-running process pulls new history (0 = never)."
     )
+    ingest_page_size: int = _setting(
+        "ASKWITH_INGEST_PAGE_SIZE", 200, "Messages per history page; each page is stored in one transaction."
+    )
     bench_data_dir: Path | None = _setting(
         "ASKWITH_BENCH_DATA_DIR", None, "Directory holding the InformativeBench source data (FriendsTV/, sources/)."
     )

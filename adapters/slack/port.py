@@ -144,13 +144,17 @@ class SlackPort(ChatPort):
         backlog = self._backlog.pop((channel_id, cursor or ""), None)
         if backlog is None:
             backlog = await self._history_after(channel_id, cursor)
-        page, rest = backlog[:limit], backlog[limit:]
-        next_cursor = page[-1]["ts"] if page else (cursor or "")
-        if rest:
-            self._backlog[(channel_id, next_cursor)] = rest
         me = await self.identity()
-        messages = [message_from_slack(channel_id, m) for m in page if is_spoken(m, bot_user_id=me.bot_user_id)]
-        return HistoryPage(messages, next_cursor, bool(rest))
+        messages: list[ChatMessage] = []
+        next_cursor = cursor or ""
+        # A page holding only the bot's posts or joins would read as "nothing more"; keep going until one has words.
+        while backlog and not messages:
+            page, backlog = backlog[:limit], backlog[limit:]
+            next_cursor = page[-1]["ts"]
+            messages = [message_from_slack(channel_id, m) for m in page if is_spoken(m, bot_user_id=me.bot_user_id)]
+        if backlog:
+            self._backlog[(channel_id, next_cursor)] = backlog
+        return HistoryPage(messages, next_cursor, bool(backlog))
 
     async def _history_after(self, channel_id: str, oldest: str | None) -> list[dict[str, Any]]:
         kwargs: dict[str, Any] = {"channel": channel_id, **self._token_kwargs(channel_id)}

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import case, delete, exists, func, select, true
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -207,6 +207,79 @@ class ChatStore:
             set_={"cursor": stmt.excluded.cursor, "updated_at": stmt.excluded.updated_at},
         )
         await session.execute(stmt)
+
+    async def ensure_thread_cursors(self, session: AsyncSession, channel_id: int, thread_ids: Iterable[str]) -> None:
+        """Remember threads to read (from the start) without moving the cursor of a thread already being read."""
+        rows = [
+            {"channel_id": channel_id, "thread_platform_id": t, "cursor": "", "updated_at": datetime.now(UTC)}
+            for t in sorted(set(thread_ids))
+            if t
+        ]
+        if rows:
+            stmt = self._insert(models.IngestCursor).values(rows)
+            await session.execute(stmt.on_conflict_do_nothing(index_elements=["channel_id", "thread_platform_id"]))
+
+    async def thread_cursors(self, session: AsyncSession, channel_id: int) -> dict[str, str]:
+        """Every known thread of a channel with its cursor ('' = not read yet)."""
+        result = await session.execute(
+            select(models.IngestCursor.thread_platform_id, models.IngestCursor.cursor).where(
+                models.IngestCursor.channel_id == channel_id, models.IngestCursor.thread_platform_id != ""
+            )
+        )
+        return {key: value for key, value in result.all()}
+
+    async def find_workspace(self, session: AsyncSession, key: WorkspaceKey) -> int | None:
+        return (
+            await session.execute(
+                select(models.Workspace.id).where(
+                    models.Workspace.platform == key.platform, models.Workspace.external_id == key.external_id
+                )
+            )
+        ).scalar_one_or_none()
+
+    async def bot_member_ids(self, session: AsyncSession, workspace_id: int) -> set[str]:
+        """Platform ids of the workspace's bots (askwith itself included): their posts are never memory."""
+        result = await session.execute(
+            select(models.Member.platform_id).where(models.Member.workspace_id == workspace_id, models.Member.is_bot)
+        )
+        return set(result.scalars())
+
+    async def ingestable_channel_ids(
+        self, session: AsyncSession, workspace_id: int, *, channel_id: int | None = None
+    ) -> set[int]:
+        """Channels at least one opted-in human member reads without excluding them: the only ones ingested.
+
+        Ingestion is opt-in per member, so a channel nobody opted in to (a private channel of opted-out members,
+        the bot-only agents channel) is never pulled.
+        """
+        excluded = exists().where(
+            models.MemberExclusion.member_id == models.Member.id,
+            models.MemberExclusion.channel_id == models.Membership.channel_id,
+        )
+        result = await session.execute(
+            select(models.Membership.channel_id)
+            .join(models.Member, models.Member.id == models.Membership.member_id)
+            .where(
+                models.Member.workspace_id == workspace_id,
+                models.Member.opted_in,
+                ~models.Member.is_bot,
+                ~excluded,
+                true() if channel_id is None else models.Membership.channel_id == channel_id,
+            )
+            .distinct()
+        )
+        return set(result.scalars())
+
+    async def member_counts(self, session: AsyncSession, workspace_id: int) -> tuple[int, int]:
+        """(human members, opted-in human members) of a workspace."""
+        row = (
+            await session.execute(
+                select(func.count(), func.coalesce(func.sum(case((models.Member.opted_in, 1), else_=0)), 0)).where(
+                    models.Member.workspace_id == workspace_id, ~models.Member.is_bot
+                )
+            )
+        ).one()
+        return int(row[0]), int(row[1])
 
     async def message_count(self, session: AsyncSession, workspace_id: int) -> int:
         return (
