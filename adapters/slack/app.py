@@ -24,6 +24,9 @@ def build_app(services: SlackServices, *, socket_mode: bool = False) -> AsyncApp
         # HTTP requests are verified with the signing secret; Socket Mode frames arrive over an authenticated socket.
         signing_secret=settings.slack_signing_secret if socket_mode else settings.require("slack_signing_secret"),
         request_verification_enabled=not socket_mode,
+        # Listeners finish before the response goes out; they ack first and hand slow work to `services.spawn`,
+        # which tracks it (drained at shutdown) instead of bolt's untracked background tasks.
+        process_before_response=True,
     )
     app.use(AsyncInjectingServices(services))
     app.use(AsyncDroppingRedeliveries(services))

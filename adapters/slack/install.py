@@ -62,10 +62,14 @@ class MemberInstallFlow:
     async def complete(self, code: str, state: str) -> UserTokenGrant:
         """Exchange the redirect's code for the member's user token and store it encrypted."""
         self.check_state(state)
+        # Credentials go in the form body, not as HTTP basic auth (slack_sdk builds that with a deprecated aiohttp
+        # helper); and on a client without the bot token, so only the app's own credentials are presented.
+        anonymous = AsyncWebClient(base_url=self.client.base_url, retry_handlers=self.client.retry_handlers)
+        form = {"client_id": self.client_id, "client_secret": self._client_secret, "code": code}
+        if self.redirect_uri:
+            form["redirect_uri"] = self.redirect_uri
         try:
-            response = await self.client.oauth_v2_access(
-                client_id=self.client_id, client_secret=self._client_secret, code=code, redirect_uri=self.redirect_uri
-            )
+            response = await anonymous.api_call("oauth.v2.access", data=form)
         except SlackApiError as exc:
             raise PlatformInstallError(f"Slack refused the authorisation ({exc.response.get('error')})") from exc
         user = response.get("authed_user") or {}

@@ -4,6 +4,7 @@ through bolt's context (`services(context)`)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -19,6 +20,8 @@ from bot.store.db import Database
 from bot.store.deliveries import DeliveryLog
 from bot.store.member_settings import MemberSettingsStore
 
+
+logger = logging.getLogger(__name__)
 
 CONTEXT_KEY = "askwith"
 
@@ -53,12 +56,18 @@ class SlackServices:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(_log_failure)
         return task
 
     async def drain(self) -> None:
         """Wait for background work (tests, shutdown)."""
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+
+def _log_failure(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.error("background work failed", exc_info=task.exception())
 
 
 def services(context: AsyncBoltContext) -> SlackServices:

@@ -82,6 +82,7 @@ class FakeSlackApi:
     client_secret: str = "fake-client-secret"
     calls: list[ApiCall] = field(default_factory=list)
     ephemerals: list[Ephemeral] = field(default_factory=list)
+    responses: list[dict[str, Any]] = field(default_factory=list)  # posts to response_url
     blocks: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     user_tokens: dict[str, Actor] = field(default_factory=dict)
     oauth_codes: dict[str, Actor] = field(default_factory=dict)
@@ -99,6 +100,7 @@ class FakeSlackApi:
     async def start(self) -> str:
         app = web.Application()
         app.router.add_route("*", "/api/{method}", self._handle)
+        app.router.add_post("/hooks/{path:.*}", self._response_url)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -153,6 +155,15 @@ class FakeSlackApi:
         except SlackApiError as exc:
             body = exc.body
         return web.json_response(body)
+
+    async def _response_url(self, request: web.Request) -> web.Response:
+        """A `response_url` (commands and clicks answer through it)."""
+        self.responses.append({"path": request.match_info["path"], **json.loads(await request.read())})
+        return web.Response(text="ok")
+
+    @property
+    def hooks_url(self) -> str:
+        return self.base_url.removesuffix("api/") + "hooks/"
 
     def _rate_limited(self, method: str) -> bool:
         plan = self._rate_limits.get(method)

@@ -34,7 +34,15 @@ def signed_headers(secret: str, body: str, *, timestamp: int | None = None, retr
     return headers
 
 
-def command_body(team_id: str, user_id: str, command: str, text: str, *, channel_id: str = "CGENERAL") -> str:
+def command_body(
+    team_id: str,
+    user_id: str,
+    command: str,
+    text: str,
+    *,
+    channel_id: str = "CCGENERAL",
+    response_url: str = "https://hooks.invalid/commands/1",
+) -> str:
     return urlencode(
         {
             "token": "deprecated-verification-token",
@@ -43,7 +51,7 @@ def command_body(team_id: str, user_id: str, command: str, text: str, *, channel
             "user_id": user_id,
             "command": command,
             "text": text,
-            "response_url": "https://hooks.invalid/commands/1",
+            "response_url": response_url,
             "trigger_id": f"trigger-{next(_triggers)}",
             "api_app_id": "A0ASKWITH",
         }
@@ -64,7 +72,9 @@ def event_body(team_id: str, event: dict[str, Any], *, event_id: str | None = No
     )
 
 
-def block_actions_body(team_id: str, user_id: str, channel_id: str, action_id: str, value: str) -> str:
+def block_actions_body(
+    team_id: str, user_id: str, channel_id: str, action_id: str, value: str, *, response_url: str
+) -> str:
     payload = {
         "type": "block_actions",
         "team": {"id": team_id},
@@ -73,7 +83,7 @@ def block_actions_body(team_id: str, user_id: str, channel_id: str, action_id: s
         "trigger_id": f"trigger-{next(_triggers)}",
         "channel": {"id": channel_id},
         "container": {"type": "message", "channel_id": channel_id},
-        "response_url": "https://hooks.invalid/actions/1",
+        "response_url": response_url,
         "actions": [{"action_id": action_id, "block_id": "askwith_approval", "value": value, "type": "button"}],
     }
     return urlencode({"payload": json.dumps(payload)})

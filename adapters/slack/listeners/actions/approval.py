@@ -7,6 +7,7 @@ from typing import Any
 
 from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.async_context import AsyncBoltContext
+from slack_bolt.context.respond.async_respond import AsyncRespond
 
 from adapters.slack import texts
 from adapters.slack.blocks import APPROVE_ACTION
@@ -15,17 +16,22 @@ from bot.port import ApprovalDecision
 
 
 async def approval_callback(
-    ack: AsyncAck, action: dict[str, Any], body: dict[str, Any], context: AsyncBoltContext, logger: Logger
+    ack: AsyncAck,
+    action: dict[str, Any],
+    body: dict[str, Any],
+    respond: AsyncRespond,
+    context: AsyncBoltContext,
+    logger: Logger,
 ) -> None:
     await ack()
     port = services(context).port
     approval_id, clicker = action.get("value", ""), body["user"]["id"]
     pending = port.approvals.pending(approval_id)
     if pending is None:
-        await port.post_ephemeral(body["channel"]["id"], clicker, texts.approval_not_pending())
+        await respond(text=texts.approval_not_pending(), response_type="ephemeral", replace_original=False)
         return
     if pending.request.member_id != clicker:
-        await port.post_ephemeral(body["channel"]["id"], clicker, texts.approval_not_yours())
+        await respond(text=texts.approval_not_yours(), response_type="ephemeral", replace_original=False)
         return
     decision = ApprovalDecision.APPROVED if action["action_id"] == APPROVE_ACTION else ApprovalDecision.DENIED
     if port.approvals.resolve(approval_id, decision):

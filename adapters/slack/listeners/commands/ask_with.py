@@ -23,14 +23,14 @@ async def ask_with_callback(ack: AsyncAck, command: dict[str, Any], context: Asy
     svc = services(context)
     parsed = parse_ask(command.get("text", ""))
     if parsed.wants_help:
-        await ack(text=texts.ASK_HELP)
+        await ack(text=texts.ASK_HELP, response_type="ephemeral")
         return
     try:
         ask = await svc.asks.submit(
             requester=command["user_id"], colleagues=[c.ref for c in parsed.colleagues], question=parsed.question
         )
     except AskRejectedError as exc:
-        await ack(text=str(exc))
+        await ack(text=str(exc), response_type="ephemeral")
         return
-    await ack(text=texts.asking([c.label for c in parsed.colleagues]))
-    await svc.asks.run(ask)
+    await ack(text=texts.asking([c.label for c in parsed.colleagues]), response_type="ephemeral")
+    svc.spawn(svc.asks.run(ask))

@@ -21,17 +21,20 @@ async def askwith_settings_callback(
     svc = services(context)
     parsed = parse_settings(command.get("text", ""))
     if parsed.action in ("help", "invalid", "connect"):
-        await ack(text=_static_reply(svc, parsed))
+        await ack(text=_static_reply(svc, parsed), response_type="ephemeral")
         return
     try:
         current = await _apply(svc, parsed, command["user_id"])
     except UnknownMemberError:
-        await ack(text=texts.settings_not_synced())
+        await ack(text=texts.settings_not_synced(), response_type="ephemeral")
         return
     except UnknownChannelError:
-        await ack(text=texts.unknown_channel_setting(f"<#{parsed.channel_id}>"))
+        await ack(text=texts.unknown_channel_setting(f"<#{parsed.channel_id}>"), response_type="ephemeral")
         return
-    await ack(text=texts.settings_summary(current.opted_in, current.share, current.excluded_channels))
+    await ack(
+        text=texts.settings_summary(current.opted_in, current.share, current.excluded_channels),
+        response_type="ephemeral",
+    )
 
 
 def _static_reply(svc: SlackServices, parsed: SettingsCommand) -> str:

@@ -15,4 +15,4 @@ async def message_callback(event: dict[str, Any], context: AsyncBoltContext, log
     svc = services(context)
     if svc.ingest is None or not svc.port.is_ingestible(event, context.bot_user_id or ""):
         return
-    await svc.ingest.ingest_message(svc.port.live_message(event))
+    svc.spawn(svc.ingest.ingest_message(svc.port.live_message(event)))
