@@ -77,7 +77,12 @@ class PlatformInstallError(AskwithError):
 
 # ---------------------------------------------------------------------- LLM
 class LLMError(AskwithError):
-    """The language model could not give a usable answer."""
+    """The language model could not give a usable answer.
+
+    `call` is the `LLMCallRecord` of the failed call (attempts, tokens, latency) when the client raised it.
+    """
+
+    call: Any = None
 
 
 class LLMNotConfiguredError(LLMError):
@@ -96,6 +101,27 @@ class LLMOutputError(LLMError):
     """The model answered, but not in the shape asked for, even after a repair attempt."""
 
 
+class LLMRejectedError(LLMError):
+    """The endpoint refused the request for good (bad key, unknown model, bad request): retrying cannot help."""
+
+
+class LLMTransientError(LLMError):
+    """One attempt failed in a way worth retrying (429, 5xx, time-out, connection). The client retries these.
+
+    `reason` is short and readable ("HTTP 503", "time-out after 60 s"); `retry_after` is the server's Retry-After
+    in seconds when it sent one.
+    """
+
+    def __init__(self, reason: str, *, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+class LLMFormatRejectedError(LLMError):
+    """The endpoint refused the request's `response_format`; the client falls back to a simpler JSON form."""
+
+
 # ---------------------------------------------------------------------- asks
 class AskError(AskwithError):
     """A problem with an ask (`/ask-with`): its request, its record or the worker running it."""
@@ -103,3 +129,13 @@ class AskError(AskwithError):
 
 class AskRejectedError(AskError):
     """The request cannot be run as written (empty question, unknown colleague, ...); the text says why."""
+
+
+class AskNotFoundError(AskError):
+    def __init__(self, ask_id: int) -> None:
+        super().__init__(f"There is no ask #{ask_id}.")
+        self.ask_id = ask_id
+
+
+class ClaimLostError(AskError):
+    """Another worker took the ask over (this one was silent too long); this worker must stop touching it."""

@@ -76,6 +76,9 @@ class Settings:
     llm_timeout_seconds: float = _setting("ASKWITH_LLM_TIMEOUT_SECONDS", 60.0, "Per-request timeout.")
     llm_max_retries: int = _setting("ASKWITH_LLM_MAX_RETRIES", 4, "Retries on 429, 5xx and timeouts, with backoff.")
     llm_concurrency: int = _setting("ASKWITH_LLM_CONCURRENCY", 8, "Most LLM requests in flight at once.")
+    llm_backoff_seconds: float = _setting(
+        "ASKWITH_LLM_BACKOFF_SECONDS", 1.0, "First retry wait; doubles each retry (with jitter), capped at 30 s."
+    )
     llm_cache_dir: Path | None = _setting(
         "ASKWITH_LLM_CACHE_DIR", None, "On-disk response cache (identical requests answered from disk). Empty = off."
     )
@@ -109,14 +112,33 @@ class Settings:
     slack_api_max_retries: int = _setting(
         "SLACK_API_MAX_RETRIES", 5, "Retries of a Slack Web API call answered with 429 (waits Retry-After)."
     )
-    slack_approval_timeout_seconds: float = _setting(
-        "SLACK_APPROVAL_TIMEOUT_SECONDS", 3600.0, "How long an Approve / Deny prompt waits before it counts as deny."
-    )
     token_encryption_key: str = _setting(
         "ASKWITH_TOKEN_ENCRYPTION_KEY",
         "",
         "Fernet key that encrypts stored member tokens at rest (make one: askwith slack new-key).",
         secret=True,
+    )
+    # ------------------------------------------------------------------ agents and asks
+    max_turns: int = _setting("ASKWITH_MAX_TURNS", 10, "Most utterances in one agent conversation.")
+    recursion_depth: int = _setting(
+        "ASKWITH_RECURSION_DEPTH", 2, "How deep agents may bring in further colleagues' agents (0 = never)."
+    )
+    recursion_llm_budget: int = _setting(
+        "ASKWITH_RECURSION_LLM_BUDGET", 24, "Most LLM calls all sub-conversations of one ask may spend together."
+    )
+    approval_timeout_seconds: float = _setting(
+        "ASKWITH_APPROVAL_TIMEOUT_SECONDS", 600.0, "How long an 'ask me' member has to approve a share (then: deny)."
+    )
+    ablations: str = _setting(
+        "ASKWITH_ABLATIONS",
+        "",
+        "Comma list of switched-off mechanisms: no-infonav, no-clear-memory, no-fuzzy-memory, no-recursion.",
+    )
+    worker_heartbeat_seconds: float = _setting(
+        "ASKWITH_WORKER_HEARTBEAT_SECONDS", 5.0, "How often a worker marks the ask it runs as alive."
+    )
+    worker_stale_seconds: float = _setting(
+        "ASKWITH_WORKER_STALE_SECONDS", 60.0, "A running ask not marked alive for this long is taken over."
     )
     # ------------------------------------------------------------------ misc
     log_level: str = _setting("ASKWITH_LOG_LEVEL", "INFO", "Logging level.")

@@ -47,13 +47,18 @@ class IngestWorker:
         self.store = ChatStore(db)
         self.indexer = indexer
         self._mirror: Mirror | None = None
+        self.page_size = page_size
         self._run_lock = asyncio.Lock()  # one run at a time per worker, whoever starts it
-        self._puller = HistoryPuller(port, db, self.store, page_size=page_size, refresh_members=self._refresh)
 
     @property
     def workspace_id(self) -> int | None:
         """The store's id of the workspace, once mirrored."""
         return None if self._mirror is None else self._mirror.workspace_id
+
+    @property
+    def busy(self) -> bool:
+        """True while a run is in progress."""
+        return self._run_lock.locked()
 
     async def mirror(self) -> Mirror:
         """Mirror the workspace's structure (workspace, members, channels, memberships) into the store."""
@@ -86,12 +91,15 @@ class IngestWorker:
             ingestable = await self.store.ingestable_channel_ids(session, mirror.workspace_id)
         todo = [c.id for c in mirror.channels if mirror.channel_ids[c.id] in ingestable]
         report.channels_ingested = len(todo)
-        counts = PullCounts()
+        puller = HistoryPuller(
+            self.port, self.db, self.store, mirror, page_size=self.page_size, refresh_members=self._refresh
+        )
+        await puller.start()
         _tick(progress, Stage.HISTORY, 0, len(todo))
         for done, channel_id in enumerate(todo, start=1):
-            counts += await self._puller.pull_channel(mirror, channel_id)
+            await puller.pull_channel(channel_id)
             _tick(progress, Stage.HISTORY, done, len(todo))
-        return counts
+        return await puller.finish()
 
     @staticmethod
     async def _index(indexer: SessionIndexer, workspace_id: int, progress: IngestProgress | None) -> IndexStats:
@@ -128,7 +136,7 @@ class IngestWorker:
                 session, mirror.workspace_id, [message], mirror.channel_ids, mirror.member_ids
             )
             if message.thread_id:
-                await self.store.ensure_thread_cursors(session, db_channel, [message.thread_id])
+                await self.store.ensure_thread_cursors(session, [(db_channel, message.thread_id)])
         return added == 1
 
     async def _refresh(self, mirror: Mirror) -> None:

@@ -15,6 +15,7 @@ from bot.settings import Settings
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
 from bot.world import World
+from tests.fakes.openai_server import FakeOpenAIServer
 
 
 SAMPLE_WORKSPACE = Path(__file__).parent.parent / "adapters" / "local" / "samples" / "acme.json"
@@ -101,3 +102,14 @@ async def mirror_world(db: Database, world: World) -> int:
         for messages in world.messages.values():
             await store.add_messages(session, workspace_id, messages, channel_ids, member_ids)
     return workspace_id
+
+
+@pytest.fixture
+async def fake_openai() -> AsyncIterator[FakeOpenAIServer]:
+    """A fake OpenAI-compatible server on a free loopback port (see tests/fakes/openai_server.py)."""
+    server = FakeOpenAIServer()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()

@@ -38,7 +38,7 @@ class LLMCallRecord:
     latency_s: float = 0.0
     attempts: int = 0
     cached: bool = False
-    json_mode: str = "text"  # text | json_schema | json_object
+    json_mode: str = "text"  # text | json_schema | json_object_schema | json_object | prompt_only
     repaired: bool = False
     error: str | None = None
 
@@ -60,15 +60,33 @@ class LLMTotals:
     completion_tokens: int = 0
     failures: int = 0
     by_purpose: dict[str, int] = field(default_factory=dict)
+    attempts: int = 0
+    cached: int = 0
+    repaired: int = 0
+    latency_s: float = 0.0
+
+    def add(self, record: LLMCallRecord) -> None:
+        self.calls += 1
+        self.prompt_tokens += record.prompt_tokens
+        self.completion_tokens += record.completion_tokens
+        self.failures += record.error is not None
+        self.by_purpose[record.purpose] = self.by_purpose.get(record.purpose, 0) + 1
+        self.attempts += record.attempts
+        self.cached += record.cached
+        self.repaired += record.repaired
+        self.latency_s += record.latency_s
 
 
 class LLMBackend(Protocol):
     """Where requests go: an OpenAI-compatible endpoint, or a scripted stand-in in tests and benchmarks.
 
     `response_format` is the OpenAI `response_format` value to send (None for plain text). Transient failures raise
-    `LLMTransientError`; a request the endpoint refuses because of its response_format raises `LLMFormatRejected`.
+    `LLMTransientError`; a request the endpoint refuses because of its response_format raises
+    `LLMFormatRejectedError`; a request refused for good (bad key, unknown model) raises `LLMRejectedError`.
+    `endpoint` names where the model lives in error messages (a base URL; never a key).
     """
 
     model: str
+    endpoint: str
 
     async def complete(self, request: LLMRequest, *, response_format: dict[str, Any] | None) -> LLMReply: ...

@@ -7,7 +7,7 @@ in `bot.memory`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -110,32 +110,33 @@ class ChatStore:
             )
             await session.execute(stmt)
         channel_ids = await self.channel_ids(session, workspace_id)
-        for channel in channels:
-            await self._replace_memberships(session, channel_ids[channel.id], channel.member_ids, member_ids)
+        wanted = {(channel_ids[c.id], member_ids[m]) for c in channels for m in c.member_ids if m in member_ids}
+        await self._replace_memberships(session, {channel_ids[c.id] for c in channels}, wanted)
         return channel_ids
 
     async def _replace_memberships(
-        self, session: AsyncSession, channel_id: int, platform_member_ids: Sequence[str], member_ids: dict[str, int]
+        self, session: AsyncSession, channel_ids: set[int], wanted: set[tuple[int, int]]
     ) -> None:
-        wanted = {member_ids[m] for m in platform_member_ids if m in member_ids}
-        current = set(
-            (
-                await session.execute(
-                    select(models.Membership.member_id).where(models.Membership.channel_id == channel_id)
-                )
-            ).scalars()
-        )
-        if gone := current - wanted:
-            await session.execute(
-                delete(models.Membership).where(
-                    models.Membership.channel_id == channel_id, models.Membership.member_id.in_(gone)
+        """Make the memberships of `channel_ids` exactly `wanted` ((channel, member) pairs), in a few statements."""
+        current: set[tuple[int, int]] = set()
+        ordered = sorted(channel_ids)
+        for start in range(0, len(ordered), 500):  # stay under SQLite's bound-parameter limit
+            rows = await session.execute(
+                select(models.Membership.channel_id, models.Membership.member_id).where(
+                    models.Membership.channel_id.in_(ordered[start : start + 500])
                 )
             )
-        if new := wanted - current:
+            current.update((c, m) for c, m in rows.all())
+        for channel_id, member_id in sorted(current - wanted):
             await session.execute(
-                self._insert(models.Membership)
-                .values([{"channel_id": channel_id, "member_id": m} for m in sorted(new)])
-                .on_conflict_do_nothing()
+                delete(models.Membership).where(
+                    models.Membership.channel_id == channel_id, models.Membership.member_id == member_id
+                )
+            )
+        new = [{"channel_id": c, "member_id": m} for c, m in sorted(wanted - current)]
+        for start in range(0, len(new), 400):
+            await session.execute(
+                self._insert(models.Membership).values(new[start : start + 400]).on_conflict_do_nothing()
             )
 
     async def channel_ids(self, session: AsyncSession, workspace_id: int) -> dict[str, int]:
@@ -199,34 +200,44 @@ class ChatStore:
     async def set_cursor(
         self, session: AsyncSession, channel_id: int, cursor: str, thread_platform_id: str = ""
     ) -> None:
-        stmt = self._insert(models.IngestCursor).values(
-            channel_id=channel_id, thread_platform_id=thread_platform_id, cursor=cursor, updated_at=datetime.now(UTC)
-        )
-        stmt = stmt.on_conflict_do_update(
-            index_elements=["channel_id", "thread_platform_id"],
-            set_={"cursor": stmt.excluded.cursor, "updated_at": stmt.excluded.updated_at},
-        )
-        await session.execute(stmt)
+        await self.set_cursors(session, {(channel_id, thread_platform_id): cursor})
 
-    async def ensure_thread_cursors(self, session: AsyncSession, channel_id: int, thread_ids: Iterable[str]) -> None:
-        """Remember threads to read (from the start) without moving the cursor of a thread already being read."""
+    async def set_cursors(self, session: AsyncSession, cursors: dict[tuple[int, str], str]) -> None:
+        """Store many cursors at once; keys are (channel id, thread platform id or '' for the channel itself)."""
+        now = datetime.now(UTC)
         rows = [
-            {"channel_id": channel_id, "thread_platform_id": t, "cursor": "", "updated_at": datetime.now(UTC)}
-            for t in sorted(set(thread_ids))
+            {"channel_id": c, "thread_platform_id": t, "cursor": cursor, "updated_at": now}
+            for (c, t), cursor in sorted(cursors.items())
+        ]
+        for start in range(0, len(rows), 200):
+            stmt = self._insert(models.IngestCursor).values(rows[start : start + 200])
+            stmt = stmt.on_conflict_do_update(
+                index_elements=["channel_id", "thread_platform_id"],
+                set_={"cursor": stmt.excluded.cursor, "updated_at": stmt.excluded.updated_at},
+            )
+            await session.execute(stmt)
+
+    async def cursors(self, session: AsyncSession, workspace_id: int) -> dict[tuple[int, str], str]:
+        """Every ingestion cursor of a workspace, keyed (channel id, thread platform id or '')."""
+        result = await session.execute(
+            select(models.IngestCursor.channel_id, models.IngestCursor.thread_platform_id, models.IngestCursor.cursor)
+            .join(models.Channel, models.Channel.id == models.IngestCursor.channel_id)
+            .where(models.Channel.workspace_id == workspace_id)
+        )
+        return {(c, t): cursor for c, t, cursor in result.all()}
+
+    async def ensure_thread_cursors(self, session: AsyncSession, threads: Iterable[tuple[int, str]]) -> None:
+        """Remember threads, as (channel id, thread platform id), to read from their start; a thread already being
+        read keeps its cursor."""
+        now = datetime.now(UTC)
+        rows = [
+            {"channel_id": c, "thread_platform_id": t, "cursor": "", "updated_at": now}
+            for c, t in sorted(set(threads))
             if t
         ]
-        if rows:
-            stmt = self._insert(models.IngestCursor).values(rows)
+        for start in range(0, len(rows), 200):
+            stmt = self._insert(models.IngestCursor).values(rows[start : start + 200])
             await session.execute(stmt.on_conflict_do_nothing(index_elements=["channel_id", "thread_platform_id"]))
-
-    async def thread_cursors(self, session: AsyncSession, channel_id: int) -> dict[str, str]:
-        """Every known thread of a channel with its cursor ('' = not read yet)."""
-        result = await session.execute(
-            select(models.IngestCursor.thread_platform_id, models.IngestCursor.cursor).where(
-                models.IngestCursor.channel_id == channel_id, models.IngestCursor.thread_platform_id != ""
-            )
-        )
-        return {key: value for key, value in result.all()}
 
     async def find_workspace(self, session: AsyncSession, key: WorkspaceKey) -> int | None:
         return (

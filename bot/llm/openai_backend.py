@@ -1,0 +1,137 @@
+"""The backend for any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp server), via `openai.AsyncOpenAI`.
+
+One `AsyncOpenAI` per backend, with the library's own retries off: `LLMClient` owns retries, so attempts are
+counted and accounted in one place. Errors are translated into askwith's: transient (429, 5xx, time-out,
+connection) → `LLMTransientError`; a refused `response_format` → `LLMFormatRejectedError`; anything else →
+`LLMRejectedError` naming the endpoint and model. The API key never appears in a message.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import openai
+
+from bot.errors import LLMError, LLMFormatRejectedError, LLMRejectedError, LLMTransientError
+from bot.llm.tokens import count_tokens
+from bot.llm.types import LLMReply, LLMRequest
+from bot.settings import Settings
+
+
+# A refusal that names one of these is about the response_format we sent, so a simpler form may work. llama.cpp's
+# Python server answers HTTP 500 (a wrapped validation error naming response_format) where others answer 400/422.
+_FORMAT_WORDS = re.compile(r"response_format|json_schema|json_object|schema|grammar", re.IGNORECASE)
+_FORMAT_STATUSES = {400, 422, 500, 501}
+_TRANSIENT_STATUSES = {408, 409, 425, 429}
+# Local servers accept any key, but the openai library insists on one.
+_PLACEHOLDER_KEY = "no-key"
+
+
+class OpenAIBackend:
+    def __init__(self, *, base_url: str, model: str, api_key: str = "", timeout_s: float = 60.0) -> None:
+        self.endpoint = base_url
+        self.model = model
+        self.timeout_s = timeout_s
+        self._secret = api_key  # kept only to scrub it from server messages
+        self._client = openai.AsyncOpenAI(
+            base_url=base_url, api_key=api_key or _PLACEHOLDER_KEY, timeout=timeout_s, max_retries=0
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> OpenAIBackend:
+        return cls(
+            base_url=settings.require("llm_base_url"),
+            model=settings.llm_model,
+            api_key=settings.llm_api_key,
+            timeout_s=settings.llm_timeout_seconds,
+        )
+
+    def __repr__(self) -> str:
+        return f"OpenAIBackend(endpoint={self.endpoint!r}, model={self.model!r})"
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    async def complete(self, request: LLMRequest, *, response_format: dict[str, Any] | None) -> LLMReply:
+        try:
+            response = await self._client.chat.completions.create(**self._arguments(request, response_format))
+        except openai.OpenAIError as exc:
+            # `from None`: the library's exception text may quote request details; ours is scrubbed.
+            raise self._translate(exc) from None
+        return self._reply(request, response)
+
+    def _arguments(self, request: LLMRequest, response_format: dict[str, Any] | None) -> dict[str, Any]:
+        arguments: dict[str, Any] = {"model": self.model, "messages": request.messages}
+        if request.temperature is not None:
+            arguments["temperature"] = request.temperature
+        if request.max_tokens is not None:
+            arguments["max_tokens"] = request.max_tokens
+        if response_format is not None:
+            arguments["response_format"] = response_format
+        return arguments
+
+    def _reply(self, request: LLMRequest, response: Any) -> LLMReply:
+        choices = getattr(response, "choices", None) or []
+        text = (choices[0].message.content or "") if choices else ""
+        usage = getattr(response, "usage", None)
+        if usage is not None and usage.prompt_tokens is not None:
+            return LLMReply(text, usage.prompt_tokens, usage.completion_tokens or 0, self.model)
+        prompt = "".join(str(message.get("content", "")) for message in request.messages)
+        return LLMReply(text, count_tokens(prompt), count_tokens(text) if text else 0, self.model)
+
+    # ------------------------------------------------------------------ errors
+    def _translate(self, exc: openai.OpenAIError) -> LLMError:
+        if isinstance(exc, openai.APITimeoutError):
+            return LLMTransientError(f"no reply within {self.timeout_s:g} s")
+        if isinstance(exc, openai.APIConnectionError):
+            return LLMTransientError("could not connect")
+        if isinstance(exc, openai.APIStatusError):
+            return self._translate_status(exc.status_code, self._detail(exc), exc.response.headers)
+        return LLMRejectedError(f"The language model at {self.endpoint} gave an unusable response for {self.model!r}.")
+
+    def _translate_status(self, status: int, detail: str, headers: Any) -> LLMError:
+        if status in _FORMAT_STATUSES and _FORMAT_WORDS.search(detail):
+            return LLMFormatRejectedError(f"HTTP {status}: {detail}")
+        if status == 429 and "quota" in detail.lower():  # out of credit: waiting will not help
+            return self._rejected(status, "the account is out of quota")
+        if status in _TRANSIENT_STATUSES or status >= 500:
+            return LLMTransientError(f"HTTP {status}", retry_after=retry_after_seconds(headers))
+        return self._rejected(status, _hint(status, detail))
+
+    def _rejected(self, status: int, hint: str) -> LLMRejectedError:
+        return LLMRejectedError(
+            f"The language model at {self.endpoint} refused the request for model {self.model!r} "
+            f"(HTTP {status}: {hint})."
+        )
+
+    def _detail(self, exc: openai.APIStatusError) -> str:
+        body = exc.body
+        message = body.get("message") if isinstance(body, dict) else None
+        text = str(message if message is not None else (body if body is not None else exc.message))
+        if self._secret:
+            text = text.replace(self._secret, "***")
+        return text[:300]
+
+
+def _hint(status: int, detail: str) -> str:
+    if status == 401:
+        return "the API key was not accepted; check ASKWITH_LLM_API_KEY"
+    if status == 403:
+        return "access denied for this key; check ASKWITH_LLM_API_KEY and the model's permissions"
+    if status == 404:
+        return "no such model or route; check ASKWITH_LLM_MODEL and that ASKWITH_LLM_BASE_URL ends in /v1"
+    return detail or "no details given"
+
+
+def retry_after_seconds(headers: Any) -> float | None:
+    """The server's requested wait: `retry-after-ms`, else `retry-after` in seconds; None when absent or a date."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = headers.get(name) if headers is not None else None
+        if raw is None:
+            continue
+        try:
+            return max(float(raw) * scale, 0.0)
+        except ValueError:
+            continue
+    return None

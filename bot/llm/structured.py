@@ -1,0 +1,105 @@
+"""Structured output: the JSON forms an endpoint may accept, reply checking, and the repair re-ask.
+
+Endpoints differ in what `response_format` they take: OpenAI and vLLM take `json_schema`; the llama.cpp Python
+server takes only `json_object` with a `schema` beside it (and answers HTTP 500 to `json_schema`); some take bare
+`json_object`; some take none. The client tries them in `FALLBACK_ORDER` and remembers what worked; every reply is
+checked against the schema here whatever the endpoint promised.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from bot.llm.json_repair import parse_json_object
+from bot.llm.types import LLMRequest, Messages
+from bot.prompts import render_prompt
+
+
+# How much of a bad reply the repair re-ask shows the model back: enough to see the mistake, not a token bill.
+REPAIR_ECHO_CHARS = 4000
+
+
+class JsonMode(Enum):
+    JSON_SCHEMA = "json_schema"
+    JSON_OBJECT_SCHEMA = "json_object_schema"
+    JSON_OBJECT = "json_object"
+    PROMPT_ONLY = "prompt_only"  # no response_format at all: the prompt and the checks below do the work
+
+
+FALLBACK_ORDER = (JsonMode.JSON_SCHEMA, JsonMode.JSON_OBJECT_SCHEMA, JsonMode.JSON_OBJECT, JsonMode.PROMPT_ONLY)
+
+
+def response_format(mode: JsonMode, request: LLMRequest) -> dict[str, Any] | None:
+    """The OpenAI `response_format` value for `mode`."""
+    schema = request.json_schema or {}
+    if mode is JsonMode.JSON_SCHEMA:
+        spec = {"name": request.schema_name, "schema": schema, "strict": is_strict_compatible(schema)}
+        return {"type": "json_schema", "json_schema": spec}
+    if mode is JsonMode.JSON_OBJECT_SCHEMA:
+        return {"type": "json_object", "schema": schema}
+    if mode is JsonMode.JSON_OBJECT:
+        return {"type": "json_object"}
+    return None
+
+
+def is_strict_compatible(schema: dict[str, Any]) -> bool:
+    """Whether OpenAI's strict mode accepts `schema`: every object closed and every property required.
+
+    Strict mode refuses other schemas outright, so asking for it only when it fits keeps a loose schema working.
+    """
+    if schema.get("type") == "object" or "properties" in schema:
+        properties = schema.get("properties", {})
+        if schema.get("additionalProperties", True) is not False:
+            return False
+        if set(schema.get("required", [])) != set(properties):
+            return False
+    return all(is_strict_compatible(child) for child in _subschemas(schema))
+
+
+def _subschemas(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    children: list[dict[str, Any]] = list(schema.get("properties", {}).values())
+    if isinstance(schema.get("items"), dict):
+        children.append(schema["items"])
+    for key in ("anyOf", "oneOf", "allOf"):
+        children.extend(schema.get(key, []))
+    children.extend(schema.get("$defs", {}).values())
+    return [child for child in children if isinstance(child, dict)]
+
+
+def check_reply(text: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """The reply's JSON object if it matches `schema`; otherwise ValueError saying what is wrong, for the model."""
+    data = parse_json_object(text)
+    error = best_match(Draft202012Validator(schema).iter_errors(data))
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path) or "the top level"
+        raise ValueError(f"at {where}: {error.message}")
+    return data
+
+
+def json_repair_messages(request: LLMRequest, bad_reply: str, problem: str) -> Messages:
+    """The original conversation, the model's unusable reply, and a request to answer again in the right shape."""
+    echo = bad_reply[:REPAIR_ECHO_CHARS]
+    nudge = render_prompt(
+        "llm_repair",
+        "json",
+        problem=problem,
+        empty=not bad_reply.strip(),
+        schema=json.dumps(request.json_schema, ensure_ascii=False),
+    )
+    return _followed_by(request.messages, echo, nudge)
+
+
+def text_repair_messages(request: LLMRequest, bad_reply: str) -> Messages:
+    """For a plain-text request whose reply was empty: ask once more."""
+    return _followed_by(request.messages, bad_reply, render_prompt("llm_repair", "empty_text"))
+
+
+def _followed_by(messages: Messages, reply: str, nudge: str) -> Messages:
+    # Some servers refuse an assistant turn with empty content, so an empty reply is said in the nudge instead.
+    assistant = [{"role": "assistant", "content": reply}] if reply.strip() else []
+    return [*messages, *assistant, {"role": "user", "content": nudge}]
