@@ -71,6 +71,15 @@ class WorkspaceNotIngestedError(WorkspaceError):
         self.spec = spec
 
 
+class ChatPlatformError(WorkspaceError):
+    """The chat platform's API refused a call (missing scope, not in channel, ...); the text names call and reason."""
+
+    def __init__(self, call: str, reason: str) -> None:
+        super().__init__(f"The chat platform refused {call}: {reason}")
+        self.call = call
+        self.reason = reason
+
+
 class PlatformInstallError(AskwithError):
     """A member's authorisation of askwith on a chat platform (OAuth install flow) failed; the text says why."""
 

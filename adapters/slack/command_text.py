@@ -48,7 +48,7 @@ class ParsedAsk:
 def parse_ask(text: str) -> ParsedAsk:
     """Leading mentions are the colleagues; the rest is the question (inner mentions kept, shown as @handle)."""
     stripped = (text or "").strip()
-    if stripped.lower() in ("help", "-h", "--help", "?"):
+    if stripped.lower() in ("", "help", "-h", "--help", "?"):  # a bare `/ask-with` gets the usage too
         return ParsedAsk((), "", wants_help=True)
     words = stripped.split()
     colleagues: list[Colleague] = []

@@ -12,8 +12,8 @@ from typing import Any
 from bot.port import Channel, ChannelKind, ChatMessage, Member
 
 
-# Message subtypes that carry something a person said; joins, topic changes and the like are not memory.
-SPOKEN_SUBTYPES = frozenset({None, "thread_broadcast", "file_share", "me_message"})
+# Message subtypes that carry something someone said; joins, topic changes and the like are not messages here.
+SAID_SUBTYPES = frozenset({None, "thread_broadcast", "file_share", "me_message", "bot_message"})
 
 
 def message_id(channel_id: str, ts: str) -> str:
@@ -65,12 +65,9 @@ def channel_from_slack(channel: dict[str, Any], member_ids: tuple[str, ...]) -> 
     return Channel(id=channel["id"], name=name, kind=kind, member_ids=member_ids)
 
 
-def is_spoken(message: dict[str, Any], *, bot_user_id: str) -> bool:
-    """A message a person wrote: not the bot's own post, not another bot's, not a join or topic change."""
-    if message.get("subtype") not in SPOKEN_SUBTYPES or message.get("bot_id"):
-        return False
-    user = message.get("user")
-    return bool(user) and user != bot_user_id
+def is_message(message: dict[str, Any]) -> bool:
+    """Something a member (or a bot user) said: not a join or topic change, not an integration without a user."""
+    return message.get("subtype") in SAID_SUBTYPES and bool(message.get("user"))
 
 
 def message_from_slack(channel_id: str, message: dict[str, Any]) -> ChatMessage:

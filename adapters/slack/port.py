@@ -2,7 +2,8 @@
 
 Reading: the bot token sees the conversations the bot is in; a member's DMs are read with the user token that
 member granted (`UserTokenStore`), so `list_channels` returns both and each read picks the token that can see the
-channel. The bot's own posts, other bots and the agents' hidden channel are never returned to ingestion.
+channel. History holds what members and bots said (joins and topic changes are left out); ingestion drops bots'
+posts itself, and the agents' hidden channel is never listed. Live events from bots are not passed on at all.
 
 History cursors are Slack timestamps: `HistoryPage.cursor` is the ts of the last message read, so ingestion stores
 it and later resumes with only what is newer (`oldest=`).
@@ -18,13 +19,15 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from adapters.slack import blocks, texts
 from adapters.slack.convert import (
     channel_from_slack,
     channel_kind,
-    is_spoken,
+    is_message,
     member_from_slack,
     message_from_slack,
     message_id,
@@ -32,6 +35,7 @@ from adapters.slack.convert import (
     ts_key,
 )
 from bot.approvals import ApprovalRegistry, PendingApproval
+from bot.errors import ChatPlatformError
 from bot.port import (
     ApprovalDecision,
     ApprovalRequest,
@@ -82,7 +86,7 @@ class SlackPort(ChatPort):
     # ------------------------------------------------------------------ identity
     async def identity(self) -> SlackIdentity:
         if self._identity is None:
-            auth = await self.client.auth_test()
+            auth = await self._call("auth.test")
             self._identity = SlackIdentity(auth["team_id"], auth.get("team") or auth["team_id"], auth["user_id"])
         return self._identity
 
@@ -90,13 +94,21 @@ class SlackPort(ChatPort):
         me = await self.identity()
         return WorkspaceInfo(me.team_id, me.team_name)
 
+    async def _call(self, method: str, *, write: bool = False, **params: Any) -> AsyncSlackResponse:
+        """One Web API call (reads as GET, writes as JSON POST); Slack's refusals become `ChatPlatformError`."""
+        params = {k: v for k, v in params.items() if v is not None}  # `token`, when given, overrides the bot's
+        try:
+            if write:
+                return await self.client.api_call(method, json=params)
+            return await self.client.api_call(method, http_verb="GET", params=params)
+        except SlackApiError as exc:
+            raise ChatPlatformError(method, str(exc.response.get("error", "unknown error"))) from exc
+
     async def _paged(self, method: str, key: str, **kwargs: Any) -> AsyncIterator[Any]:
         """Every item of a cursor-paginated list method."""
         cursor: str | None = None
         while True:
-            response = await self.client.api_call(
-                method, http_verb="GET", params={**kwargs, "limit": PAGE_SIZE, "cursor": cursor}
-            )
+            response = await self._call(method, **kwargs, limit=PAGE_SIZE, cursor=cursor)
             for item in response.get(key, []):
                 yield item
             cursor = (response.get("response_metadata") or {}).get("next_cursor")
@@ -144,14 +156,13 @@ class SlackPort(ChatPort):
         backlog = self._backlog.pop((channel_id, cursor or ""), None)
         if backlog is None:
             backlog = await self._history_after(channel_id, cursor)
-        me = await self.identity()
         messages: list[ChatMessage] = []
         next_cursor = cursor or ""
-        # A page holding only the bot's posts or joins would read as "nothing more"; keep going until one has words.
+        # A page holding only joins and topic changes would read as "nothing more"; go on until one has a message.
         while backlog and not messages:
             page, backlog = backlog[:limit], backlog[limit:]
             next_cursor = page[-1]["ts"]
-            messages = [message_from_slack(channel_id, m) for m in page if is_spoken(m, bot_user_id=me.bot_user_id)]
+            messages = [message_from_slack(channel_id, m) for m in page if is_message(m)]
         if backlog:
             self._backlog[(channel_id, next_cursor)] = backlog
         return HistoryPage(messages, next_cursor, bool(backlog))
@@ -171,15 +182,12 @@ class SlackPort(ChatPort):
         kwargs: dict[str, Any] = {"channel": channel_id, "ts": thread_ts, "limit": limit}
         if cursor:
             kwargs["oldest"] = cursor
-        response = await self.client.api_call(
-            "conversations.replies", http_verb="GET", params={**kwargs, **self._token_kwargs(channel_id)}
-        )
+        response = await self._call("conversations.replies", **kwargs, **self._token_kwargs(channel_id))
         after = ts_key(cursor) if cursor else (0, 0)
         replies = [m for m in response.get("messages", []) if m["ts"] != thread_ts and ts_key(m["ts"]) > after]
         replies.sort(key=lambda m: ts_key(m["ts"]))
         next_cursor = replies[-1]["ts"] if replies else (cursor or "")
-        me = await self.identity()
-        messages = [message_from_slack(channel_id, m) for m in replies if is_spoken(m, bot_user_id=me.bot_user_id)]
+        messages = [message_from_slack(channel_id, m) for m in replies if is_message(m)]
         return HistoryPage(messages, next_cursor, bool(response.get("has_more")))
 
     def _token_kwargs(self, channel_id: str) -> dict[str, str]:
@@ -188,7 +196,9 @@ class SlackPort(ChatPort):
 
     def is_ingestible(self, event: dict[str, Any], bot_user_id: str) -> bool:
         """A live message event worth remembering: spoken by a person, outside the agents' hidden channel."""
-        return event.get("channel") != self._agents_channel and is_spoken(event, bot_user_id=bot_user_id)
+        if event.get("channel") == self._agents_channel or event.get("bot_id"):
+            return False
+        return is_message(event) and event.get("user") != bot_user_id
 
     def live_message(self, event: dict[str, Any]) -> ChatMessage:
         return message_from_slack(event["channel"], event)
@@ -196,14 +206,14 @@ class SlackPort(ChatPort):
     # ------------------------------------------------------------------ writing
     async def post(self, channel_id: str, text: str, *, thread_id: str | None = None) -> str:
         thread_ts = split_message_id(thread_id)[1] if thread_id else None
-        response = await self.client.chat_postMessage(channel=channel_id, text=text, thread_ts=thread_ts)
+        response = await self._call("chat.postMessage", write=True, channel=channel_id, text=text, thread_ts=thread_ts)
         return message_id(channel_id, response["ts"])
 
     async def post_ephemeral(self, channel_id: str, member_id: str, text: str) -> None:
-        await self.client.chat_postEphemeral(channel=channel_id, user=member_id, text=text)
+        await self._call("chat.postEphemeral", write=True, channel=channel_id, user=member_id, text=text)
 
     async def open_dm(self, member_id: str) -> str:
-        response = await self.client.conversations_open(users=member_id)
+        response = await self._call("conversations.open", write=True, users=member_id)
         return response["channel"]["id"]
 
     async def agents_channel(self) -> str:
@@ -217,7 +227,7 @@ class SlackPort(ChatPort):
         async for raw in self._paged("users.conversations", "channels", types="private_channel"):
             if raw.get("name") == AGENTS_CHANNEL_NAME:
                 return raw["id"]
-        response = await self.client.conversations_create(name=AGENTS_CHANNEL_NAME, is_private=True)
+        response = await self._call("conversations.create", write=True, name=AGENTS_CHANNEL_NAME, is_private=True)
         return response["channel"]["id"]
 
     async def create_hidden_thread(self, title: str) -> ThreadRef:
@@ -232,8 +242,12 @@ class SlackPort(ChatPort):
             return decided
         if self.approvals.pending(request.id) is None:
             channel_id = await self.open_dm(request.member_id)
-            response = await self.client.chat_postMessage(
-                channel=channel_id, text=request.title, blocks=blocks.approval_prompt(request)
+            response = await self._call(
+                "chat.postMessage",
+                write=True,
+                channel=channel_id,
+                text=request.title,
+                blocks=blocks.approval_prompt(request),
             )
             self.approvals.track(PendingApproval(request, message_id(channel_id, response["ts"])))
         decision = await self.approvals.wait(request.id, timeout_s=timeout_s)
@@ -248,4 +262,6 @@ class SlackPort(ChatPort):
             return
         channel_id, ts = split_message_id(pending.prompt_ref)
         text = texts.approval_outcome(pending.request, decision)
-        await self.client.chat_update(channel=channel_id, ts=ts, text=text, blocks=blocks.approval_closed(text))
+        await self._call(
+            "chat.update", write=True, channel=channel_id, ts=ts, text=text, blocks=blocks.approval_closed(text)
+        )

@@ -13,6 +13,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 
 from adapters.slack.install import MemberInstallFlow
 from adapters.slack.port import SlackPort
+from bot.asks.service import AskService
 from bot.port import ChatMessage
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
@@ -37,7 +38,7 @@ class SlackServices:
     settings: Settings
     db: Database
     port: SlackPort
-    asks: Any  # the core's AskService
+    asks: AskService
     ingest: LiveIngest | None = None
     install: MemberInstallFlow | None = None
     member_settings: MemberSettingsStore = field(init=False)
@@ -50,6 +51,12 @@ class SlackServices:
 
     async def workspace(self) -> WorkspaceKey:
         return WorkspaceKey("slack", (await self.port.identity()).team_id)
+
+    async def run_ask(self, ask_id: int) -> None:
+        """Run a submitted ask in this process. If an ask worker claimed it first, it runs there instead; if this
+        process dies mid-way, a worker resumes it (asks are durable)."""
+        if await self.asks.claim(ask_id):
+            await self.asks.process(ask_id)
 
     def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run work after the listener returned, keeping a reference so it is not garbage-collected mid-way."""

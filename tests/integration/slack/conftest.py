@@ -90,13 +90,14 @@ class Slack:
         self.app = app
         self.fake = fake
         self.world = fake.world
+        self.last_body = ""
 
     async def send(self, body: str, **kwargs: Any) -> BoltResponse:
         return await self.app.async_dispatch(bolt_request(SIGNING_SECRET, body, **kwargs))
 
     async def command(self, user: str, command: str, text: str, **kwargs: Any) -> BoltResponse:
-        body = command_body(self.world.id, user, command, text, response_url=self.fake.hooks_url + "commands/1")
-        return await self.send(body, **kwargs)
+        self.last_body = command_body(self.world.id, user, command, text, response_url=self.fake.hooks_url + "c/1")
+        return await self.send(self.last_body, **kwargs)
 
     async def event(self, event: dict[str, Any], **kwargs: Any) -> BoltResponse:
         return await self.send(event_body(self.world.id, event), **kwargs)

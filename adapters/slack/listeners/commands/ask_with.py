@@ -16,6 +16,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from adapters.slack import texts
 from adapters.slack.command_text import parse_ask
 from adapters.slack.services import services
+from bot.asks.service import AskRequest
 from bot.errors import AskRejectedError
 
 
@@ -25,12 +26,12 @@ async def ask_with_callback(ack: AsyncAck, command: dict[str, Any], context: Asy
     if parsed.wants_help:
         await ack(text=texts.ASK_HELP, response_type="ephemeral")
         return
+    request = AskRequest(command["user_id"], [c.ref for c in parsed.colleagues], parsed.question)
     try:
-        ask = await svc.asks.submit(
-            requester=command["user_id"], colleagues=[c.ref for c in parsed.colleagues], question=parsed.question
-        )
+        ask_id = await svc.asks.submit(request)
     except AskRejectedError as exc:
         await ack(text=str(exc), response_type="ephemeral")
         return
     await ack(text=texts.asking([c.label for c in parsed.colleagues]), response_type="ephemeral")
-    svc.spawn(svc.asks.run(ask))
+    logger.info("ask #%s submitted by %s", ask_id, command["user_id"])
+    svc.spawn(svc.run_ask(ask_id))

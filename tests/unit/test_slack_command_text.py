@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+from adapters.slack.command_text import Colleague, parse_ask, parse_settings
+from bot.port import SharePolicy
+
+
+def test_escaped_unescaped_and_named_mentions() -> None:
+    parsed = parse_ask("<@U1|bob> <@W2>  @carol.j  when is <@U9|dave>'s demo? ")
+    assert parsed.colleagues == (Colleague("U1", "bob"), Colleague("W2", None), Colleague(None, "carol.j"))
+    assert [c.ref for c in parsed.colleagues] == ["U1", "W2", "carol.j"]
+    assert [c.label for c in parsed.colleagues] == ["<@U1>", "<@W2>", "@carol.j"]
+    assert parsed.question == "when is @dave's demo?"
+
+
+def test_repeated_colleague_counts_once_and_mentions_after_the_question_stay_in_it() -> None:
+    parsed = parse_ask("@bob @bob what did @carol say?")
+    assert parsed.colleagues == (Colleague(None, "bob"),)
+    assert parsed.question == "what did @carol say?"
+
+
+def test_help_and_empty() -> None:
+    assert parse_ask("help").wants_help and parse_ask("  ").wants_help
+    assert parse_ask("@bob").question == "" and not parse_ask("@bob").wants_help
+    assert parse_ask("what now?").colleagues == ()
+
+
+def test_settings_commands() -> None:
+    assert parse_settings("").action == "show"
+    assert parse_settings("ON").action == "opt_in" and parse_settings("opt-out").action == "opt_out"
+    assert parse_settings("share never").share == SharePolicy.NEVER
+    assert parse_settings("exclude <#C123|random>").channel_id == "C123"
+    assert parse_settings("include <#G9>").action == "include"
+    for bad in ("share maybe", "exclude random", "on please", "dance"):
+        assert parse_settings(bad).action == "invalid", bad
