@@ -22,9 +22,9 @@ def _root() -> None:
 
 
 def _register_all() -> None:
-    from bot.cli import ingest, memory
+    from bot.cli import ingest, memory, slack
 
-    for module in (ingest, memory):
+    for module in (ingest, memory, slack):
         module.register(app)
 
 

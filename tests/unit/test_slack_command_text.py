@@ -32,3 +32,23 @@ def test_settings_commands() -> None:
     assert parse_settings("include <#G9>").action == "include"
     for bad in ("share maybe", "exclude random", "on please", "dance"):
         assert parse_settings(bad).action == "invalid", bad
+
+
+def test_install_state_is_signed_and_expires(tmp_path) -> None:  # noqa: ANN001 - pytest's tmp_path
+    import pytest
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    from adapters.slack.install import STATE_TTL_SECONDS, MemberInstallFlow
+    from bot.errors import PlatformInstallError
+    from bot.settings import Settings
+
+    settings = Settings(data_dir=tmp_path, slack_client_id="1.2", slack_client_secret="s3cret")
+    flow = MemberInstallFlow(settings, AsyncWebClient(token="xoxb-x"), tokens=None)  # type: ignore[arg-type]
+    state = flow.new_state(now=1000.0)
+    flow.check_state(state, now=1000.0 + STATE_TTL_SECONDS - 1)
+    with pytest.raises(PlatformInstallError, match="expired"):
+        flow.check_state(state, now=1000.0 + STATE_TTL_SECONDS + 1)
+    nonce, expires, signature = state.split(".")
+    with pytest.raises(PlatformInstallError, match="not issued"):
+        flow.check_state(f"{nonce}.{int(expires) + 3600}.{signature}", now=1000.0)
+    assert "user_scope=im:history,mpim:history,im:read,mpim:read" in flow.authorize_url()
