@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 
 from slack_bolt.adapter.socket_mode.async_internals import run_async_bolt_app
-from slack_bolt.async_app import AsyncApp
+from slack_bolt.async_app import AsyncBoltRequest
 from slack_sdk.socket_mode.request import SocketModeRequest
 
 from adapters.slack import texts
+from adapters.slack.app import build_app
 from adapters.slack.blocks import APPROVE_ACTION, DENY_ACTION
 from adapters.slack.services import SlackServices
 from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
@@ -52,9 +54,7 @@ async def test_a_timestamp_older_than_five_minutes_is_rejected_with_401(slack: S
     assert recent.status == 200 and body
 
 
-def _request(body: str, headers: dict[str, str]):  # noqa: ANN202 - AsyncBoltRequest
-    from slack_bolt.async_app import AsyncBoltRequest
-
+def _request(body: str, headers: dict[str, str]) -> AsyncBoltRequest:
     base = {"x-slack-request-timestamp": str(int(time.time())), "content-type": "application/x-www-form-urlencoded"}
     return AsyncBoltRequest(body=body, headers={**base, **headers})
 
@@ -182,19 +182,9 @@ async def _until(condition, timeout: float = 5.0) -> None:  # noqa: ANN001 - any
 
 # ---------------------------------------------------------------------- Socket Mode
 async def test_socket_mode_delivers_the_same_command_without_signatures(services: SlackServices) -> None:
-    from adapters.slack.app import build_app
-
-    app: AsyncApp = build_app(
-        services.__class__(
-            services.settings.replace(slack_signing_secret=""),
-            services.db,
-            services.port,
-            services.asks,
-            services.ingest,
-            services.install,
-        ),
-        socket_mode=True,
-    )
+    """Socket Mode frames arrive over an authenticated socket: no signing secret needed, same listeners."""
+    socket_services = dataclasses.replace(services, settings=services.settings.replace(slack_signing_secret=""))
+    app = build_app(socket_services, socket_mode=True)
     payload = {
         "command": "/ask-with",
         "text": "help",
@@ -203,6 +193,6 @@ async def test_socket_mode_delivers_the_same_command_without_signatures(services
         "channel_id": "CCGENERAL",
         "trigger_id": "sm-1",
     }
-    request = SocketModeRequest(type="slash_commands", envelope_id="env-1", payload=payload)
-    response = await run_async_bolt_app(app, request)
+    frame = SocketModeRequest(type="slash_commands", envelope_id="e1", payload=payload)
+    response = await run_async_bolt_app(app, frame)
     assert response.status == 200 and json.loads(response.body)["text"] == texts.ASK_HELP
