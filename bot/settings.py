@@ -41,6 +41,11 @@ class Settings:
         "ASKWITH_CHROMA_HOST", "", "Chroma server host. Empty = embedded Chroma in ASKWITH_DATA_DIR."
     )
     chroma_port: int = _setting("ASKWITH_CHROMA_PORT", 8000, "Chroma server port (used with ASKWITH_CHROMA_HOST).")
+    chroma_prefix: str = _setting(
+        "ASKWITH_CHROMA_PREFIX",
+        "askwith",
+        "Prefix of askwith's Chroma collection names (one collection per workspace), so installs can share a server.",
+    )
     embedder: str = _setting(
         "ASKWITH_EMBEDDER",
         "minilm",
@@ -139,6 +144,12 @@ class Settings:
     )
     worker_stale_seconds: float = _setting(
         "ASKWITH_WORKER_STALE_SECONDS", 60.0, "A running ask not marked alive for this long is taken over."
+    )
+    # ------------------------------------------------------------------ negotiation
+    negotiation_approval_timeout_seconds: float = _setting(
+        "ASKWITH_NEGOTIATION_APPROVAL_TIMEOUT_SECONDS",
+        86400.0,
+        "How long an agreed task trade waits for both members' Accept before it lapses.",
     )
     # ------------------------------------------------------------------ misc
     log_level: str = _setting("ASKWITH_LOG_LEVEL", "INFO", "Logging level.")

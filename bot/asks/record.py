@@ -6,7 +6,9 @@ taken the ask over, so a worker that was presumed dead can never write into an a
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Coroutine
 from datetime import UTC, datetime
 from typing import Any
 
@@ -44,6 +46,7 @@ class AskRecorder:
         self.ask_id = ask_id
         self.worker_id = worker_id
         self.thread = thread
+        self._tail: asyncio.Future[None] | None = None  # the last pending write
 
     # ------------------------------------------------------------------ claim
     async def touch(self, session: AsyncSession) -> None:
@@ -60,6 +63,31 @@ class AskRecorder:
         async with self.db.session() as session, session.begin():
             await self.touch(session)
 
+    # ------------------------------------------------------------------ write-behind
+    # Turns are written in order by a chain of tasks, so the next LLM call never waits for the database or the
+    # hidden-thread post. `flush()` waits for all of them; a failed write (ClaimLostError, say) is raised by the
+    # next save or by `flush()`. A worker killed meanwhile loses at most the turn being written: it runs again.
+    def _enqueue(self, write: Coroutine[Any, Any, None]) -> None:
+        if self._tail is not None and self._tail.done() and self._tail.exception() is not None:
+            write.close()
+            raise self._tail.exception()  # type: ignore[misc]
+        previous = self._tail
+
+        async def after_previous() -> None:
+            if previous is not None:
+                try:
+                    await previous
+                except BaseException:
+                    write.close()
+                    raise
+            await write
+
+        self._tail = asyncio.ensure_future(after_previous())
+
+    async def flush(self) -> None:
+        if self._tail is not None:
+            await self._tail
+
     # ------------------------------------------------------------------ conversations and turns
     async def open_conversation(
         self, *, parent_id: int | None, parent_turn: int | None, depth: int, participants: list[str], question: str
@@ -75,6 +103,12 @@ class AskRecorder:
             return row.id
 
     async def save_turn(self, conversation_id: int, step: TurnStep, *, depth: int) -> None:
+        self._enqueue(self._write_turn(conversation_id, step, depth))
+
+    async def close_conversation(self, conversation_id: int, *, stop_reason: str, conclusion: str) -> None:
+        self._enqueue(self._write_close(conversation_id, stop_reason, conclusion))
+
+    async def _write_turn(self, conversation_id: int, step: TurnStep, depth: int) -> None:
         data = step.dict()
         async with self.db.session() as session, session.begin():
             await self.touch(session)
@@ -102,7 +136,7 @@ class AskRecorder:
             turn_id = turn.id
         await self.publish(turn_id, step.agent, step.utterance, depth)
 
-    async def close_conversation(self, conversation_id: int, *, stop_reason: str, conclusion: str) -> None:
+    async def _write_close(self, conversation_id: int, stop_reason: str, conclusion: str) -> None:
         async with self.db.session() as session, session.begin():
             await self.touch(session)
             await session.execute(
@@ -167,6 +201,7 @@ class AskRecorder:
         final_text: str,
         wall_s: float,
     ) -> None:
+        await self.flush()
         async with self.db.session() as session, session.begin():
             await self.touch(session)
             if consensus is not None:

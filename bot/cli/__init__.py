@@ -22,9 +22,9 @@ def _root() -> None:
 
 
 def _register_all() -> None:
-    from bot.cli import ingest, memory, slack
+    from bot.cli import bench, bench_negotiation, ingest, memory, negotiate, slack
 
-    for module in (ingest, memory, slack):
+    for module in (ingest, memory, bench, bench_negotiation, negotiate, slack):
         module.register(app)
 
 

@@ -1,12 +1,32 @@
 """Fuzzy-memory indexing: sessionize stored messages, summarize each session once, embed the summaries.
 
-INTERFACE ONLY in the foundation skeleton; the implementation lands with fuzzy memory.
+    indexer = SessionIndexer(db, settings, SessionSummarizer(db, llm), VectorIndex.from_settings(settings))
+    stats = await indexer.update(workspace_id, progress=lambda done, total: ...)
+
+Three stages, each recorded in the database as it goes, so a kill part-way loses and duplicates nothing:
+1. sessions: the channels whose messages changed are cut into sessions again; sessions that no longer exist (e.g. one
+   extended by new messages) are dropped with their vectors, new ones are stored;
+2. summaries: sessions without a summary get one (cached by content hash: identical content is summarized once);
+3. embeddings: summaries not yet in the vector index are embedded and upserted in batches, each batch marked
+   `embedded` once it is in the index (a batch cut off by a kill is simply upserted again).
+A rerun with no new messages adds 0 sessions, 0 summaries and 0 embeddings.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from bot.memory import session_store as store
+from bot.memory.sessions import sessionize
+from bot.memory.summarizer import SessionSummarizer
+from bot.memory.vector_index import VectorDoc, VectorIndex
+from bot.settings import Settings
+from bot.store import models
+from bot.store.db import Database
 
 
 @dataclass
@@ -19,11 +39,157 @@ class IndexStats:
 
 Progress = Callable[[int, int], None]  # (done, total)
 
+CHANNELS_PER_PASS = 100  # channels re-sessionized per transaction
+SUMMARY_BATCH = 32  # sessions summarized per transaction (their LLM calls run concurrently)
+EMBED_BATCH = 128  # summaries embedded and upserted per batch
+
 
 class SessionIndexer:
+    def __init__(
+        self,
+        db: Database,
+        settings: Settings,
+        summarizer: SessionSummarizer,
+        index: VectorIndex,
+        *,
+        summary_batch: int = SUMMARY_BATCH,
+        embed_batch: int = EMBED_BATCH,
+    ) -> None:
+        self.db = db
+        self.gap = timedelta(minutes=settings.session_gap_minutes)
+        self.max_messages = settings.session_max_messages
+        self.summarizer = summarizer
+        self.index = index
+        self.summary_batch = summary_batch
+        self.embed_batch = embed_batch
+
     async def update(self, workspace_id: int, *, progress: Progress | None = None) -> IndexStats:
         """Bring a workspace's sessions, summaries and embeddings up to date with its stored messages.
 
         Idempotent: with no new messages it adds nothing. Resumable: a kill part-way loses and duplicates nothing.
         """
-        raise NotImplementedError()
+        stats = IndexStats()
+        await self._resessionize(workspace_id, stats)
+        tracker = _Tracker(progress, await self._pending_work(workspace_id))
+        await self._summarize(workspace_id, stats, tracker)
+        await self._embed(workspace_id, stats, tracker)
+        return stats
+
+    # ------------------------------------------------------------------ stage 1: sessions
+    async def _resessionize(self, workspace_id: int, stats: IndexStats) -> None:
+        async with self.db.session() as session:
+            changed = await store.changed_channels(session, workspace_id)
+        for start in range(0, len(changed), CHANNELS_PER_PASS):
+            await self._resessionize_channels(workspace_id, changed[start : start + CHANNELS_PER_PASS], stats)
+
+    async def _resessionize_channels(self, workspace_id: int, channel_ids: list[int], stats: IndexStats) -> None:
+        async with self.db.session() as session:
+            lines = await store.channel_lines(session, channel_ids)
+            stored = await store.stored_sessions(session, channel_ids)
+        spans = [
+            span
+            for channel_id in channel_ids
+            for span in sessionize(channel_id, lines.get(channel_id, []), gap=self.gap, max_messages=self.max_messages)
+        ]
+        wanted = {span.key for span in spans}
+        gone = [s for key, s in stored.items() if key not in wanted]
+        new = [span for span in spans if span.key not in stored]
+        # Vectors go first: a kill before the rows are deleted leaves the channel marked changed, and the rerun
+        # deletes again. Deleting the rows first could leave vectors no row points to.
+        await self.index.delete(workspace_id, [s.key for s in gone if s.embedded])
+        async with self.db.session() as session, session.begin():
+            await store.delete_sessions(session, [s.id for s in gone])
+            stats.sessions_new += await store.insert_sessions(self.db, session, workspace_id, new)
+        stats.sessions_removed += len(gone)
+
+    async def _pending_work(self, workspace_id: int) -> int:
+        async with self.db.session() as session:
+            flags = (
+                await session.execute(
+                    select(models.MemorySession.summarized, models.MemorySession.embedded).where(
+                        models.MemorySession.workspace_id == workspace_id,
+                        ~(models.MemorySession.summarized & models.MemorySession.embedded),
+                    )
+                )
+            ).all()
+        return sum((not summarized) + (not embedded) for summarized, embedded in flags)
+
+    # ------------------------------------------------------------------ stage 2: summaries
+    async def _summarize(self, workspace_id: int, stats: IndexStats, tracker: _Tracker) -> None:
+        after = 0
+        while batch := await self._next_unsummarized(workspace_id, after):
+            after = batch[-1][0]
+            representative = {content_hash: id_ for id_, content_hash in reversed(batch)}
+            async with self.db.session() as session:
+                lines = await store.session_lines(session, list(representative.values()))
+            stats.summaries_new += await self.summarizer.ensure(
+                {content_hash: lines[id_] for content_hash, id_ in representative.items()}
+            )
+            async with self.db.session() as session, session.begin():
+                await store.mark(session, [id_ for id_, _ in batch], summarized=True)
+            tracker.advance(len(batch))
+
+    async def _next_unsummarized(self, workspace_id: int, after: int) -> list[tuple[int, str]]:
+        """The next sessions (by id) that still need a summary: (id, content hash)."""
+        async with self.db.session() as session:
+            stmt = (
+                select(models.MemorySession.id, models.MemorySession.content_hash)
+                .where(
+                    models.MemorySession.workspace_id == workspace_id,
+                    models.MemorySession.summarized.is_(False),
+                    models.MemorySession.id > after,
+                )
+                .order_by(models.MemorySession.id)
+                .limit(self.summary_batch)
+            )
+            return [(id_, content_hash) for id_, content_hash in (await session.execute(stmt)).all()]
+
+    # ------------------------------------------------------------------ stage 3: embeddings
+    async def _embed(self, workspace_id: int, stats: IndexStats, tracker: _Tracker) -> None:
+        after = 0
+        while batch := await self._next_unembedded(workspace_id, after):
+            after = batch[-1][0]
+            await self.index.upsert(workspace_id, [doc for _, doc in batch])
+            async with self.db.session() as session, session.begin():
+                await store.mark(session, [id_ for id_, _ in batch], embedded=True)
+            stats.embeddings_new += len(batch)
+            tracker.advance(len(batch))
+
+    async def _next_unembedded(self, workspace_id: int, after: int) -> list[tuple[int, VectorDoc]]:
+        """The next summarized sessions (by id) not yet in the vector index, as documents to upsert."""
+        async with self.db.session() as session:
+            stmt = (
+                select(
+                    models.MemorySession.id,
+                    models.MemorySession.key,
+                    models.MemorySession.channel_id,
+                    models.SessionSummary.text,
+                )
+                .join(models.SessionSummary, models.SessionSummary.content_hash == models.MemorySession.content_hash)
+                .where(
+                    models.MemorySession.workspace_id == workspace_id,
+                    models.MemorySession.summarized.is_(True),
+                    models.MemorySession.embedded.is_(False),
+                    models.MemorySession.id > after,
+                )
+                .order_by(models.MemorySession.id)
+                .limit(self.embed_batch)
+            )
+            rows = (await session.execute(stmt)).all()
+        return [(id_, VectorDoc(key, text, channel_id)) for id_, key, channel_id, text in rows]
+
+
+class _Tracker:
+    """Reports (done, total) after every batch, if anyone asked."""
+
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress = progress
+        self.total = total
+        self.done = 0
+        if progress is not None:
+            progress(0, total)
+
+    def advance(self, count: int) -> None:
+        self.done += count
+        if self.progress is not None:
+            self.progress(self.done, self.total)

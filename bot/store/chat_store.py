@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import case, delete, exists, func, select, true
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import port
@@ -34,7 +32,7 @@ class ChatStore:
         self.db = db
 
     def _insert(self, table: type[models.Base]):  # noqa: ANN202 - dialect-specific Insert
-        return (pg_insert if self.db.dialect == "postgresql" else sqlite_insert)(table)
+        return self.db.insert(table)
 
     # ------------------------------------------------------------------ workspace, members, channels
     async def ensure_workspace(self, session: AsyncSession, key: WorkspaceKey, name: str) -> int:

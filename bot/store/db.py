@@ -10,12 +10,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import event
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
@@ -33,6 +36,10 @@ class Database:
     @property
     def dialect(self) -> str:
         return self.engine.dialect.name  # "sqlite" | "postgresql"
+
+    def insert(self, table: type[Any]):  # noqa: ANN201 - a dialect-specific Insert
+        """An INSERT for this database's dialect, so callers can add ON CONFLICT clauses."""
+        return (pg_insert if self.dialect == "postgresql" else sqlite_insert)(table)
 
     @classmethod
     async def open(cls, settings: Settings, *, url: str | None = None, migrate: bool = True) -> Database:
@@ -57,6 +64,11 @@ class Database:
 
     async def close(self) -> None:
         await self.engine.dispose()
+
+
+def as_utc(value: datetime) -> datetime:
+    """A stored timestamp as an aware UTC datetime: SQLite hands back naive ones (stored as UTC)."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 def create_engine(url: str) -> AsyncEngine:

@@ -1,7 +1,7 @@
 """slack: members' own tokens (encrypted) and the inbound delivery log
 
-Revision ID: 0004_slack
-Revises: 0002_asks
+Revision ID: 0005_slack
+Revises: 0004_asks
 Create Date: 2026-11-21 15:02:11.000000
 """
 
@@ -13,8 +13,8 @@ import sqlalchemy as sa
 from alembic import op
 
 
-revision: str = "0004_slack"
-down_revision: str | None = "0002_asks"
+revision: str = "0005_slack"
+down_revision: str | None = "0004_asks"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,152 @@
+"""The database side of fuzzy indexing: which channels changed, their messages as session lines, and writing or
+dropping `memory_session` / `session_message` rows. Used by `SessionIndexer` only; agents read through
+`FuzzyMemory`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.memory.sessions import SessionLine, SessionSpan
+from bot.store import models
+from bot.store.db import Database, as_utc
+
+
+CHUNK = 500  # rows or ids per statement: stays under SQLite's bound-parameter limit
+
+
+@dataclass(frozen=True)
+class StoredSession:
+    id: int
+    key: str
+    embedded: bool
+
+
+def chunks(items: Sequence[int] | Sequence[str], size: int = CHUNK) -> Iterable[list]:  # type: ignore[type-arg]
+    for start in range(0, len(items), size):
+        yield list(items[start : start + size])
+
+
+async def changed_channels(session: AsyncSession, workspace_id: int) -> list[int]:
+    """Channels whose stored messages no longer match their sessions: new messages, or messages gone (the
+    session_message rows of a deleted message cascade away, so the link count drops below the session sizes)."""
+    messages = await _count_by_channel(
+        session,
+        select(models.Message.channel_id, func.count())
+        .where(models.Message.workspace_id == workspace_id)
+        .group_by(models.Message.channel_id),
+    )
+    sized = await _count_by_channel(
+        session,
+        select(models.MemorySession.channel_id, func.sum(models.MemorySession.message_count))
+        .where(models.MemorySession.workspace_id == workspace_id)
+        .group_by(models.MemorySession.channel_id),
+    )
+    linked = await _count_by_channel(
+        session,
+        select(models.MemorySession.channel_id, func.count())
+        .join(models.SessionMessage, models.SessionMessage.session_id == models.MemorySession.id)
+        .where(models.MemorySession.workspace_id == workspace_id)
+        .group_by(models.MemorySession.channel_id),
+    )
+    channels = set(messages) | set(sized)
+    return sorted(c for c in channels if not messages.get(c, 0) == sized.get(c, 0) == linked.get(c, 0))
+
+
+async def _count_by_channel(session: AsyncSession, stmt) -> dict[int, int]:  # noqa: ANN001 - a 2-column Select
+    return {channel: int(count) for channel, count in (await session.execute(stmt)).all()}
+
+
+async def channel_lines(session: AsyncSession, channel_ids: Sequence[int]) -> dict[int, list[SessionLine]]:
+    """Each channel's messages as session lines, oldest first."""
+    stmt = (
+        select(
+            models.Message.channel_id, models.Message.id, models.Member.name, models.Message.ts, models.Message.text
+        )
+        .join(models.Member, models.Member.id == models.Message.sender_id)
+        .where(models.Message.channel_id.in_(list(channel_ids)))
+        .order_by(models.Message.channel_id, models.Message.ts, models.Message.id)
+    )
+    lines: dict[int, list[SessionLine]] = defaultdict(list)
+    for channel_id, message_id, sender, ts, text in (await session.execute(stmt)).all():
+        lines[channel_id].append(SessionLine(message_id, sender, as_utc(ts), text))
+    return lines
+
+
+async def stored_sessions(session: AsyncSession, channel_ids: Sequence[int]) -> dict[str, StoredSession]:
+    stmt = select(models.MemorySession.id, models.MemorySession.key, models.MemorySession.embedded).where(
+        models.MemorySession.channel_id.in_(list(channel_ids))
+    )
+    return {key: StoredSession(id_, key, embedded) for id_, key, embedded in (await session.execute(stmt)).all()}
+
+
+async def session_lines(session: AsyncSession, session_ids: Sequence[int]) -> dict[int, list[SessionLine]]:
+    """The lines of the given sessions, oldest first."""
+    stmt = (
+        select(
+            models.SessionMessage.session_id,
+            models.Message.id,
+            models.Member.name,
+            models.Message.ts,
+            models.Message.text,
+        )
+        .join(models.Message, models.Message.id == models.SessionMessage.message_id)
+        .join(models.Member, models.Member.id == models.Message.sender_id)
+        .where(models.SessionMessage.session_id.in_(list(session_ids)))
+        .order_by(models.SessionMessage.session_id, models.Message.ts, models.Message.id)
+    )
+    lines: dict[int, list[SessionLine]] = defaultdict(list)
+    for session_id, message_id, sender, ts, text in (await session.execute(stmt)).all():
+        lines[session_id].append(SessionLine(message_id, sender, as_utc(ts), text))
+    return lines
+
+
+async def insert_sessions(db: Database, session: AsyncSession, workspace_id: int, spans: Sequence[SessionSpan]) -> int:
+    """Store new sessions and their message links; returns how many were new (a concurrent indexer may have
+    stored some already: those are skipped, never duplicated)."""
+    by_key = {span.key: span for span in spans}
+    created: list[tuple[int, str]] = []
+    for batch in chunks(list(by_key)):
+        rows = [_session_row(workspace_id, by_key[key]) for key in batch]
+        stmt = (
+            db.insert(models.MemorySession)
+            .values(rows)
+            .on_conflict_do_nothing(index_elements=["key"])
+            .returning(models.MemorySession.id, models.MemorySession.key)
+        )
+        created.extend((key_id[0], key_id[1]) for key_id in (await session.execute(stmt)).all())
+    links = [{"session_id": id_, "message_id": m} for id_, key in created for m in by_key[key].message_ids]
+    for start in range(0, len(links), CHUNK * 4):
+        await session.execute(db.insert(models.SessionMessage).values(links[start : start + CHUNK * 4]))
+    return len(created)
+
+
+def _session_row(workspace_id: int, span: SessionSpan) -> dict[str, object]:
+    return {
+        "key": span.key,
+        "workspace_id": workspace_id,
+        "channel_id": span.channel_id,
+        "content_hash": span.content_hash,
+        "first_ts": span.first_ts,
+        "last_ts": span.last_ts,
+        "message_count": len(span.lines),
+        "summarized": False,
+        "embedded": False,
+    }
+
+
+async def delete_sessions(session: AsyncSession, session_ids: Sequence[int]) -> None:
+    for batch in chunks(session_ids):
+        await session.execute(delete(models.SessionMessage).where(models.SessionMessage.session_id.in_(batch)))
+        await session.execute(delete(models.MemorySession).where(models.MemorySession.id.in_(batch)))
+
+
+async def mark(session: AsyncSession, session_ids: Sequence[int], **flags: bool) -> None:
+    """Set `summarized` and/or `embedded` on sessions."""
+    for batch in chunks(session_ids):
+        await session.execute(update(models.MemorySession).where(models.MemorySession.id.in_(batch)).values(**flags))

@@ -1,0 +1,98 @@
+"""Sessions: the unit of fuzzy memory. Pure functions, no I/O.
+
+A session is a run of messages in one channel, oldest first, that ends where the channel falls silent for longer
+than a gap or where it reaches a maximum size:
+
+    runs = split_sessions(messages, gap=timedelta(minutes=30), max_messages=40)
+
+Splitting is greedy from the channel's first message, so new messages appended to a channel change at most its last
+session; every earlier session keeps its key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+
+@dataclass(frozen=True)
+class SessionLine:
+    """One stored message as sessionizing sees it."""
+
+    message_id: int  # database id
+    sender: str  # sender's handle
+    ts: datetime
+    text: str
+
+    def transcript(self) -> str:
+        return f"{self.sender}: {self.text}"
+
+
+@dataclass(frozen=True)
+class SessionSpan:
+    """A computed session of one channel: its messages, its key and the hash of its content."""
+
+    channel_id: int  # database id
+    lines: tuple[SessionLine, ...]
+    key: str
+    content_hash: str
+
+    @property
+    def first_ts(self) -> datetime:
+        return self.lines[0].ts
+
+    @property
+    def last_ts(self) -> datetime:
+        return self.lines[-1].ts
+
+    @property
+    def message_ids(self) -> list[int]:
+        return [line.message_id for line in self.lines]
+
+
+def split_sessions(lines: Sequence[SessionLine], *, gap: timedelta, max_messages: int) -> list[list[SessionLine]]:
+    """Cut one channel's messages (oldest first) into sessions at silences longer than `gap` and every
+    `max_messages` messages."""
+    if max_messages < 1:
+        raise ValueError("max_messages must be at least 1")
+    runs: list[list[SessionLine]] = []
+    for line in lines:
+        current = runs[-1] if runs else None
+        if current is None or len(current) >= max_messages or line.ts - current[-1].ts > gap:
+            runs.append([line])
+        else:
+            current.append(line)
+    return runs
+
+
+def session_key(channel_id: int, message_ids: Iterable[int]) -> str:
+    """Deterministic identity of a session: its channel and exactly its messages (any change = a new session)."""
+    material = f"{channel_id}:" + ",".join(str(m) for m in message_ids)
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+def content_hash(lines: Iterable[SessionLine]) -> str:
+    """Hash of what a session says (sender and text of each line), whatever channel or time it happened in:
+    identical content is summarized once."""
+    digest = hashlib.sha256()
+    for line in lines:
+        # Unit/record separators cannot be confused with chat text, so two different line splits never collide.
+        digest.update(f"{line.sender}\x1f{line.text}\x1e".encode())
+    return digest.hexdigest()
+
+
+def sessionize(
+    channel_id: int, lines: Sequence[SessionLine], *, gap: timedelta, max_messages: int
+) -> list[SessionSpan]:
+    """One channel's sessions with their keys and content hashes."""
+    return [
+        SessionSpan(
+            channel_id=channel_id,
+            lines=tuple(run),
+            key=session_key(channel_id, (line.message_id for line in run)),
+            content_hash=content_hash(run),
+        )
+        for run in split_sessions(lines, gap=gap, max_messages=max_messages)
+    ]

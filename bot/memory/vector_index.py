@@ -1,0 +1,148 @@
+"""The vector index of fuzzy memory: one Chroma collection per workspace, one vector per session summary.
+
+    index = VectorIndex.from_settings(settings)                 # embedded Chroma, or a server by setting
+    await index.upsert(workspace_id, [VectorDoc(key, summary, channel_id)])
+    matches = await index.query(workspace_id, "who moves to Paris?", channel_ids=[3, 7], top_k=5)
+
+Embedded `PersistentClient` under `ASKWITH_DATA_DIR/chroma` by default; `HttpClient` when `ASKWITH_CHROMA_HOST` is
+set. Every collection gets an explicit offline embedding function (Chroma's default one downloads a model) and
+explicit HNSW parameters. Chroma's client is blocking, so every call runs in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import chromadb
+from chromadb.api import ClientAPI
+from chromadb.api.models.Collection import Collection
+from chromadb.api.types import Documents, EmbeddingFunction
+from chromadb.config import Settings as ChromaSettings
+
+from bot.memory.embeddings import embedder_from_settings
+from bot.settings import Settings
+
+
+# Chroma's defaults (ef_construction 100, ef_search 100, 16 neighbours) missed an obvious top hit among 1,000
+# near-identical texts. A wider build and search beam costs little at one vector per session.
+HNSW = {"space": "cosine", "ef_construction": 512, "ef_search": 512, "max_neighbors": 48}
+
+
+@dataclass(frozen=True)
+class VectorDoc:
+    key: str  # the session key: the vector's id
+    text: str  # what is embedded: the session summary
+    channel_id: int  # database id, for viewer filtering
+
+
+@dataclass(frozen=True)
+class VectorMatch:
+    key: str
+    score: float  # cosine similarity, higher is better
+
+
+class VectorIndex:
+    def __init__(
+        self,
+        connect: Any,  # () -> ClientAPI, called once, in a worker thread: connecting blocks
+        embedder: EmbeddingFunction[Documents],
+        *,
+        prefix: str = "askwith",  # collection names are "<prefix>-ws<workspace id>"
+    ) -> None:
+        self._connect = connect
+        self._client: ClientAPI | None = None
+        self.embedder = embedder
+        self.prefix = prefix
+        self._collections: dict[int, Collection] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, embedder: EmbeddingFunction[Documents] | None = None) -> VectorIndex:
+        embedder = embedder_from_settings(settings) if embedder is None else embedder
+        quiet = ChromaSettings(anonymized_telemetry=False)  # no phoning home from an offline machine
+        if settings.chroma_host:
+            host, port = settings.chroma_host, settings.chroma_port
+            return cls(
+                lambda: chromadb.HttpClient(host=host, port=port, settings=quiet),
+                embedder,
+                prefix=settings.chroma_prefix,
+            )
+        path = settings.data_dir / "chroma"
+        return cls(
+            lambda: chromadb.PersistentClient(path=path, settings=quiet), embedder, prefix=settings.chroma_prefix
+        )
+
+    # ------------------------------------------------------------------ async API
+    async def upsert(self, workspace_id: int, docs: Sequence[VectorDoc]) -> None:
+        if docs:
+            await asyncio.to_thread(self._upsert, workspace_id, docs)
+
+    async def delete(self, workspace_id: int, keys: Sequence[str]) -> None:
+        if keys:
+            await asyncio.to_thread(self._collection(workspace_id).delete, ids=list(keys))
+
+    async def query(
+        self, workspace_id: int, text: str, *, channel_ids: Sequence[int], top_k: int
+    ) -> list[VectorMatch]:
+        """The `top_k` nearest summaries among the given channels only (an empty list of channels finds nothing)."""
+        if not channel_ids or top_k < 1:
+            return []
+        return await asyncio.to_thread(self._query, workspace_id, text, list(channel_ids), top_k)
+
+    async def count(self, workspace_id: int) -> int:
+        return await asyncio.to_thread(lambda: self._collection(workspace_id).count())
+
+    async def keys(self, workspace_id: int) -> set[str]:
+        return await asyncio.to_thread(lambda: set(self._collection(workspace_id).get(include=[])["ids"]))
+
+    async def drop_workspace(self, workspace_id: int) -> None:
+        await asyncio.to_thread(self._drop, workspace_id)
+
+    # ------------------------------------------------------------------ blocking work (worker threads)
+    def _name(self, workspace_id: int) -> str:
+        return f"{self.prefix}-ws{workspace_id}"
+
+    def _connected(self) -> ClientAPI:
+        # Called with self._lock held.
+        if self._client is None:
+            self._client = self._connect()
+        return self._client
+
+    def _collection(self, workspace_id: int) -> Collection:
+        with self._lock:
+            if workspace_id not in self._collections:
+                self._collections[workspace_id] = self._connected().get_or_create_collection(
+                    self._name(workspace_id),
+                    configuration={"hnsw": dict(HNSW)},  # type: ignore[typeddict-item]
+                    embedding_function=self.embedder,
+                )
+            return self._collections[workspace_id]
+
+    def _upsert(self, workspace_id: int, docs: Sequence[VectorDoc]) -> None:
+        self._collection(workspace_id).upsert(
+            ids=[d.key for d in docs],
+            documents=[d.text for d in docs],
+            metadatas=[{"channel_id": d.channel_id} for d in docs],
+        )
+
+    def _query(self, workspace_id: int, text: str, channel_ids: list[int], top_k: int) -> list[VectorMatch]:
+        where: dict[str, Any] = (
+            {"channel_id": channel_ids[0]} if len(channel_ids) == 1 else {"channel_id": {"$in": channel_ids}}
+        )
+        result = self._collection(workspace_id).query(
+            query_texts=[text], n_results=top_k, where=where, include=["distances"]
+        )
+        ids, distances = result["ids"][0], (result["distances"] or [[]])[0]
+        # Cosine space: distance = 1 - cosine similarity.
+        return [VectorMatch(key, 1.0 - float(d)) for key, d in zip(ids, distances, strict=True)]
+
+    def _drop(self, workspace_id: int) -> None:
+        with self._lock:
+            self._collections.pop(workspace_id, None)
+            client = self._connected()
+            if self._name(workspace_id) in {c.name for c in client.list_collections()}:
+                client.delete_collection(self._name(workspace_id))

@@ -1,0 +1,63 @@
+"""InfoNav plan updates, fake-solved detection, and tolerant parsing of the model's answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.agents.memory_tools import MAX_LIMIT, parse_clear, parse_fuzzy
+from bot.agents.outputs import parse_act, parse_think
+from bot.agents.plan import Fact, Plan, Rationale, Status, says_unknown
+from bot.errors import LLMOutputError
+
+
+@pytest.mark.parametrize(
+    "value", ["unknown", "Not found", "n/a", "N/A", "", "  ", "I could not find it", "not mentioned yet", "TBD"]
+)
+def test_values_that_say_unknown_are_fake_solved(value: str) -> None:
+    assert says_unknown(value)
+
+
+@pytest.mark.parametrize("value", ["Room 4B", "14 March", "Bluebird", "Known issue in firmware 2.4"])
+def test_real_values_are_not_fake_solved(value: str) -> None:
+    assert not says_unknown(value)
+
+
+def test_revise_counts_solved_and_demotes_fake_solved() -> None:
+    plan = Plan([Rationale("r1", "room"), Rationale("r2", "time")])
+    update = plan.revise(
+        [
+            Rationale("r1", "room", Status.KNOWN, "Room 4B", "m3"),
+            Rationale("r2", "time", Status.KNOWN, "unknown", ""),
+        ]
+    )
+    assert update.solved == ["r1"] and update.fake_solved == ["r2"]
+    assert [r.status for r in plan.rationales] == [Status.KNOWN, Status.UNKNOWN]
+    assert not plan.is_complete
+
+
+def test_learn_fills_unknowns_only_and_an_empty_revision_keeps_the_plan() -> None:
+    plan = Plan([Rationale("r1", "room", Status.KNOWN, "4B", "m1"), Rationale("r2", "time")])
+    update = plan.learn([Fact("r1", "5C", "m9"), Fact("r2", "15:00", "m4"), Fact("r9", "x")])
+    assert update.solved == ["r2"] and plan.get("r1").value == "4B" and plan.is_complete
+    assert plan.revise([]).solved == [] and len(plan.rationales) == 2
+
+
+def test_clear_and_fuzzy_parameters_are_clamped() -> None:
+    params = parse_clear({"keywords": "launch, date", "limit": 500, "context_window": -3, "since": "yesterday"})
+    assert params.keywords == ("launch", "date") and params.limit == MAX_LIMIT and params.context_window == 0
+    assert params.since is None
+    assert parse_fuzzy({"text": "launch", "top_k": "99"}).top_k == 5
+    assert parse_fuzzy("launch plans").text == "launch plans"
+
+
+def test_think_and_act_answers_of_the_wrong_shape_are_output_errors() -> None:
+    with pytest.raises(LLMOutputError):
+        parse_think({"clear": []}, with_plan=True)
+    with pytest.raises(LLMOutputError):
+        parse_think({"plan": [], "clear": "launch"}, with_plan=True)
+    with pytest.raises(LLMOutputError):
+        parse_act({"utterance": ""})
+    think = parse_think({"plan": [{"id": "r1", "need": "x"}], "recruit": {"member": "@carol"}}, with_plan=True)
+    assert think.recruit is not None and think.recruit.member == "carol"
+    act = parse_act({"utterance": "hi", "learned": [{"id": "r1", "value": "v"}, {"id": "r2"}], "answer": ""})
+    assert [f.id for f in act.learned] == ["r1"] and act.answer is None
