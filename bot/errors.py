@@ -29,6 +29,18 @@ class InvalidSettingError(SettingsError):
         self.env = env
 
 
+class InvalidSecretSettingError(SettingsError):
+    """A secret setting has the wrong shape; its value is never repeated in the message."""
+
+    def __init__(self, env: str, expected: str) -> None:
+        super().__init__(f"{env} is not a valid {expected}")
+        self.env = env
+
+
+class StoredTokenError(AskwithError):
+    """A stored member token cannot be decrypted (the encryption key changed): the member must grant it again."""
+
+
 # ---------------------------------------------------------------------- workspace / input
 class WorkspaceError(AskwithError):
     """A problem with the chat world: unknown member, unknown channel, bad workspace file."""
@@ -57,6 +69,19 @@ class WorkspaceNotIngestedError(WorkspaceError):
     def __init__(self, spec: str) -> None:
         super().__init__(f"Workspace {spec!r} has no memory yet: run `askwith ingest --workspace {spec}` first.")
         self.spec = spec
+
+
+class ChatPlatformError(WorkspaceError):
+    """The chat platform's API refused a call (missing scope, not in channel, ...); the text names call and reason."""
+
+    def __init__(self, call: str, reason: str) -> None:
+        super().__init__(f"The chat platform refused {call}: {reason}")
+        self.call = call
+        self.reason = reason
+
+
+class PlatformInstallError(AskwithError):
+    """A member's authorisation of askwith on a chat platform (OAuth install flow) failed; the text says why."""
 
 
 # ---------------------------------------------------------------------- LLM

@@ -87,6 +87,42 @@ class Settings:
     llm_cache_dir: Path | None = _setting(
         "ASKWITH_LLM_CACHE_DIR", None, "On-disk response cache (identical requests answered from disk). Empty = off."
     )
+    # ------------------------------------------------------------------ slack
+    slack_bot_token: str = _setting(
+        "SLACK_BOT_TOKEN", "", "Slack bot token (xoxb-...) from the app's OAuth & Permissions page.", secret=True
+    )
+    slack_signing_secret: str = _setting(
+        "SLACK_SIGNING_SECRET",
+        "",
+        "Slack signing secret (Basic Information page); verifies HTTP requests.",
+        secret=True,
+    )
+    slack_app_token: str = _setting(
+        "SLACK_APP_TOKEN", "", "Slack app-level token (xapp-..., connections:write). Set = Socket Mode.", secret=True
+    )
+    slack_client_id: str = _setting(
+        "SLACK_CLIENT_ID", "", "Slack app client id, for the install flow that grants members' user tokens."
+    )
+    slack_client_secret: str = _setting(
+        "SLACK_CLIENT_SECRET", "", "Slack app client secret, for the member install flow.", secret=True
+    )
+    slack_agents_channel: str = _setting(
+        "SLACK_AGENTS_CHANNEL",
+        "",
+        "Id of the private channel where agents talk in hidden threads. Empty = the bot creates #askwith-agents.",
+    )
+    slack_api_url: str = _setting(
+        "SLACK_API_URL", "https://slack.com/api/", "Slack Web API base URL (tests point it at a local fake)."
+    )
+    slack_api_max_retries: int = _setting(
+        "SLACK_API_MAX_RETRIES", 5, "Retries of a Slack Web API call answered with 429 (waits Retry-After)."
+    )
+    token_encryption_key: str = _setting(
+        "ASKWITH_TOKEN_ENCRYPTION_KEY",
+        "",
+        "Fernet key that encrypts stored member tokens at rest (make one: askwith slack new-key).",
+        secret=True,
+    )
     # ------------------------------------------------------------------ agents and asks
     max_turns: int = _setting("ASKWITH_MAX_TURNS", 10, "Most utterances in one agent conversation.")
     recursion_depth: int = _setting(

@@ -157,3 +157,30 @@ class SessionMessage(Base):
 
     session_id: Mapped[int] = mapped_column(ForeignKey("memory_session.id", ondelete="CASCADE"), primary_key=True)
     message_id: Mapped[int] = mapped_column(ForeignKey("message.id", ondelete="CASCADE"), primary_key=True, index=True)
+
+
+class UserToken(Base):
+    """A member's own platform token (e.g. Slack xoxp with im:history), encrypted at rest with the settings key."""
+
+    __tablename__ = "user_token"
+    __table_args__ = (UniqueConstraint("platform", "workspace_external_id", "member_platform_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    platform: Mapped[str] = mapped_column(String(16))
+    workspace_external_id: Mapped[str] = mapped_column(String(128))
+    member_platform_id: Mapped[str] = mapped_column(String(128))
+    token_encrypted: Mapped[str] = mapped_column(Text)
+    scopes: Mapped[str] = mapped_column(Text, default="")
+    granted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class InboundDelivery(Base):
+    """Platform deliveries already taken in (slash commands, events, button clicks), so a retry never acts twice."""
+
+    __tablename__ = "inbound_delivery"
+    __table_args__ = (UniqueConstraint("platform", "key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    platform: Mapped[str] = mapped_column(String(16))
+    key: Mapped[str] = mapped_column(String(256))
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)

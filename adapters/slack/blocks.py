@@ -1,0 +1,43 @@
+"""Block Kit layouts askwith posts (approval prompts). Action ids are what the action listeners match on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.slack import texts
+from bot.port import ApprovalRequest
+
+
+APPROVE_ACTION = "askwith_approve"
+DENY_ACTION = "askwith_deny"
+APPROVAL_BLOCK = "askwith_approval"
+
+
+def approval_prompt(request: ApprovalRequest) -> list[dict[str, Any]]:
+    """Title, what exactly would be shared, and Approve / Deny buttons carrying the approval id."""
+    return [
+        {"type": "section", "text": {"type": "mrkdwn", "text": f"*{request.title}*"}},
+        {"type": "section", "text": {"type": "mrkdwn", "text": request.body[:2900]}},
+        {
+            "type": "actions",
+            "block_id": APPROVAL_BLOCK,
+            "elements": [
+                _button(APPROVE_ACTION, texts.APPROVE, request.id, "primary"),
+                _button(DENY_ACTION, texts.DENY, request.id, "danger"),
+            ],
+        },
+    ]
+
+
+def approval_closed(outcome: str) -> list[dict[str, Any]]:
+    return [{"type": "section", "text": {"type": "mrkdwn", "text": outcome}}]
+
+
+def _button(action_id: str, label: str, value: str, style: str) -> dict[str, Any]:
+    return {
+        "type": "button",
+        "action_id": action_id,
+        "text": {"type": "plain_text", "text": label},
+        "value": value,
+        "style": style,
+    }

@@ -1,0 +1,56 @@
+"""`/askwith`: a member's own settings — memory opt-in/out, share policy, excluded channels, DM access."""
+
+from __future__ import annotations
+
+from logging import Logger
+from typing import Any
+
+from slack_bolt.context.ack.async_ack import AsyncAck
+from slack_bolt.context.async_context import AsyncBoltContext
+
+from adapters.slack import texts
+from adapters.slack.command_text import SettingsCommand, parse_settings
+from adapters.slack.services import SlackServices, services
+from bot.errors import UnknownChannelError, UnknownMemberError
+from bot.store.member_settings import MemberSettings
+
+
+async def askwith_settings_callback(
+    ack: AsyncAck, command: dict[str, Any], context: AsyncBoltContext, logger: Logger
+) -> None:
+    svc = services(context)
+    parsed = parse_settings(command.get("text", ""))
+    if parsed.action in ("help", "invalid", "connect"):
+        await ack(text=_static_reply(svc, parsed), response_type="ephemeral")
+        return
+    try:
+        current = await _apply(svc, parsed, command["user_id"])
+    except UnknownMemberError:
+        await ack(text=texts.settings_not_synced(), response_type="ephemeral")
+        return
+    except UnknownChannelError:
+        await ack(text=texts.unknown_channel_setting(f"<#{parsed.channel_id}>"), response_type="ephemeral")
+        return
+    await ack(
+        text=texts.settings_summary(current.opted_in, current.share, current.excluded_channels),
+        response_type="ephemeral",
+    )
+
+
+def _static_reply(svc: SlackServices, parsed: SettingsCommand) -> str:
+    if parsed.action == "help":
+        return texts.SETTINGS_HELP
+    if parsed.action == "invalid":
+        return texts.settings_usage_error(parsed.raw)
+    return texts.connect_link(svc.install.authorize_url()) if svc.install else texts.connect_unavailable()
+
+
+async def _apply(svc: SlackServices, parsed: SettingsCommand, member_id: str) -> MemberSettings:
+    store, workspace = svc.member_settings, await svc.workspace()
+    if parsed.action in ("opt_in", "opt_out"):
+        return await store.set_opted_in(workspace, member_id, parsed.action == "opt_in")
+    if parsed.action == "share" and parsed.share is not None:
+        return await store.set_share_policy(workspace, member_id, parsed.share)
+    if parsed.action in ("exclude", "include") and parsed.channel_id:
+        return await store.set_excluded(workspace, member_id, parsed.channel_id, parsed.action == "exclude")
+    return await store.get(workspace, member_id)

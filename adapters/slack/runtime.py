@@ -1,0 +1,66 @@
+"""Everything the Slack side of the long-running process needs, built from settings in one place.
+
+    runtime = await SlackRuntime.start(settings, db, llm=llm, memory=memory)
+    routes.mount("/slack", runtime.http)         # HTTP mode: Slack's request URL is https://<host>/slack/events
+    ...                                          # Socket Mode (SLACK_APP_TOKEN set) is already connected
+    await runtime.stop()
+
+The caller (`askwith serve`) owns the database, the LLM client, the memory search and the schedule that runs
+`runtime.services.ingest.run()` and an `AskWorker(runtime.services.asks)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.async_app import AsyncApp
+
+from adapters.slack.app import build_app, start_socket_mode
+from adapters.slack.client import web_client
+from adapters.slack.http import SlackHttpApp
+from adapters.slack.install import MemberInstallFlow
+from adapters.slack.port import SlackPort
+from adapters.slack.services import SlackServices
+from bot.agents.memory_tools import MemoryAccess
+from bot.asks.service import AskService
+from bot.llm.client import LLMClient
+from bot.settings import Settings
+from bot.store.db import Database
+from bot.store.user_tokens import TokenCipher, UserTokenStore
+from memory_ingest.worker import IngestWorker
+
+
+@dataclass
+class SlackRuntime:
+    services: SlackServices
+    app: AsyncApp
+    http: SlackHttpApp
+    socket_mode: AsyncSocketModeHandler | None = None
+
+    @classmethod
+    async def start(cls, settings: Settings, db: Database, *, llm: LLMClient, memory: MemoryAccess) -> SlackRuntime:
+        """Build and connect. A missing SLACK_BOT_TOKEN / SLACK_SIGNING_SECRET raises one line naming it."""
+        client = web_client(settings)
+        tokens = UserTokenStore(db, TokenCipher.from_settings(settings)) if settings.token_encryption_key else None
+        port = SlackPort(client, user_tokens=tokens, agents_channel=settings.slack_agents_channel)
+        ingest = IngestWorker(port, db, page_size=settings.ingest_page_size)
+        mirror = await ingest.mirror()  # the workspace's store id, which the core scopes every ask to
+        asks = AskService(
+            settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=mirror.workspace_id
+        )
+        install = (
+            MemberInstallFlow(settings, client, tokens) if tokens is not None and settings.slack_client_id else None
+        )
+        services = SlackServices(settings, db, port, asks, ingest=ingest, install=install)
+        socket = bool(settings.slack_app_token)
+        app = build_app(services, socket_mode=socket)
+        runtime = cls(services, app, SlackHttpApp(app, install=install))
+        if socket:
+            runtime.socket_mode = await start_socket_mode(app, settings)
+        return runtime
+
+    async def stop(self) -> None:
+        if self.socket_mode is not None:
+            await self.socket_mode.close_async()
+        await self.services.drain()

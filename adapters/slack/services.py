@@ -1,0 +1,81 @@
+"""What the Slack listeners call: the core's entry points, bundled once at start-up and handed to every listener
+through bolt's context (`services(context)`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from slack_bolt.context.async_context import AsyncBoltContext
+
+from adapters.slack.install import MemberInstallFlow
+from adapters.slack.port import SlackPort
+from bot.asks.service import AskService
+from bot.port import ChatMessage
+from bot.settings import Settings
+from bot.store.chat_store import WorkspaceKey
+from bot.store.db import Database
+from bot.store.deliveries import DeliveryLog
+from bot.store.member_settings import MemberSettingsStore
+
+
+logger = logging.getLogger(__name__)
+
+CONTEXT_KEY = "askwith"
+
+
+class LiveIngest(Protocol):
+    """The ingestion worker's entry point for messages as they arrive."""
+
+    async def ingest_message(self, message: ChatMessage) -> Any: ...
+
+
+@dataclass
+class SlackServices:
+    settings: Settings
+    db: Database
+    port: SlackPort
+    asks: AskService
+    ingest: LiveIngest | None = None
+    install: MemberInstallFlow | None = None
+    member_settings: MemberSettingsStore = field(init=False)
+    deliveries: DeliveryLog = field(init=False)
+    _tasks: set[asyncio.Task[Any]] = field(default_factory=set, init=False)
+
+    def __post_init__(self) -> None:
+        self.member_settings = MemberSettingsStore(self.db)
+        self.deliveries = DeliveryLog(self.db)
+
+    async def workspace(self) -> WorkspaceKey:
+        return WorkspaceKey("slack", (await self.port.identity()).team_id)
+
+    async def run_ask(self, ask_id: int) -> None:
+        """Run a submitted ask in this process. If an ask worker claimed it first, it runs there instead; if this
+        process dies mid-way, a worker resumes it (asks are durable)."""
+        if await self.asks.claim(ask_id):
+            await self.asks.process(ask_id)
+
+    def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Run work after the listener returned, keeping a reference so it is not garbage-collected mid-way."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(_log_failure)
+        return task
+
+    async def drain(self) -> None:
+        """Wait for background work (tests, shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+
+def _log_failure(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.error("background work failed", exc_info=task.exception())
+
+
+def services(context: AsyncBoltContext) -> SlackServices:
+    return context[CONTEXT_KEY]

@@ -1,0 +1,114 @@
+"""Every user-facing text of the Slack app that is Slack-specific (the ask flow's own texts live in
+`bot.messages`). Functions, so each text names what it needs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
+
+
+# ---------------------------------------------------------------------- /ask-with
+ASK_HELP = (
+    "*/ask-with @colleague [@colleague …] <question>*\n"
+    "Your askwith agent asks your colleagues' agents, each of which knows only what its member can see, "
+    "and sends you the answer in a DM with a link to the whole conversation.\n"
+    "• `/ask-with @bob when is the launch review?`\n"
+    "• `/ask-with @bob @carol what time works for everyone on Thursday?`\n"
+    "Your own settings (sharing, excluded channels): `/askwith help`."
+)
+
+
+def mention(member_id: str) -> str:
+    return f"<@{member_id}>"
+
+
+def asking(colleagues: Sequence[str]) -> str:
+    """The immediate ephemeral ack; `colleagues` are display names or `<@U…>` mentions."""
+    owners = [f"{name}'s" for name in colleagues]
+    if len(owners) == 1:
+        who = f"{owners[0]} agent"
+    else:
+        who = ", ".join(owners[:-1]) + f" and {owners[-1]} agents"
+    return f":hourglass_flowing_sand: Your agent is asking {who}… I'll DM you the answer."
+
+
+def ask_failed_to_start() -> str:
+    return "Sorry, something went wrong before your agent could start. Please try again in a minute."
+
+
+# ---------------------------------------------------------------------- /askwith (member settings)
+SETTINGS_HELP = (
+    "*/askwith* — your askwith agent's settings\n"
+    "• `/askwith` — show your settings\n"
+    "• `/askwith on` / `/askwith off` — let askwith remember your conversations (opt in) or stop (opt out)\n"
+    "• `/askwith share auto|ask|never` — share what your agent finds freely, only after you approve, or never\n"
+    "• `/askwith exclude #channel` / `/askwith include #channel` — keep a channel out of your agent's memory\n"
+    "• `/askwith connect` — let your agent read your DMs (a one-time Slack authorisation)"
+)
+
+SHARE_MEANING = {
+    SharePolicy.AUTO: "your agent shares what it finds",
+    SharePolicy.ASK: "your agent asks you before sharing anything it found",
+    SharePolicy.NEVER: "your agent politely declines to take part",
+}
+
+
+def settings_summary(opted_in: bool, share: SharePolicy, excluded_channel_ids: Sequence[str]) -> str:
+    memory = "on: askwith remembers what you can see" if opted_in else "off: askwith does not remember anything"
+    excluded = ", ".join(f"<#{c}>" for c in excluded_channel_ids) or "none"
+    return (
+        f"*Your askwith settings*\n• memory: {memory}\n• sharing: `{share.value}` ({SHARE_MEANING[share]})\n"
+        f"• excluded channels: {excluded}"
+    )
+
+
+def settings_usage_error(what: str) -> str:
+    return f"I didn't understand `{what}`.\n{SETTINGS_HELP}"
+
+
+def settings_not_synced() -> str:
+    return "askwith hasn't met you yet (the member list syncs every few minutes). Please try again shortly."
+
+
+def unknown_channel_setting(channel: str) -> str:
+    return f"askwith doesn't know the channel {channel} (it only knows channels it was invited to)."
+
+
+def connect_link(url: str) -> str:
+    return f"<{url}|Connect your DMs to askwith> — Slack will ask you to allow read access to your DMs."
+
+
+def connect_unavailable() -> str:
+    return "DM access isn't set up on this askwith install (the admin needs to set SLACK_CLIENT_ID)."
+
+
+# ---------------------------------------------------------------------- approvals
+APPROVE = "Approve"
+DENY = "Deny"
+
+
+def approval_outcome(request: ApprovalRequest, decision: ApprovalDecision) -> str:
+    verdict = {
+        ApprovalDecision.APPROVED: ":white_check_mark: You approved",
+        ApprovalDecision.DENIED: ":no_entry_sign: You denied",
+        ApprovalDecision.TIMEOUT: ":hourglass: Nobody answered in time, so your agent did not share",
+    }[decision]
+    return f"{verdict}: {request.title}"
+
+
+def approval_not_pending() -> str:
+    return "This request is no longer waiting for an answer (it was already answered or it expired)."
+
+
+def approval_not_yours() -> str:
+    return "Only the person this request was sent to can answer it."
+
+
+# ---------------------------------------------------------------------- install flow (browser pages)
+def install_done(member_id: str) -> str:
+    return f"Done: askwith can now read your DMs for your agent ({member_id}). You can close this tab."
+
+
+def install_failed(reason: str) -> str:
+    return f"askwith could not connect your DMs: {reason}. Please start again from `/askwith connect`."

@@ -1,0 +1,386 @@
+"""A stateful fake of the Slack Web API, backed by a `World`, for the real `AsyncWebClient` to talk to.
+
+    api = FakeSlackApi(world)
+    base_url = await api.start()          # http://127.0.0.1:<port>/api/
+    client = AsyncWebClient(token=api.bot_token, base_url=base_url)
+    ...
+    await api.stop()
+
+It serves GET and POST (query, form and JSON bodies), checks the token type (xoxb bot / xoxp user) and the scopes
+each method needs, enforces channel membership like Slack does, paginates with cursors, and can answer 429 with a
+`Retry-After` header on demand (`rate_limit`). Posts land in the world; ephemeral posts and Block Kit blocks are
+kept on the side for assertions.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+from aiohttp import web
+
+from bot.port import Channel, ChannelKind
+from bot.world import World
+from tests.fakes.slack_shapes import (
+    SCOPE_PREFIX,
+    SLACK_TYPE,
+    SlackTimeline,
+    channel_json,
+    member_json,
+    ts_parse,
+    ts_str,
+)
+
+
+BOT_SCOPES = frozenset(
+    "commands chat:write users:read channels:read groups:read im:read mpim:read channels:history groups:history "
+    "im:history mpim:history im:write groups:write".split()
+)
+USER_SCOPES = frozenset("im:history mpim:history im:read mpim:read".split())
+
+
+class SlackApiError(Exception):
+    def __init__(self, error: str, **extra: Any) -> None:
+        super().__init__(error)
+        self.body = {"ok": False, "error": error, **extra}
+
+
+@dataclass(frozen=True)
+class Actor:
+    user_id: str
+    kind: str  # bot | user
+    scopes: frozenset[str]
+
+
+@dataclass
+class ApiCall:
+    method: str
+    verb: str
+    token_kind: str
+    params: dict[str, Any]
+
+
+@dataclass
+class Ephemeral:
+    channel: str
+    user: str
+    text: str
+    blocks: list[dict[str, Any]] | None
+
+
+@dataclass
+class FakeSlackApi:
+    world: World
+    bot_token: str = "xoxb-fake-bot-token"
+    bot_scopes: frozenset[str] = BOT_SCOPES
+    client_id: str = "1111.2222"
+    client_secret: str = "fake-client-secret"
+    calls: list[ApiCall] = field(default_factory=list)
+    ephemerals: list[Ephemeral] = field(default_factory=list)
+    responses: list[dict[str, Any]] = field(default_factory=list)  # posts to response_url
+    blocks: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    user_tokens: dict[str, Actor] = field(default_factory=dict)
+    oauth_codes: dict[str, Actor] = field(default_factory=dict)
+    base_url: str = ""
+    _rate_limits: dict[str, list[int]] = field(default_factory=dict)
+    _runner: web.AppRunner | None = None
+
+    def __post_init__(self) -> None:
+        self.timeline = SlackTimeline(self.world)
+        self.handlers: dict[str, Callable[[Actor | None, dict[str, Any]], dict[str, Any]]] = {
+            name.removeprefix("m_").replace("_", "."): getattr(self, name) for name in dir(self) if name[:2] == "m_"
+        }
+
+    # ------------------------------------------------------------------ control
+    async def start(self) -> str:
+        app = web.Application()
+        app.router.add_route("*", "/api/{method}", self._handle)
+        app.router.add_post("/hooks/{path:.*}", self._response_url)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = self._runner.addresses[0][1]
+        self.base_url = f"http://127.0.0.1:{port}/api/"
+        return self.base_url
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    def rate_limit(self, method: str, *, times: int = 1, retry_after: int = 0, after: int = 0) -> None:
+        """After `after` more good calls, the next `times` calls of `method` answer 429 with `Retry-After`."""
+        self._rate_limits[method] = [after, times, retry_after]
+
+    def grant_user_token(self, user_id: str, scopes: frozenset[str] = USER_SCOPES) -> str:
+        token = f"xoxp-{user_id}-{secrets.token_hex(4)}"
+        self.user_tokens[token] = Actor(user_id, "user", scopes)
+        return token
+
+    def issue_oauth_code(self, user_id: str, scopes: frozenset[str] = USER_SCOPES) -> str:
+        """What Slack hands the browser after a member approves the install."""
+        code = f"code-{secrets.token_hex(4)}"
+        self.oauth_codes[code] = Actor(user_id, "user", scopes)
+        return code
+
+    def calls_to(self, method: str) -> list[ApiCall]:
+        return [c for c in self.calls if c.method == method]
+
+    def posts(self, channel_id: str) -> list[str]:
+        return [m.text for m in self.timeline.messages(channel_id) if m.sender_id == self.world.bot_id]
+
+    # ------------------------------------------------------------------ HTTP
+    async def _handle(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        params = dict(request.query)
+        raw = await request.read()
+        if raw and request.content_type == "application/json":
+            params.update(json.loads(raw))
+        elif raw:
+            params.update(parse_qsl(raw.decode()))
+        token = _bearer(request) or params.pop("token", None)
+        actor = self._actor(token)
+        self.calls.append(ApiCall(method, request.method, actor.kind if actor else "none", params))
+        if self._rate_limited(method):
+            self.calls[-1].verb += " -> 429"
+            headers = {"Retry-After": str(self._rate_limits[method][2])}
+            return web.json_response({"ok": False, "error": "ratelimited"}, status=429, headers=headers)
+        try:
+            body = self._dispatch(method, actor, params, request)
+        except SlackApiError as exc:
+            body = exc.body
+        return web.json_response(body)
+
+    async def _response_url(self, request: web.Request) -> web.Response:
+        """A `response_url` (commands and clicks answer through it)."""
+        self.responses.append({"path": request.match_info["path"], **json.loads(await request.read())})
+        return web.Response(text="ok")
+
+    @property
+    def hooks_url(self) -> str:
+        return self.base_url.removesuffix("api/") + "hooks/"
+
+    def _rate_limited(self, method: str) -> bool:
+        plan = self._rate_limits.get(method)
+        if not plan or plan[1] <= 0:
+            return False
+        if plan[0] > 0:
+            plan[0] -= 1
+            return False
+        plan[1] -= 1
+        return True
+
+    def _actor(self, token: str | None) -> Actor | None:
+        if token == self.bot_token:
+            return Actor(self.world.bot_id, "bot", self.bot_scopes)
+        return self.user_tokens.get(token or "")
+
+    def _dispatch(self, method: str, actor: Actor | None, params: dict[str, Any], request: web.Request) -> dict:
+        handler = self.handlers.get(method)
+        if handler is None:
+            raise SlackApiError("unknown_method")
+        if method == "oauth.v2.access":
+            return self._oauth_access(params, request)
+        if actor is None:
+            raise SlackApiError("not_authed" if not _bearer(request) else "invalid_auth")
+        return {"ok": True, **handler(actor, params)}
+
+    # ------------------------------------------------------------------ checks
+    def _need(self, actor: Actor, *scopes: str, bot_only: bool = False) -> None:
+        if bot_only and actor.kind != "bot":
+            raise SlackApiError("not_allowed_token_type")
+        missing = [s for s in scopes if s not in actor.scopes]
+        if missing:
+            raise SlackApiError("missing_scope", needed=",".join(missing), provided=",".join(sorted(actor.scopes)))
+
+    def _channel(self, actor: Actor, channel_id: str, verb: str) -> Channel:
+        channel = self.world.channels.get(channel_id)
+        if channel is None:
+            raise SlackApiError("channel_not_found")
+        self._need(actor, f"{SCOPE_PREFIX[channel.kind]}:{verb}")
+        if actor.user_id not in channel.member_ids and not (
+            channel.kind == ChannelKind.PUBLIC and actor.kind == "user"
+        ):
+            raise SlackApiError("not_in_channel" if channel.kind == ChannelKind.PUBLIC else "channel_not_found")
+        return channel
+
+    # ------------------------------------------------------------------ methods: identity
+    def m_auth_test(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        return {"team_id": self.world.id, "team": self.world.name, "user_id": actor.user_id, "url": "https://x/"}
+
+    def m_users_list(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        self._need(actor, "users:read")
+        members = [member_json(m, self.world.id) for m in self.world.members.values()]
+        page, cursor = _page(members, params)
+        return {"members": page, "response_metadata": {"next_cursor": cursor}}
+
+    def m_users_info(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        self._need(actor, "users:read")
+        member = self.world.members.get(params.get("user", ""))
+        if member is None:
+            raise SlackApiError("user_not_found")
+        return {"user": member_json(member, self.world.id)}
+
+    # ------------------------------------------------------------------ methods: conversations
+    def _listable(self, actor: Actor, params: dict[str, Any], *, member_only: bool) -> list[dict[str, Any]]:
+        wanted = set(str(params.get("types") or "public_channel").split(","))
+        kinds = [k for k, t in SLACK_TYPE.items() if t in wanted]
+        self._need(actor, *(f"{SCOPE_PREFIX[k]}:read" for k in kinds))
+        visible = [
+            c
+            for c in self.world.channels.values()
+            if c.kind in kinds and (actor.user_id in c.member_ids or (not member_only and c.kind == "public"))
+        ]
+        return [channel_json(c, actor.user_id) for c in visible]
+
+    def m_conversations_list(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        page, cursor = _page(self._listable(actor, params, member_only=False), params)
+        return {"channels": page, "response_metadata": {"next_cursor": cursor}}
+
+    def m_users_conversations(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        page, cursor = _page(self._listable(actor, params, member_only=True), params)
+        return {"channels": page, "response_metadata": {"next_cursor": cursor}}
+
+    def m_conversations_members(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        channel = self._channel(actor, params.get("channel", ""), "read")
+        page, cursor = _page(list(channel.member_ids), params)
+        return {"members": page, "response_metadata": {"next_cursor": cursor}}
+
+    def m_conversations_history(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        """Newest first between `oldest` and `latest` (exclusive unless `inclusive`), `next_cursor` goes older."""
+        channel = self._channel(actor, params.get("channel", ""), "history")
+        top = [m for m in self.timeline.messages(channel.id) if m.thread_id is None]
+        inclusive = str(params.get("inclusive", "")).lower() in ("1", "true")
+        oldest, latest = ts_parse(str(params.get("oldest") or "0")), ts_parse(str(params.get("latest") or "0"))
+        before = _decode_cursor(params.get("cursor")) or latest or None
+        picked = [
+            m
+            for m in reversed(top)
+            if (self.timeline.ts(m) > oldest or (inclusive and self.timeline.ts(m) == oldest))
+            and (before is None or self.timeline.ts(m) < before)
+        ]
+        limit = int(params.get("limit") or 100)
+        page, more = picked[:limit], len(picked) > limit
+        cursor = _encode_cursor(self.timeline.ts(page[-1])) if more else ""
+        messages = [self.timeline.message_json(m) for m in page]
+        return {"messages": messages, "has_more": more, "response_metadata": {"next_cursor": cursor}}
+
+    def m_conversations_replies(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        """The parent, then replies oldest first after `oldest`; `next_cursor` goes newer."""
+        channel = self._channel(actor, params.get("channel", ""), "history")
+        try:
+            parent = self.timeline.find(channel.id, str(params.get("ts", "")))
+        except KeyError as exc:
+            raise SlackApiError("thread_not_found") from exc
+        oldest = max(ts_parse(str(params.get("oldest") or "0")), _decode_cursor(params.get("cursor")) or 0)
+        replies = [
+            m for m in self.timeline.messages(channel.id) if m.thread_id == parent.id and self.timeline.ts(m) > oldest
+        ]
+        limit = int(params.get("limit") or 100)
+        page, more = replies[:limit], len(replies) > limit
+        cursor = _encode_cursor(self.timeline.ts(page[-1])) if more else ""
+        messages = [self.timeline.message_json(m) for m in [parent, *page]]
+        return {"messages": messages, "has_more": more, "response_metadata": {"next_cursor": cursor}}
+
+    def m_conversations_open(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        self._need(actor, "im:write", bot_only=True)
+        user = str(params.get("users", ""))
+        if user not in self.world.members:
+            raise SlackApiError("user_not_found")
+        return {"channel": {"id": self.world.dm(self.world.bot_id, user).id}}
+
+    def m_conversations_create(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        private = str(params.get("is_private", "")).lower() in ("1", "true")
+        self._need(actor, "groups:write" if private else "channels:manage", bot_only=True)
+        name = str(params.get("name", ""))
+        if any(c.name == name for c in self.world.channels.values()):
+            raise SlackApiError("name_taken")
+        kind = ChannelKind.PRIVATE if private else ChannelKind.PUBLIC
+        channel = self.world.add_channel(Channel(f"G{len(self.world.channels):08d}", name, kind, (actor.user_id,)))
+        return {"channel": channel_json(channel, actor.user_id)}
+
+    # ------------------------------------------------------------------ methods: chat
+    def m_chat_postMessage(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        self._need(actor, "chat:write", bot_only=True)
+        channel = self._channel(actor, params.get("channel", ""), "read")
+        ts = self.timeline.add(channel.id, actor.user_id, str(params.get("text", "")), params.get("thread_ts"))
+        if params.get("blocks"):
+            self.blocks[(channel.id, ts)] = _json(params["blocks"])
+        message = self.timeline.message_json(self.timeline.find(channel.id, ts))
+        return {"channel": channel.id, "ts": ts, "message": message}
+
+    def m_chat_postEphemeral(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        self._need(actor, "chat:write", bot_only=True)
+        channel = self._channel(actor, params.get("channel", ""), "read")
+        user = str(params.get("user", ""))
+        if user not in channel.member_ids:
+            raise SlackApiError("user_not_in_channel")
+        blocks = _json(params["blocks"]) if params.get("blocks") else None
+        self.ephemerals.append(Ephemeral(channel.id, user, str(params.get("text", "")), blocks))
+        return {"message_ts": ts_str(len(self.ephemerals))}
+
+    def m_chat_update(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        self._need(actor, "chat:write", bot_only=True)
+        channel = self._channel(actor, params.get("channel", ""), "read")
+        ts = str(params.get("ts", ""))
+        try:
+            self.timeline.replace_text(channel.id, ts, str(params.get("text", "")))
+        except KeyError as exc:
+            raise SlackApiError("message_not_found") from exc
+        self.blocks[(channel.id, ts)] = _json(params["blocks"]) if params.get("blocks") else []
+        return {"channel": channel.id, "ts": ts, "text": params.get("text", "")}
+
+    # ------------------------------------------------------------------ OAuth
+    def m_oauth_v2_access(self, actor: Actor | None, params: dict[str, Any]) -> dict[str, Any]:
+        raise AssertionError("dispatched through _oauth_access")
+
+    def _oauth_access(self, params: dict[str, Any], request: web.Request) -> dict[str, Any]:
+        client_id, client_secret = _basic_auth(request) or (params.get("client_id"), params.get("client_secret"))
+        if (client_id, client_secret) != (self.client_id, self.client_secret):
+            raise SlackApiError("invalid_client_id")
+        grant = self.oauth_codes.pop(str(params.get("code", "")), None)
+        if grant is None:
+            raise SlackApiError("invalid_code")
+        token = self.grant_user_token(grant.user_id, grant.scopes)
+        authed = {"id": grant.user_id, "scope": ",".join(sorted(grant.scopes)), "access_token": token}
+        return {"ok": True, "team": {"id": self.world.id, "name": self.world.name}, "authed_user": authed}
+
+
+# ---------------------------------------------------------------------- helpers
+def _bearer(request: web.Request) -> str | None:
+    header = request.headers.get("Authorization", "")
+    return header.removeprefix("Bearer ") if header.startswith("Bearer ") else None
+
+
+def _basic_auth(request: web.Request) -> tuple[str, str] | None:
+    header = request.headers.get("Authorization", "")
+    if not header.startswith("Basic "):
+        return None
+    user, _, password = base64.b64decode(header.removeprefix("Basic ")).decode().partition(":")
+    return user, password
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _page(items: list[Any], params: dict[str, Any]) -> tuple[list[Any], str]:
+    start = int(base64.b64decode(params["cursor"]).decode()) if params.get("cursor") else 0
+    limit = int(params.get("limit") or 100)
+    end = start + limit
+    return items[start:end], (base64.b64encode(str(end).encode()).decode() if end < len(items) else "")
+
+
+def _encode_cursor(micros: int) -> str:
+    return base64.b64encode(f"next_ts:{ts_str(micros)}".encode()).decode()
+
+
+def _decode_cursor(cursor: Any) -> int | None:
+    if not cursor:
+        return None
+    return ts_parse(base64.b64decode(str(cursor)).decode().removeprefix("next_ts:"))

@@ -1,0 +1,25 @@
+"""The shipped manifest asks for what the app uses: its commands, the scopes the fake Slack API enforces per method,
+the user scopes of the install flow, and the events the listeners handle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from adapters.slack.install import USER_SCOPES
+from tests.fakes.slack_api import BOT_SCOPES
+
+
+MANIFEST = yaml.safe_load((Path(__file__).parents[2] / "manifest.yml").read_text())
+
+
+def test_manifest_commands_scopes_and_events() -> None:
+    commands = {c["command"]: c for c in MANIFEST["features"]["slash_commands"]}
+    assert set(commands) == {"/ask-with", "/askwith"}
+    assert all(c["should_escape"] and c["url"].endswith("/slack/events") for c in commands.values())
+    assert set(MANIFEST["oauth_config"]["scopes"]["bot"]) == set(BOT_SCOPES)
+    assert tuple(MANIFEST["oauth_config"]["scopes"]["user"]) == USER_SCOPES
+    settings = MANIFEST["settings"]
+    assert settings["interactivity"]["is_enabled"]
+    assert {e.split(".")[0] for e in settings["event_subscriptions"]["bot_events"]} == {"message"}
