@@ -46,6 +46,19 @@ class UnknownChannelError(WorkspaceError):
         self.channel_id = channel_id
 
 
+class UnknownWorkspaceError(WorkspaceError):
+    def __init__(self, spec: str, known: list[str]) -> None:
+        hint = f" Known: {', '.join(known)}, or a path to a workspace JSON file." if known else ""
+        super().__init__(f"There is no workspace {spec!r}.{hint}")
+        self.spec = spec
+
+
+class WorkspaceNotIngestedError(WorkspaceError):
+    def __init__(self, spec: str) -> None:
+        super().__init__(f"Workspace {spec!r} has no memory yet: run `askwith ingest --workspace {spec}` first.")
+        self.spec = spec
+
+
 # ---------------------------------------------------------------------- LLM
 class LLMError(AskwithError):
     """The language model could not give a usable answer.
@@ -104,3 +117,22 @@ class BenchDataError(BenchError):
 
 class BenchGenerationError(BenchError):
     """A generator could not build a dataset that passes its own checks."""
+
+
+# ---------------------------------------------------------------------- asks
+class AskError(AskwithError):
+    """A problem with an ask (`/ask-with`): its request, its record or the worker running it."""
+
+
+class AskRejectedError(AskError):
+    """The request cannot be run as written (empty question, unknown colleague, ...); the text says why."""
+
+
+class AskNotFoundError(AskError):
+    def __init__(self, ask_id: int) -> None:
+        super().__init__(f"There is no ask #{ask_id}.")
+        self.ask_id = ask_id
+
+
+class ClaimLostError(AskError):
+    """Another worker took the ask over (this one was silent too long); this worker must stop touching it."""

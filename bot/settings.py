@@ -56,6 +56,9 @@ class Settings:
     ingest_interval_seconds: int = _setting(
         "ASKWITH_INGEST_INTERVAL_SECONDS", 300, "How often the long-running process pulls new history (0 = never)."
     )
+    ingest_page_size: int = _setting(
+        "ASKWITH_INGEST_PAGE_SIZE", 200, "Messages per history page; each page is stored in one transaction."
+    )
     bench_data_dir: Path | None = _setting(
         "ASKWITH_BENCH_DATA_DIR", None, "Directory holding the InformativeBench source data (FriendsTV/, sources/)."
     )
@@ -78,6 +81,28 @@ class Settings:
     )
     llm_cache_dir: Path | None = _setting(
         "ASKWITH_LLM_CACHE_DIR", None, "On-disk response cache (identical requests answered from disk). Empty = off."
+    )
+    # ------------------------------------------------------------------ agents and asks
+    max_turns: int = _setting("ASKWITH_MAX_TURNS", 10, "Most utterances in one agent conversation.")
+    recursion_depth: int = _setting(
+        "ASKWITH_RECURSION_DEPTH", 2, "How deep agents may bring in further colleagues' agents (0 = never)."
+    )
+    recursion_llm_budget: int = _setting(
+        "ASKWITH_RECURSION_LLM_BUDGET", 24, "Most LLM calls all sub-conversations of one ask may spend together."
+    )
+    approval_timeout_seconds: float = _setting(
+        "ASKWITH_APPROVAL_TIMEOUT_SECONDS", 600.0, "How long an 'ask me' member has to approve a share (then: deny)."
+    )
+    ablations: str = _setting(
+        "ASKWITH_ABLATIONS",
+        "",
+        "Comma list of switched-off mechanisms: no-infonav, no-clear-memory, no-fuzzy-memory, no-recursion.",
+    )
+    worker_heartbeat_seconds: float = _setting(
+        "ASKWITH_WORKER_HEARTBEAT_SECONDS", 5.0, "How often a worker marks the ask it runs as alive."
+    )
+    worker_stale_seconds: float = _setting(
+        "ASKWITH_WORKER_STALE_SECONDS", 60.0, "A running ask not marked alive for this long is taken over."
     )
     # ------------------------------------------------------------------ misc
     log_level: str = _setting("ASKWITH_LOG_LEVEL", "INFO", "Logging level.")

@@ -76,6 +76,10 @@ class LocalWorkspace(ChatPort):
             )
 
     # ------------------------------------------------------------------ reading
+    def initial_policies(self) -> dict[str, MemberPolicy]:
+        """Members' askwith policies as the world file states them; ingestion gives them to new members."""
+        return dict(self.world.policies)
+
     async def workspace_info(self) -> WorkspaceInfo:
         return WorkspaceInfo(self.world.id, self.world.name)
 

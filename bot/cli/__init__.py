@@ -16,6 +16,11 @@ app = typer.Typer(name="askwith", help="Personal agents that answer questions to
 err = Console(stderr=True)
 
 
+@app.callback()
+def _root() -> None:
+    """Keeps every command a sub-command (`askwith ingest`), however many are registered."""
+
+
 def _register_all() -> None:
     from bot.cli import bench, ingest, memory
 
@@ -28,19 +33,10 @@ def main() -> None:
     try:
         settings = Settings.load()
         logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        app(standalone_mode=False)
+        app()  # standalone: typer reports usage errors itself and exits; our own errors come out here
     except AskwithError as exc:
         err.print(f"[red]error:[/red] {exc}")
         sys.exit(1)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except (typer.Abort, KeyboardInterrupt):
+    except KeyboardInterrupt:
         err.print("aborted")
         sys.exit(130)
-    except Exception as exc:  # click usage errors arrive here in non-standalone mode
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise

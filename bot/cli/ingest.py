@@ -1,9 +1,89 @@
-"""Placeholder until the ingest commands land."""
+"""`askwith ingest --workspace W`: pull a workspace's history into its members' memory, once, with a progress bar."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from adapters.local.registry import LocalWorkspaces
+from bot.settings import Settings
+from bot.store.db import Database, run
+from memory_ingest.report import IngestProgress, IngestReport, Stage
+from memory_ingest.worker import IngestWorker
+
+
+STAGE_LABELS = {Stage.HISTORY: "Reading channels", Stage.INDEX: "Indexing sessions"}
+WORKSPACE_HELP = "acme (bundled sample), friendstv (needs ASKWITH_BENCH_DATA_DIR), a world JSON file, or an id."
+
+out = Console()
+
+
+def ingest(
+    workspace: str = typer.Option(..., "--workspace", "-w", help=WORKSPACE_HELP),
+    page_size: int | None = typer.Option(None, min=1, help="Messages per history page [ASKWITH_INGEST_PAGE_SIZE]."),
+) -> None:
+    """Mirror a workspace and pull new history into members' memory (incremental, resumable)."""
+    settings = Settings.load()
+    if page_size is not None:
+        settings = settings.replace(ingest_page_size=page_size)
+    report = run(ingest_workspace(settings, workspace))
+    out.print(report_table(report))
+
+
+async def ingest_workspace(settings: Settings, spec: str) -> IngestReport:
+    port = LocalWorkspaces(settings).open(spec)
+    db = await Database.open(settings)
+    try:
+        worker = IngestWorker(port, db, indexer=None, page_size=settings.ingest_page_size)
+        with progress_bar() as progress:
+            return await worker.run(progress=progress)
+    finally:
+        await db.close()
+
+
+@contextmanager
+def progress_bar() -> Iterator[IngestProgress]:
+    """A rich progress bar (on stderr) with one line per ingestion stage."""
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True)) as bar:
+        tasks: dict[Stage, int] = {}
+
+        def update(stage: Stage, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(STAGE_LABELS[stage], total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        yield update
+
+
+def report_table(report: IngestReport) -> Table:
+    table = Table(title=f"Ingested {report.workspace_name}", show_header=False, title_justify="left")
+    table.add_column(style="bold")
+    table.add_column(justify="right")
+    rows = [
+        ("members", f"{report.members:,} ({report.members_opted_in:,} opted in)"),
+        ("channels", f"{report.channels:,} ({report.channels_ingested:,} ingested)"),
+        ("messages added", f"{report.messages_added:,}"),
+        ("messages total", f"{report.messages_total:,}"),
+        ("posts skipped", f"{report.messages_skipped:,}"),
+        ("sessions added", _maybe(report.sessions_added)),
+        ("summaries added", _maybe(report.summaries_added)),
+        ("embeddings added", _maybe(report.embeddings_added)),
+        ("time", f"{report.seconds:.1f} s"),
+    ]
+    for name, value in rows:
+        table.add_row(name, value)
+    return table
+
+
+def _maybe(value: int | None) -> str:
+    return "-" if value is None else f"{value:,}"
 
 
 def register(app: typer.Typer) -> None:
-    return None
+    app.command("ingest")(ingest)

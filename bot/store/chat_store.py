@@ -7,11 +7,11 @@ in `bot.memory`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import case, delete, exists, func, select, true
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -110,32 +110,33 @@ class ChatStore:
             )
             await session.execute(stmt)
         channel_ids = await self.channel_ids(session, workspace_id)
-        for channel in channels:
-            await self._replace_memberships(session, channel_ids[channel.id], channel.member_ids, member_ids)
+        wanted = {(channel_ids[c.id], member_ids[m]) for c in channels for m in c.member_ids if m in member_ids}
+        await self._replace_memberships(session, {channel_ids[c.id] for c in channels}, wanted)
         return channel_ids
 
     async def _replace_memberships(
-        self, session: AsyncSession, channel_id: int, platform_member_ids: Sequence[str], member_ids: dict[str, int]
+        self, session: AsyncSession, channel_ids: set[int], wanted: set[tuple[int, int]]
     ) -> None:
-        wanted = {member_ids[m] for m in platform_member_ids if m in member_ids}
-        current = set(
-            (
-                await session.execute(
-                    select(models.Membership.member_id).where(models.Membership.channel_id == channel_id)
-                )
-            ).scalars()
-        )
-        if gone := current - wanted:
-            await session.execute(
-                delete(models.Membership).where(
-                    models.Membership.channel_id == channel_id, models.Membership.member_id.in_(gone)
+        """Make the memberships of `channel_ids` exactly `wanted` ((channel, member) pairs), in a few statements."""
+        current: set[tuple[int, int]] = set()
+        ordered = sorted(channel_ids)
+        for start in range(0, len(ordered), 500):  # stay under SQLite's bound-parameter limit
+            rows = await session.execute(
+                select(models.Membership.channel_id, models.Membership.member_id).where(
+                    models.Membership.channel_id.in_(ordered[start : start + 500])
                 )
             )
-        if new := wanted - current:
+            current.update((c, m) for c, m in rows.all())
+        for channel_id, member_id in sorted(current - wanted):
             await session.execute(
-                self._insert(models.Membership)
-                .values([{"channel_id": channel_id, "member_id": m} for m in sorted(new)])
-                .on_conflict_do_nothing()
+                delete(models.Membership).where(
+                    models.Membership.channel_id == channel_id, models.Membership.member_id == member_id
+                )
+            )
+        new = [{"channel_id": c, "member_id": m} for c, m in sorted(wanted - current)]
+        for start in range(0, len(new), 400):
+            await session.execute(
+                self._insert(models.Membership).values(new[start : start + 400]).on_conflict_do_nothing()
             )
 
     async def channel_ids(self, session: AsyncSession, workspace_id: int) -> dict[str, int]:
@@ -199,14 +200,97 @@ class ChatStore:
     async def set_cursor(
         self, session: AsyncSession, channel_id: int, cursor: str, thread_platform_id: str = ""
     ) -> None:
-        stmt = self._insert(models.IngestCursor).values(
-            channel_id=channel_id, thread_platform_id=thread_platform_id, cursor=cursor, updated_at=datetime.now(UTC)
+        await self.set_cursors(session, {(channel_id, thread_platform_id): cursor})
+
+    async def set_cursors(self, session: AsyncSession, cursors: dict[tuple[int, str], str]) -> None:
+        """Store many cursors at once; keys are (channel id, thread platform id or '' for the channel itself)."""
+        now = datetime.now(UTC)
+        rows = [
+            {"channel_id": c, "thread_platform_id": t, "cursor": cursor, "updated_at": now}
+            for (c, t), cursor in sorted(cursors.items())
+        ]
+        for start in range(0, len(rows), 200):
+            stmt = self._insert(models.IngestCursor).values(rows[start : start + 200])
+            stmt = stmt.on_conflict_do_update(
+                index_elements=["channel_id", "thread_platform_id"],
+                set_={"cursor": stmt.excluded.cursor, "updated_at": stmt.excluded.updated_at},
+            )
+            await session.execute(stmt)
+
+    async def cursors(self, session: AsyncSession, workspace_id: int) -> dict[tuple[int, str], str]:
+        """Every ingestion cursor of a workspace, keyed (channel id, thread platform id or '')."""
+        result = await session.execute(
+            select(models.IngestCursor.channel_id, models.IngestCursor.thread_platform_id, models.IngestCursor.cursor)
+            .join(models.Channel, models.Channel.id == models.IngestCursor.channel_id)
+            .where(models.Channel.workspace_id == workspace_id)
         )
-        stmt = stmt.on_conflict_do_update(
-            index_elements=["channel_id", "thread_platform_id"],
-            set_={"cursor": stmt.excluded.cursor, "updated_at": stmt.excluded.updated_at},
+        return {(c, t): cursor for c, t, cursor in result.all()}
+
+    async def ensure_thread_cursors(self, session: AsyncSession, threads: Iterable[tuple[int, str]]) -> None:
+        """Remember threads, as (channel id, thread platform id), to read from their start; a thread already being
+        read keeps its cursor."""
+        now = datetime.now(UTC)
+        rows = [
+            {"channel_id": c, "thread_platform_id": t, "cursor": "", "updated_at": now}
+            for c, t in sorted(set(threads))
+            if t
+        ]
+        for start in range(0, len(rows), 200):
+            stmt = self._insert(models.IngestCursor).values(rows[start : start + 200])
+            await session.execute(stmt.on_conflict_do_nothing(index_elements=["channel_id", "thread_platform_id"]))
+
+    async def find_workspace(self, session: AsyncSession, key: WorkspaceKey) -> int | None:
+        return (
+            await session.execute(
+                select(models.Workspace.id).where(
+                    models.Workspace.platform == key.platform, models.Workspace.external_id == key.external_id
+                )
+            )
+        ).scalar_one_or_none()
+
+    async def bot_member_ids(self, session: AsyncSession, workspace_id: int) -> set[str]:
+        """Platform ids of the workspace's bots (askwith itself included): their posts are never memory."""
+        result = await session.execute(
+            select(models.Member.platform_id).where(models.Member.workspace_id == workspace_id, models.Member.is_bot)
         )
-        await session.execute(stmt)
+        return set(result.scalars())
+
+    async def ingestable_channel_ids(
+        self, session: AsyncSession, workspace_id: int, *, channel_id: int | None = None
+    ) -> set[int]:
+        """Channels at least one opted-in human member reads without excluding them: the only ones ingested.
+
+        Ingestion is opt-in per member, so a channel nobody opted in to (a private channel of opted-out members,
+        the bot-only agents channel) is never pulled.
+        """
+        excluded = exists().where(
+            models.MemberExclusion.member_id == models.Member.id,
+            models.MemberExclusion.channel_id == models.Membership.channel_id,
+        )
+        result = await session.execute(
+            select(models.Membership.channel_id)
+            .join(models.Member, models.Member.id == models.Membership.member_id)
+            .where(
+                models.Member.workspace_id == workspace_id,
+                models.Member.opted_in,
+                ~models.Member.is_bot,
+                ~excluded,
+                true() if channel_id is None else models.Membership.channel_id == channel_id,
+            )
+            .distinct()
+        )
+        return set(result.scalars())
+
+    async def member_counts(self, session: AsyncSession, workspace_id: int) -> tuple[int, int]:
+        """(human members, opted-in human members) of a workspace."""
+        row = (
+            await session.execute(
+                select(func.count(), func.coalesce(func.sum(case((models.Member.opted_in, 1), else_=0)), 0)).where(
+                    models.Member.workspace_id == workspace_id, ~models.Member.is_bot
+                )
+            )
+        ).one()
+        return int(row[0]), int(row[1])
 
     async def message_count(self, session: AsyncSession, workspace_id: int) -> int:
         return (

@@ -1,0 +1,62 @@
+"""What every conversation of one ask shares: settings, LLM, memory, roster, record, privacy gate, budget."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.agents.ablations import Ablations
+from bot.agents.agent import Agent
+from bot.agents.memory_tools import MemoryAccess, MemoryTools
+from bot.agents.plan import Plan
+from bot.agents.privacy import SharingGate
+from bot.agents.roster import Roster
+from bot.agents.steps import TurnStep
+from bot.llm.client import LLMClient
+from bot.settings import Settings
+
+
+class ConversationRecorder(Protocol):
+    """Where conversations are saved (the database, see `bot.asks.record`), turn by turn."""
+
+    async def open_conversation(
+        self, *, parent_id: int | None, parent_turn: int | None, depth: int, participants: list[str], question: str
+    ) -> int: ...
+
+    async def save_turn(self, conversation_id: int, step: TurnStep, *, depth: int) -> None: ...
+
+    async def close_conversation(self, conversation_id: int, *, stop_reason: str, conclusion: str) -> None: ...
+
+
+@dataclass
+class RecursionBudget:
+    """LLM calls that all sub-conversations of one ask may spend together."""
+
+    limit: int
+    spent: int = 0
+
+    def allows(self, calls: int) -> bool:
+        return self.spent + calls <= self.limit
+
+    def spend(self, calls: int) -> None:
+        self.spent += calls
+
+
+@dataclass
+class AskContext:
+    ask_id: int
+    question: str
+    requester: str  # handle
+    settings: Settings
+    ablations: Ablations
+    llm: LLMClient
+    memory: MemoryAccess
+    roster: Roster
+    recorder: ConversationRecorder
+    gate: SharingGate
+    budget: RecursionBudget
+
+    async def agent(self, who: str, *, plan: Plan | None = None) -> Agent:
+        profile = await self.roster.profile(who)
+        tools = MemoryTools(profile.viewer, self.memory, self.ablations)
+        return Agent(profile, llm=self.llm, tools=tools, infonav=self.ablations.infonav, plan=plan)

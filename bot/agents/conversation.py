@@ -1,0 +1,170 @@
+"""THE loop: two agents take turns until no plan has unknowns, one cannot progress, or `max_turns`.
+
+A turn = observe -> think (LLM) -> retrieve (memory, no LLM; maybe a sub-conversation) -> act (LLM) -> share
+(privacy) -> record. Errors the model causes (unusable output after repair, the endpoint down) become recorded,
+user-readable failures; anything else is a bug and propagates.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from bot.agents.agent import Agent, Observation
+from bot.agents.context import AskContext
+from bot.agents.steps import TaskStep, TurnStep
+from bot.errors import LLMError, LLMOutputError, LLMUnavailableError
+
+
+MAX_OUTPUT_ERRORS = 2  # consecutive unusable answers from one agent before the conversation gives up
+
+
+@dataclass
+class ConversationResult:
+    conversation_id: int
+    task: TaskStep
+    agents: list[Agent]
+    turns: list[TurnStep]
+    stop_reason: str  # plans_complete | all_done | cannot_progress | max_turns | budget | llm_unavailable | llm_output
+    depth: int = 0
+    children: list[int] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return self.stop_reason in ("llm_unavailable", "llm_output")
+
+    def statement(self, agent: Agent) -> str | None:
+        """The agent's latest answer from its plan."""
+        return next((t.answer for t in reversed(self.turns) if t.agent == agent.handle and t.answer), None)
+
+    def conclusion(self) -> str:
+        """What a sub-conversation brings back to its parent: the asking agent's answer, else what it learned."""
+        asker = self.agents[0]
+        if answer := self.statement(asker):
+            return answer
+        known = "; ".join(f"{r.need}: {r.value} [{r.source}]" for r in asker.plan.known)
+        if known:
+            return known
+        heard = [t.utterance for t in self.turns if t.agent != asker.handle and t.utterance]
+        return heard[-1] if heard else ""
+
+
+class Conversation:
+    def __init__(
+        self,
+        ctx: AskContext,
+        *,
+        conversation_id: int,
+        agents: list[Agent],
+        task: TaskStep,
+        depth: int = 0,
+        ancestors: tuple[str, ...] = (),
+        turns: list[TurnStep] | None = None,
+    ) -> None:
+        self.ctx = ctx
+        self.id = conversation_id
+        self.agents = agents
+        self.task = task
+        self.depth = depth
+        self.ancestors = ancestors  # handles of every agent in this conversation and the ones above it
+        self.turns = [] if turns is None else list(turns)  # saved turns, when a killed ask is resumed
+
+    async def run(self) -> ConversationResult:
+        stop = self._stop_reason()
+        index = len(self.turns)
+        while stop is None and index < self.ctx.settings.max_turns:
+            if self.depth and not self.ctx.budget.allows(2):
+                stop = "budget"
+                break
+            agent = self.agents[index % len(self.agents)]
+            step = await self._take_turn(agent, index)
+            if self.depth:
+                self.ctx.budget.spend(len(step.llm_calls))
+            self.turns.append(step)
+            await self.ctx.recorder.save_turn(self.id, step, depth=self.depth)
+            stop = self._stop_reason()
+            index += 1
+        stop = stop or "max_turns"
+        result = ConversationResult(self.id, self.task, self.agents, self.turns, stop, self.depth)
+        await self.ctx.recorder.close_conversation(self.id, stop_reason=stop, conclusion=result.conclusion())
+        return result
+
+    async def _take_turn(self, agent: Agent, index: int) -> TurnStep:
+        step = TurnStep(index, agent.handle)
+        started = time.perf_counter()
+        try:
+            if agent.declines:
+                agent.decline(step)
+            else:
+                observation = await self._observe(agent, index)
+                await agent.think(observation, step)
+                await agent.retrieve(step)
+                await self._recruit(agent, step)
+                await agent.act(observation, step)
+                await self._share(agent, step)
+        except LLMError as exc:  # caused by the model or its endpoint: record it, let the loop decide
+            step.error = exc.dict()
+            if (call := getattr(exc, "call", None)) is not None:
+                step.llm_calls.append(call)
+        finally:
+            agent.snapshot(step)
+            step.latency_s = time.perf_counter() - started
+        return step
+
+    async def _observe(self, agent: Agent, index: int) -> Observation:
+        people = await self._recruitable(agent)
+        return Observation(self.task, self.turns, index, people, self._last_error(agent))
+
+    async def _recruit(self, agent: Agent, step: TurnStep) -> None:
+        if step.think is not None and step.think.recruit is not None:
+            from bot.agents.recursion import open_sub_conversation  # the two modules call each other
+
+            step.recruit = await open_sub_conversation(self, agent, step.think.recruit, parent_turn=step.index)
+
+    async def _share(self, agent: Agent, step: TurnStep) -> None:
+        if await self.ctx.gate.may_share(agent, step, conversation_id=self.id):
+            agent.adopt(step)
+        else:
+            agent.decline(step, withheld=True)
+
+    async def _recruitable(self, agent: Agent) -> list[str]:
+        """Whom this agent may bring in: people its member talks with, not already in the chain."""
+        if not self.ctx.ablations.recursion or self.depth >= self.ctx.settings.recursion_depth:
+            return []
+        contacts = await self.ctx.roster.contacts(agent.handle)
+        return [c for c in contacts if c not in self.ancestors][:8]
+
+    def _last_error(self, agent: Agent) -> str | None:
+        mine = [t for t in self.turns if t.agent == agent.handle]
+        if mine and mine[-1].error:
+            return str(mine[-1].error.get("message", ""))
+        return None
+
+    # ------------------------------------------------------------------ stopping
+    def _stop_reason(self) -> str | None:
+        if not self.turns:
+            return None
+        last = self.turns[-1]
+        if last.error and last.error.get("type") == LLMUnavailableError.__name__:
+            return "llm_unavailable"
+        if self._output_errors(last.agent) >= MAX_OUTPUT_ERRORS:
+            return "llm_output"
+        if last.cannot_progress:
+            return "cannot_progress"
+        if not {a.handle for a in self.agents} <= {t.agent for t in self.turns}:
+            return None  # everyone speaks at least once
+        if all(a.infonav for a in self.agents):
+            return "plans_complete" if all(a.plan.is_complete for a in self.agents) else None
+        return "all_done" if all(self._said_done(a) for a in self.agents) else None
+
+    def _output_errors(self, handle: str) -> int:
+        count = 0
+        for step in reversed([t for t in self.turns if t.agent == handle]):
+            if not step.error or step.error.get("type") != LLMOutputError.__name__:
+                break
+            count += 1
+        return count
+
+    def _said_done(self, agent: Agent) -> bool:
+        mine = [t for t in self.turns if t.agent == agent.handle]
+        return bool(mine and mine[-1].think and mine[-1].think.done)

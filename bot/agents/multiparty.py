@@ -1,0 +1,92 @@
+"""One ask: the requester's agent talks 1:1 with each colleague's agent, all conversations at once, then one
+consensus over every plan. A resumed ask continues each conversation from its last saved turn."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from bot import messages
+from bot.agents.consensus import ConsensusOutcome, reach_consensus
+from bot.agents.context import AskContext
+from bot.agents.conversation import Conversation, ConversationResult
+from bot.agents.plan import Plan
+from bot.agents.steps import TaskStep, TurnStep
+from bot.errors import LLMOutputError, LLMUnavailableError
+
+
+@dataclass
+class SavedConversation:
+    """A top-level conversation as the record holds it (for resuming)."""
+
+    id: int
+    colleague: str
+    turns: list[TurnStep] = field(default_factory=list)
+    stop_reason: str | None = None  # set when it had finished
+
+    def plan_of(self, handle: str) -> Plan | None:
+        last = next((t for t in reversed(self.turns) if t.agent == handle and t.plan is not None), None)
+        return last.plan.copy() if last and last.plan else None
+
+
+@dataclass
+class AskResult:
+    conversations: list[ConversationResult]
+    consensus: ConsensusOutcome | None
+    failure: str | None = None  # user-readable reason when there is no answer
+
+    @property
+    def answer(self) -> str | None:
+        return self.consensus.answer if self.consensus and self.failure is None else None
+
+
+async def run_ask(
+    ctx: AskContext, colleagues: list[str], *, saved: dict[str, SavedConversation] | None = None
+) -> AskResult:
+    saved = {} if saved is None else saved
+    conversations = list(await asyncio.gather(*(_converse(ctx, c, saved.get(c)) for c in colleagues)))
+    try:
+        consensus = await reach_consensus(ctx, conversations)
+    except LLMUnavailableError:
+        return AskResult(conversations, None, messages.failure_llm_unavailable())
+    except LLMOutputError:
+        return AskResult(conversations, None, messages.failure_llm_output())
+    return AskResult(conversations, consensus, _failure(conversations, consensus))
+
+
+async def _converse(ctx: AskContext, colleague: str, saved: SavedConversation | None) -> ConversationResult:
+    asker = await ctx.agent(ctx.requester, plan=saved.plan_of(ctx.requester) if saved else None)
+    partner = await ctx.agent(colleague, plan=saved.plan_of(colleague) if saved else None)
+    participants = [asker.handle, partner.handle]
+    task = TaskStep(ctx.question, asker.handle, participants)
+    if saved is not None and saved.stop_reason:
+        return ConversationResult(saved.id, task, [asker, partner], saved.turns, saved.stop_reason)
+    conversation_id = (
+        saved.id
+        if saved
+        else await ctx.recorder.open_conversation(
+            parent_id=None, parent_turn=None, depth=0, participants=participants, question=ctx.question
+        )
+    )
+    conversation = Conversation(
+        ctx,
+        conversation_id=conversation_id,
+        agents=[asker, partner],
+        task=task,
+        ancestors=tuple(participants),
+        turns=saved.turns if saved else None,
+    )
+    return await conversation.run()
+
+
+def _failure(conversations: list[ConversationResult], consensus: ConsensusOutcome) -> str | None:
+    if consensus.answerable:
+        return None
+    if consensus.answer:
+        return None  # the model says it cannot fully answer, in words the requester should read
+    reasons = {c.stop_reason for c in conversations}
+    if "llm_unavailable" in reasons:
+        return messages.failure_llm_unavailable()
+    if "llm_output" in reasons:
+        return messages.failure_llm_output()
+    return messages.failure_unanswerable()

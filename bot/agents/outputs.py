@@ -1,0 +1,186 @@
+"""What the think, act and consensus calls return: JSON schemas for the model and tolerant parsers for its answers.
+
+A parser accepts small slips (a missing optional field, a number as a string) and raises `LLMOutputError` when the
+answer has the wrong shape, so a malformed answer becomes a recorded turn error, never a crash.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.agents.memory_tools import ClearParams, FuzzyParams, parse_clear, parse_fuzzy
+from bot.agents.plan import Fact, Rationale
+from bot.errors import LLMOutputError
+
+
+_RATIONALE = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "need": {"type": "string"},
+        "status": {"type": "string", "enum": ["unknown", "known"]},
+        "value": {"type": "string"},
+        "source": {"type": "string"},
+    },
+    "required": ["id", "need", "status"],
+}
+_CLEAR = {
+    "type": "object",
+    "properties": {
+        "keywords": {"type": "array", "items": {"type": "string"}},
+        "sender": {"type": "string"},
+        "channel": {"type": "string"},
+        "since": {"type": "string"},
+        "until": {"type": "string"},
+        "context_window": {"type": "integer"},
+        "limit": {"type": "integer"},
+    },
+    "required": ["keywords"],
+}
+_FUZZY = {
+    "type": "object",
+    "properties": {"text": {"type": "string"}, "top_k": {"type": "integer"}},
+    "required": ["text"],
+}
+_RECRUIT = {
+    "type": ["object", "null"],
+    "properties": {"member": {"type": "string"}, "question": {"type": "string"}},
+}
+
+
+def think_schema(*, with_plan: bool) -> dict[str, Any]:
+    properties: dict[str, Any] = {
+        "clear": {"type": "array", "items": _CLEAR},
+        "fuzzy": {"type": "array", "items": _FUZZY},
+        "recruit": _RECRUIT,
+        "done": {"type": "boolean"},
+        "cannot_progress": {"type": "boolean"},
+    }
+    if with_plan:
+        properties = {"plan": {"type": "array", "items": _RATIONALE}, **properties}
+    return {"type": "object", "properties": properties, "required": list(properties)[:1]}
+
+
+ACT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "utterance": {"type": "string"},
+        "learned": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "value": {"type": "string"}, "source": {"type": "string"}},
+                "required": ["id", "value"],
+            },
+        },
+        "answer": {"type": ["string", "null"]},
+    },
+    "required": ["utterance"],
+}
+
+CONSENSUS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": "string"},
+        "agreed": {"type": "boolean"},
+        "cited": {"type": "array", "items": {"type": "string"}},
+        "dropped": {"type": "array", "items": {"type": "string"}},
+        "answerable": {"type": "boolean"},
+    },
+    "required": ["answer", "cited"],
+}
+
+
+@dataclass(frozen=True)
+class RecruitRequest:
+    member: str
+    question: str
+
+    def dict(self) -> dict[str, Any]:
+        return {"member": self.member, "question": self.question}
+
+
+@dataclass
+class ThinkOutput:
+    plan: list[Rationale] | None  # None in plain prompting (no InfoNav)
+    clear: list[ClearParams] = field(default_factory=list)
+    fuzzy: list[FuzzyParams] = field(default_factory=list)
+    recruit: RecruitRequest | None = None
+    done: bool = False
+    cannot_progress: bool = False
+
+    def dict(self) -> dict[str, Any]:
+        return {
+            "plan": None if self.plan is None else [r.dict() for r in self.plan],
+            "clear": [p.dict() for p in self.clear],
+            "fuzzy": [p.dict() for p in self.fuzzy],
+            "recruit": self.recruit.dict() if self.recruit else None,
+            "done": self.done,
+            "cannot_progress": self.cannot_progress,
+        }
+
+
+@dataclass
+class ActOutput:
+    utterance: str
+    learned: list[Fact] = field(default_factory=list)
+    answer: str | None = None  # the agent's answer from its plan, once it has one
+
+    def dict(self) -> dict[str, Any]:
+        return {
+            "utterance": self.utterance,
+            "learned": [f.__dict__ for f in self.learned],
+            "answer": self.answer,
+        }
+
+
+def parse_think(data: Any, *, with_plan: bool) -> ThinkOutput:
+    data = _object(data, "think")
+    plan = None
+    if with_plan:
+        raw_plan = data.get("plan")
+        if not isinstance(raw_plan, list):
+            raise LLMOutputError("the think answer has no 'plan' list")
+        plan = [Rationale.from_dict(r) for r in raw_plan if isinstance(r, dict)]
+    return ThinkOutput(
+        plan=plan,
+        clear=[parse_clear(q) for q in _list(data.get("clear"), "clear")],
+        fuzzy=[parse_fuzzy(q) for q in _list(data.get("fuzzy"), "fuzzy")],
+        recruit=_recruit(data.get("recruit")),
+        done=bool(data.get("done", False)),
+        cannot_progress=bool(data.get("cannot_progress", False)),
+    )
+
+
+def parse_act(data: Any) -> ActOutput:
+    data = _object(data, "act")
+    utterance = data.get("utterance")
+    if not isinstance(utterance, str) or not utterance.strip():
+        raise LLMOutputError("the act answer has no 'utterance' text")
+    learned = []
+    for raw in _list(data.get("learned"), "learned"):
+        if isinstance(raw, dict) and raw.get("id") and raw.get("value"):
+            learned.append(Fact(str(raw["id"]), str(raw["value"]), str(raw.get("source") or "")))
+    answer = data.get("answer")
+    return ActOutput(utterance.strip(), learned, str(answer).strip() if answer else None)
+
+
+def _object(data: Any, what: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise LLMOutputError(f"the {what} answer must be a JSON object")
+    return data
+
+
+def _list(value: Any, name: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise LLMOutputError(f"'{name}' must be a list")
+    return value
+
+
+def _recruit(raw: Any) -> RecruitRequest | None:
+    if not isinstance(raw, dict) or not raw.get("member"):
+        return None
+    return RecruitRequest(str(raw["member"]).strip().lstrip("@"), str(raw.get("question") or "").strip())

@@ -1,0 +1,75 @@
+"""Recursive communication: an agent brings in a third member's agent when nobody present can fill an unknown.
+
+"Hold on, I can ask Carol's agent." The sub-conversation is an ordinary `Conversation` one level deeper, between a
+fresh copy of the asking agent and the third member's agent. It is refused (and the refusal reported to the model)
+when recursion is switched off, the depth limit is reached, the member is already in the chain (no cycles), the
+asking member does not talk with them, their agent cannot take part, or the ask's LLM budget is spent. Its
+conclusion returns into the parent conversation through the asking agent's act call.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot.agents.agent import Agent
+from bot.agents.outputs import RecruitRequest
+from bot.agents.steps import RecruitOutcome, TaskStep
+from bot.errors import UnknownMemberError
+from bot.port import SharePolicy
+from bot.prompts import render_prompt
+
+
+if TYPE_CHECKING:
+    from bot.agents.conversation import Conversation
+
+
+async def open_sub_conversation(
+    parent: Conversation, asker: Agent, request: RecruitRequest, *, parent_turn: int
+) -> RecruitOutcome:
+    reason = await _refusal(parent, asker, request)
+    if reason:
+        conclusion = render_prompt("agent", "recruit_result", reason=reason, conclusion="", me=asker.handle)
+        return RecruitOutcome(request, "refused", reason, conclusion)
+    from bot.agents.conversation import Conversation  # the two modules call each other
+
+    ctx = parent.ctx
+    target = await ctx.agent(request.member)
+    question = request.question or parent.task.question
+    participants = [asker.handle, target.handle]
+    conversation_id = await ctx.recorder.open_conversation(
+        parent_id=parent.id, parent_turn=parent_turn, depth=parent.depth + 1, participants=participants,
+        question=question,
+    )  # fmt: skip
+    child = Conversation(
+        ctx,
+        conversation_id=conversation_id,
+        agents=[asker.fork(), target],
+        task=TaskStep(question, asker.handle, participants),
+        depth=parent.depth + 1,
+        ancestors=(*parent.ancestors, target.handle),
+    )
+    result = await child.run()
+    text = result.conclusion()
+    conclusion = render_prompt("agent", "recruit_result", reason="done", conclusion=text, me=asker.handle)
+    return RecruitOutcome(request, "done", "" if text else "nothing", conclusion, conversation_id)
+
+
+async def _refusal(parent: Conversation, asker: Agent, request: RecruitRequest) -> str | None:
+    ctx = parent.ctx
+    if not ctx.ablations.recursion:
+        return "ablation"
+    if parent.depth + 1 > ctx.settings.recursion_depth:
+        return "depth"
+    try:
+        target = await ctx.roster.profile(request.member)
+    except UnknownMemberError:
+        return "unknown"
+    if target.handle in parent.ancestors:
+        return "cycle"
+    if not await ctx.roster.talks_with(asker.handle, target.handle):
+        return "not_contact"
+    if not target.can_take_part or target.share is SharePolicy.NEVER:
+        return "unavailable"
+    if not ctx.budget.allows(4):  # at least one turn of each agent
+        return "budget"
+    return None

@@ -1,0 +1,96 @@
+"""Who is who in a workspace, as the agents need it: members' askwith status, policies and whom they talk with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import case, func, select
+from sqlalchemy.orm import aliased
+
+from bot.errors import UnknownMemberError
+from bot.memory.types import Viewer
+from bot.port import ChannelKind, SharePolicy
+from bot.store import models
+from bot.store.db import Database
+
+
+@dataclass(frozen=True)
+class MemberProfile:
+    handle: str  # the member's name (mention handle)
+    platform_id: str
+    display_name: str
+    viewer: Viewer
+    share: SharePolicy
+    opted_in: bool
+    is_bot: bool
+    deactivated: bool
+
+    @property
+    def can_take_part(self) -> bool:
+        return self.opted_in and not self.is_bot and not self.deactivated
+
+
+class Roster:
+    """Member look-ups for one workspace, cached for the life of an ask."""
+
+    def __init__(self, db: Database, workspace_id: int) -> None:
+        self.db = db
+        self.workspace_id = workspace_id
+        self._profiles: dict[str, MemberProfile] = {}
+        self._contacts: dict[str, list[str]] = {}
+
+    async def profile(self, who: str) -> MemberProfile:
+        """A member by handle (with or without @) or platform id; UnknownMemberError if there is none."""
+        wanted = who.strip().lstrip("@")
+        if wanted in self._profiles:
+            return self._profiles[wanted]
+        async with self.db.session() as session:
+            row = (
+                await session.execute(
+                    select(models.Member).where(
+                        models.Member.workspace_id == self.workspace_id,
+                        (models.Member.name == wanted) | (models.Member.platform_id == wanted),
+                    )
+                )
+            ).scalar_one_or_none()
+        if row is None:
+            raise UnknownMemberError(who)
+        profile = MemberProfile(
+            handle=row.name,
+            platform_id=row.platform_id,
+            display_name=row.display_name or row.name,
+            viewer=Viewer(self.workspace_id, row.id, row.name),
+            share=SharePolicy(row.share_policy),
+            opted_in=row.opted_in,
+            is_bot=row.is_bot,
+            deactivated=row.deactivated,
+        )
+        self._profiles[profile.handle] = self._profiles[profile.platform_id] = profile
+        return profile
+
+    async def contacts(self, handle: str) -> list[str]:
+        """Handles of the people a member talks with (shares a DM or channel with): DMs first, then by how much was
+        said in the shared conversations."""
+        if handle in self._contacts:
+            return self._contacts[handle]
+        me = await self.profile(handle)
+        mine, theirs, other = aliased(models.Membership), aliased(models.Membership), aliased(models.Member)
+        is_dm = models.Channel.kind.in_([ChannelKind.DM.value, ChannelKind.GROUP_DM.value])
+        stmt = (
+            select(other.name, func.max(case((is_dm, 1), else_=0)), func.count(models.Message.id))
+            .select_from(mine)
+            .join(theirs, theirs.channel_id == mine.channel_id)
+            .join(other, other.id == theirs.member_id)
+            .join(models.Channel, models.Channel.id == mine.channel_id)
+            .outerjoin(models.Message, models.Message.channel_id == mine.channel_id)
+            .where(mine.member_id == me.viewer.member_id, other.id != me.viewer.member_id, other.is_bot.is_(False))
+            .group_by(other.name)
+        )
+        async with self.db.session() as session:
+            rows = (await session.execute(stmt)).all()
+        ranked = sorted(rows, key=lambda r: (-int(r[1] or 0), -int(r[2] or 0), r[0]))
+        self._contacts[handle] = [r[0] for r in ranked]
+        return self._contacts[handle]
+
+    async def talks_with(self, a: str, b: str) -> bool:
+        return (await self.profile(b)).handle in await self.contacts(a)

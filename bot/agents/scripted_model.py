@@ -1,0 +1,232 @@
+"""A deterministic stand-in for the model, for tests, benchmarks and offline demos. NOT evidence of answer quality.
+
+It reads the same prompts a real model gets (the upper-case labels in `prompts/agent.yaml`) and plays the agent
+protocol mechanically: the plan has one rationale per part of the question ("X and Y" -> two), clear-memory keywords
+are the content words of an unknown rationale, a rationale becomes known when a hit contains all its keywords or
+another agent's message states it, and consensus joins the kept values. Use it behind the real client:
+
+    llm = LLMClient(ScriptedBackend(scripted_model))
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from bot.llm.types import LLMRequest
+
+
+STOPWORDS = frozenset(
+    "a an and are at be by can could did do does for from has have how i in is it me my of on or our please tell "
+    "that the their them there they this to us was we were what when where which who whom why will with would you "
+    "your know about any".split()
+)
+EXHAUSTED = "Nothing left to try."
+_HIT = re.compile(r"^\[(?P<id>[^\]]+)\] #\S+ (?:\S+ \S+ (?P<sender>[^:]+)|\S+): (?P<text>.*?)(?: \| context: .*)?$")
+
+
+def scripted_model(request: LLMRequest) -> str:
+    """The model's reply text (JSON) to one request of the agent protocol."""
+    view = PromptView.of(request)
+    if request.purpose == "consensus":
+        return json.dumps(_consensus(view))
+    plain = "PLAN:" not in view.instruction
+    if request.purpose == "think":
+        return json.dumps(_plain_think(view) if plain else _think(view))
+    if request.purpose == "act":
+        return json.dumps(_plain_act(view) if plain else _act(view))
+    raise ValueError(f"the scripted model does not play {request.purpose!r}")
+
+
+# ---------------------------------------------------------------------- reading the prompt
+@dataclass
+class PromptView:
+    question: str
+    me: str
+    instruction: str  # the last user message: the think/act/consensus instruction
+    heard: list[tuple[str, str]]  # (speaker, utterance) from other agents, oldest first
+    said: list[str]  # this agent's own earlier utterances
+
+    @classmethod
+    def of(cls, request: LLMRequest) -> PromptView:
+        text = "\n".join(m["content"] for m in request.messages)
+        heard, said = [], []
+        for m in request.messages[1:-1]:
+            if m["role"] == "assistant":
+                said.append(m["content"])
+            elif found := re.match(r"^(\S+)'s agent: (.*)$", m["content"], re.S):
+                heard.append((found[1], found[2]))
+        return cls(
+            question=_label(text, "QUESTION"),
+            me=(re.search(r"YOU ARE: (\S+)'s agent", text) or [None, ""])[1],
+            instruction=request.messages[-1]["content"],
+            heard=heard,
+            said=said,
+        )
+
+    def block(self, label: str) -> list[str]:
+        """Lines under `LABEL:` up to the next blank or upper-case label line."""
+        lines = self.instruction.splitlines()
+        start = next((i for i, line in enumerate(lines) if line.startswith(label + ":")), None)
+        if start is None:
+            return []
+        out = []
+        for line in lines[start + 1 :]:
+            if not line.strip() or re.match(r"^[A-Z][A-Z -]+:", line) or line[0].isalpha() and line[0].isupper():
+                break
+            out.append(line.strip())
+        return out
+
+
+def _label(text: str, label: str) -> str:
+    found = re.search(rf"^{label}: (.*)$", text, re.M)
+    return found[1].strip() if found else ""
+
+
+def needs_of(question: str) -> list[str]:
+    parts = re.split(r"\s+and\s+|,\s*|;\s*", question.strip().rstrip("?.! "))
+    return [p.strip() for p in parts if keywords_of(p)]
+
+
+def keywords_of(text: str) -> list[str]:
+    words = re.findall(r"[A-Za-z0-9][A-Za-z0-9'-]+", text.lower())
+    return [w for w in dict.fromkeys(words) if w not in STOPWORDS]
+
+
+def _mentions(text: str, keywords: list[str]) -> bool:
+    lowered = text.lower()
+    return bool(keywords) and all(k[:5] in lowered for k in keywords)  # a crude stem: "launch" ~ "launching"
+
+
+def _fact_in(text: str, need: str) -> tuple[str, str] | None:
+    found = re.search(re.escape(need) + r": (.+?) \[([^\]]*)\]", text, re.I)
+    return (found[1], found[2]) if found else None
+
+
+# ---------------------------------------------------------------------- think
+def _think(view: PromptView) -> dict[str, Any]:
+    plan = json.loads(_label(view.instruction, "PLAN") or "[]")
+    if not plan:
+        plan = [_rationale(i, need) for i, need in enumerate(needs_of(view.question), 1)]
+    for r in plan:
+        if r["status"] == "unknown":
+            _learn_from_heard(r, view.heard)
+    unknown = [r for r in plan if r["status"] == "unknown"]
+    searches = "\n".join(view.block("PREVIOUS SEARCHES"))
+    clear, fuzzy = [], []
+    for r in unknown:
+        keywords = keywords_of(r["need"])
+        if json.dumps(keywords, ensure_ascii=False, separators=(",", ":")) not in searches:
+            clear.append({"keywords": keywords, "limit": 5})
+        elif f'"text":{json.dumps(r["need"], ensure_ascii=False)}' not in searches:
+            clear.append({"keywords": keywords, "limit": 10, "context_window": 1})  # widen, as agents tend to
+            fuzzy.append({"text": r["need"], "top_k": 3})
+    recruit = _recruit(view, unknown) if unknown and not clear else None
+    # Stuck only when this agent has nothing left to try AND the other agent said the same.
+    partner_exhausted = bool(view.heard) and EXHAUSTED in view.heard[-1][1]
+    stuck = bool(unknown) and not clear and recruit is None and partner_exhausted
+    return {"plan": plan, "clear": clear, "fuzzy": fuzzy, "recruit": recruit, "done": not unknown,
+            "cannot_progress": stuck}  # fmt: skip
+
+
+def _rationale(index: int, need: str) -> dict[str, str]:
+    return {"id": f"r{index}", "need": need, "status": "unknown", "value": "", "source": ""}
+
+
+def _learn_from_heard(rationale: dict[str, str], heard: list[tuple[str, str]]) -> None:
+    for speaker, utterance in reversed(heard):
+        if fact := _fact_in(utterance, rationale["need"]):
+            rationale.update(status="known", value=fact[0], source=f"{speaker}:{fact[1]}")
+            return
+
+
+def _recruit(view: PromptView, unknown: list[dict[str, str]]) -> dict[str, str] | None:
+    """Bring in the first person listed (the one the member talks with most), once, after the partner spoke."""
+    people = [p.strip() for p in _label(view.instruction, f"PEOPLE {view.me} TALKS WITH").split(",") if p.strip()]
+    if not people or not view.heard or _asked_someone(view) is not None:
+        return None
+    return {"member": people[0], "question": unknown[0]["need"]}
+
+
+def _asked_someone(view: PromptView) -> str | None:
+    return next((m[1] for s in view.said if (m := re.search(r"I asked (\S+)'s agent", s))), None)
+
+
+# ---------------------------------------------------------------------- act
+def _act(view: PromptView) -> dict[str, Any]:
+    plan = json.loads(_label(view.instruction, "PLAN") or "[]")
+    hits = [m.groupdict() for line in view.block("MEMORY RESULTS") if (m := _HIT.match(line))]
+    sub = re.search(r"^SUB-CONVERSATION with (\S+)'s agent: (.*)$", view.instruction, re.M)
+    learned = []
+    for r in (r for r in plan if r["status"] == "unknown"):
+        hit = next((h for h in hits if _mentions(h["text"], keywords_of(r["need"]))), None)
+        fact = (hit["text"], hit["id"]) if hit else _fact_in(sub[2], r["need"]) if sub else None
+        if fact:
+            learned.append({"id": r["id"], "value": fact[0], "source": fact[1]})
+            r.update(status="known", value=fact[0], source=fact[1])
+    exhausted = _label(view.instruction, "SEARCHES THIS TURN") == "0" and not sub
+    utterance = _utterance(plan, sub[1] if sub else None, exhausted)
+    return {"utterance": utterance, "learned": learned, "answer": _answer(plan)}
+
+
+def _utterance(plan: list[dict[str, str]], asked: str | None, exhausted: bool) -> str:
+    known = [f"{r['need']}: {r['value']} [{r['source']}]" for r in plan if r["status"] == "known"]
+    missing = [r["need"] for r in plan if r["status"] == "unknown"]
+    parts = [f"Found: {'; '.join(known)}." if known else "I found nothing yet."]
+    if missing:
+        parts.append(f"Still missing: {'; '.join(missing)}.")
+    if asked:
+        parts.append(f"I asked {asked}'s agent.")
+    if missing and exhausted:
+        parts.append(EXHAUSTED)
+    return " ".join(parts)
+
+
+def _answer(plan: list[dict[str, str]]) -> str | None:
+    if not plan or any(r["status"] == "unknown" for r in plan):
+        return None
+    return "; ".join(f"{r['need']}: {r['value']} [{r['source']}]" for r in plan)
+
+
+# ---------------------------------------------------------------------- plain prompting (no InfoNav)
+def _plain_think(view: PromptView) -> dict[str, Any]:
+    searched = bool(view.block("PREVIOUS SEARCHES"))
+    clear = [] if searched else [{"keywords": keywords_of(n), "limit": 5} for n in needs_of(view.question)]
+    return {"clear": clear, "fuzzy": [], "recruit": None, "done": searched, "cannot_progress": False}
+
+
+def _plain_act(view: PromptView) -> dict[str, Any]:
+    hits = [m.groupdict() for line in view.block("MEMORY RESULTS") if (m := _HIT.match(line))]
+    found = [f"{h['text']} [{h['id']}]" for h in hits]
+    heard = [u for _, u in view.heard if u.startswith("Found:")]
+    utterance = f"Found: {' '.join(found)}" if found else "I found nothing."
+    answer = " ".join([*found, *(u.removeprefix("Found: ") for u in heard)]) or None
+    return {"utterance": utterance, "learned": [], "answer": answer}
+
+
+# ---------------------------------------------------------------------- consensus
+def _consensus(view: PromptView) -> dict[str, Any]:
+    rows = [[c.strip() for c in line.lstrip("- ").split(" | ")] for line in view.block("RATIONALES")]
+    kept: dict[str, str] = {}
+    cited, dropped = [], []
+    for key, need, value, *_ in (r for r in rows if len(r) >= 3):
+        if kept.setdefault(need.lower(), value) == value:
+            cited.append(key)
+        else:
+            dropped.append(key)  # a conflicting value for a need already settled
+    statements = [_strip_sources(s.split(": ", 1)[-1]) for s in view.block("STATEMENTS") if "(no answer)" not in s]
+    answer = "; ".join(f"{need}: {_strip_source(value)}" for need, value in kept.items())
+    if not rows:
+        answer = max(statements, key=len, default="")
+    return {"answer": answer, "agreed": len(set(statements)) <= 1, "cited": cited, "dropped": dropped,
+            "answerable": bool(answer)}  # fmt: skip
+
+
+def _strip_source(value: str) -> str:
+    return re.sub(r"\s*\[[^\]]*\]$", "", value)
+
+
+def _strip_sources(text: str) -> str:
+    return re.sub(r"\s*\[[^\]]*\]", "", text)

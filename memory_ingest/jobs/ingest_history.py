@@ -1,0 +1,52 @@
+"""The scheduled ingestion job: every `interval_seconds`, pull new history of one workspace into memory.
+
+Runs never overlap (`max_instances=1`): a run still going when the next is due makes that one wait, and runs missed
+while the process was busy collapse into one (`coalesce=True`). The first run starts right away.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+
+from apscheduler.job import Job
+from apscheduler.schedulers.base import BaseScheduler
+
+from bot.errors import AskwithError
+from memory_ingest.report import IngestReport
+from memory_ingest.worker import IngestWorker
+
+
+logger = logging.getLogger(__name__)
+
+JOB_ID_PREFIX = "ingest-history:"
+
+
+async def ingest_history(worker: IngestWorker, key: str) -> IngestReport | None:
+    """One scheduled run. A failure askwith understands (platform down, bad settings) is logged and the next run
+    tries again; anything else is a bug and propagates to the scheduler's error log."""
+    try:
+        report = await worker.run()
+    except AskwithError as exc:
+        logger.error("Scheduled ingestion of %s failed: %s", key, exc)
+        return None
+    logger.info("Scheduled ingestion of %s: %d messages added", key, report.messages_added)
+    return report
+
+
+def register(scheduler: BaseScheduler, *, worker: IngestWorker, key: str, interval_seconds: float) -> Job | None:
+    """Schedule `worker` every `interval_seconds`; 0 or less schedules nothing (ingestion on demand only)."""
+    if interval_seconds <= 0:
+        return None
+    return scheduler.add_job(
+        ingest_history,
+        trigger="interval",
+        seconds=interval_seconds,
+        args=(worker, key),
+        id=f"{JOB_ID_PREFIX}{key}",
+        name=f"ingest history of {key}",
+        max_instances=1,
+        coalesce=True,
+        replace_existing=True,
+        next_run_time=datetime.now(UTC),
+    )

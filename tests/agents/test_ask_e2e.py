@@ -1,0 +1,91 @@
+"""End to end with the scripted model: the answer needs one fact from Alice's memory and one from Bob's."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from bot.asks import models
+from bot.asks.service import AskRequest
+from bot.settings import Settings
+from bot.store.db import Database
+from bot.world import World
+from tests.fakes.asks import CODE_NAME, LAUNCH, QUESTION, build, two_fact_world
+
+
+def _message_id(world: World, text: str) -> str:
+    return next(m.id for msgs in world.messages.values() for m in msgs if m.text == text)
+
+
+def _visible_ids(world: World, handle: str) -> set[str]:
+    return {m.id for c in world.visible_channels(handle) for m in world.messages[c.id]}
+
+
+async def _turns(db: Database, ask_id: int) -> list[models.Turn]:
+    async with db.session() as session:
+        rows = await session.execute(
+            select(models.Turn)
+            .join(models.Conversation, models.Conversation.id == models.Turn.conversation_id)
+            .where(models.Conversation.ask_id == ask_id)
+            .order_by(models.Turn.conversation_id, models.Turn.idx)
+        )
+        return list(rows.scalars())
+
+
+async def test_each_agent_finds_its_own_fact_and_consensus_combines_them(db: Database, settings: Settings) -> None:
+    world = two_fact_world()
+    h = await build(db, world, settings=settings)
+
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+
+    assert outcome.status == "done", outcome.final_text
+    assert "Bluebird" in outcome.answer and "14 March" in outcome.answer
+    code_id, launch_id = _message_id(world, CODE_NAME), _message_id(world, LAUNCH)
+    turns = await _turns(db, outcome.ask_id)
+    assert [t.agent for t in turns] == ["alice", "bob", "alice"]
+    hits = {t.agent: {h for q in t.data["queries"] for h in q["hit_ids"]} for t in turns if t.idx < 2}
+    assert code_id in hits["alice"] and launch_id not in hits["alice"]
+    assert launch_id in hits["bob"] and code_id not in hits["bob"]
+    for turn in turns:  # every hit comes from what that member can see
+        seen = {h for q in turn.data["queries"] for h in q["hit_ids"]}
+        assert seen <= _visible_ids(world, turn.agent)
+
+    # InfoNav: statuses move unknown -> known, turn by turn
+    alice_first, bob_turn, alice_last = turns
+    assert [r["status"] for r in alice_first.plan] == ["known", "unknown"]
+    assert alice_first.plan[0]["source"] == code_id
+    assert [r["status"] for r in bob_turn.plan] == ["known", "known"]
+    assert bob_turn.plan[1]["source"] == launch_id and bob_turn.plan[0]["source"].startswith("alice:")
+    assert [r["status"] for r in alice_last.plan] == ["known", "known"]
+    assert alice_last.plan[1]["source"].startswith("bob:")
+    assert (alice_first.solved, bob_turn.solved, alice_last.solved) == (1, 2, 1)
+
+    # consensus combines both, citing a rationale from each agent's own memory
+    result = outcome.result
+    assert result is not None and result.consensus is not None
+    assert result.conversations[0].stop_reason == "plans_complete"
+    consensus = result.consensus
+    assert consensus.agreed and consensus.statements_agree
+    cited_sources = {consensus.rationales[k].source for k in consensus.cited}
+    assert {code_id, launch_id} <= cited_sources
+    assert consensus.ratio == 1.0
+
+
+async def test_final_post_reaches_requester_once_and_hidden_thread_shows_the_talk(
+    db: Database, settings: Settings
+) -> None:
+    world = two_fact_world()
+    h = await build(db, world, settings=settings)
+
+    outcome = await h.service.ask(AskRequest("@alice", ["@bob", "alice"], QUESTION))
+
+    dm = world.dm(world.bot_id, "alice").id
+    finals = [m for m in world.messages[dm] if f"transcripts show {outcome.ask_id}" in m.text]
+    assert len(finals) == 1 and "Bluebird" in finals[0].text
+    ask = await h.service.load(outcome.ask_id)
+    assert ask.final_post == "posted" and ask.final_message_id == finals[0].id and ask.status == "done"
+    thread = [m for m in world.messages[ask.hidden_channel_id] if m.thread_id == ask.hidden_thread_id]
+    assert [m.text.split("'s agent")[0] for m in thread] == ["Alice", "Bob", "Alice"]
+    assert ask.llm_calls == 7 and ask.prompt_tokens > 0  # 3 turns x (think + act) + consensus
+    # Bob's agent shared facts from Bob's memory: Bob is told what and with whom.
+    bob_dm = world.dm(world.bot_id, "bob").id
+    assert any("Alice" in m.text and "14 March" in m.text for m in world.messages[bob_dm])

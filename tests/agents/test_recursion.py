@@ -1,0 +1,108 @@
+"""Recursive communication: a fact only Carol knows; Bob's agent brings in Carol's agent."""
+
+from __future__ import annotations
+
+import json
+
+from bot.agents.scripted_model import scripted_model
+from bot.asks.service import AskRequest
+from bot.llm.types import LLMRequest
+from bot.settings import Settings
+from bot.store.db import Database
+from tests.fakes.asks import LAUNCH, QUESTION, build, two_fact_world
+from tests.fakes.records import conversations, hit_ids, llm_calls, turns
+
+
+def _launch_id(world) -> str:  # noqa: ANN001
+    return next(m.id for msgs in world.messages.values() for m in msgs if m.text == LAUNCH)
+
+
+def forcing_recruit(who: str, member: str):  # noqa: ANN201
+    """The scripted model, except that `who`'s agent always tries to bring in `member`."""
+
+    def script(request: LLMRequest) -> str:
+        text = scripted_model(request)
+        if request.purpose == "think" and f"YOU ARE: {who}'s agent" in request.messages[1]["content"]:
+            data = json.loads(text)
+            data["recruit"] = {"member": member, "question": "anything?"}
+            text = json.dumps(data)
+        return text
+
+    return script
+
+
+async def test_bob_brings_in_carol_and_her_fact_reaches_the_answer(db: Database, settings: Settings) -> None:
+    world = two_fact_world(launch_with="carol")
+    h = await build(db, world, settings=settings)
+
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+
+    assert outcome.status == "done" and "14 March" in outcome.answer and "Bluebird" in outcome.answer
+    top, child = await conversations(db, outcome.ask_id)
+    assert (child.parent_id, child.depth, child.participants) == (top.id, 1, ["bob", "carol"])
+    assert "14 March" in (child.conclusion or "")
+    parent_turn = next(t for t in await turns(db, top.id) if t.idx == child.parent_turn)
+    assert parent_turn.agent == "bob" and parent_turn.data["recruit"]["status"] == "done"
+    sub_turns = await turns(db, child.id)
+    launch_id = _launch_id(world)
+    assert any(launch_id in hit_ids(t) for t in sub_turns if t.agent == "carol")
+    assert not any(launch_id in hit_ids(t) for t in sub_turns if t.agent == "bob")  # not in Bob's memory
+    assert child.stop_reason == "plans_complete"
+
+
+async def test_a_cycle_back_to_an_agent_in_the_chain_is_refused(db: Database, settings: Settings) -> None:
+    settings = settings.replace(recursion_depth=2)
+    h = await build(db, two_fact_world(launch_with="carol"), settings=settings, script=forcing_recruit("carol", "bob"))
+
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+
+    assert outcome.status == "done"
+    convs = await conversations(db, outcome.ask_id)
+    assert [c.depth for c in convs] == [0, 1]  # no third level opened
+    carol_turns = [t for t in await turns(db, convs[1].id) if t.agent == "carol"]
+    assert carol_turns and all(t.data["recruit"]["reason"] == "cycle" for t in carol_turns)
+    assert all(t.data["recruit"]["status"] == "refused" for t in carol_turns)
+
+
+async def test_depth_limit_holds(db: Database, settings: Settings) -> None:
+    settings = settings.replace(recursion_depth=1)
+    script = forcing_recruit("carol", "erin")
+    h = await build(db, two_fact_world(launch_with="carol"), settings=settings, script=script)
+
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+
+    convs = await conversations(db, outcome.ask_id)
+    assert max(c.depth for c in convs) == 1
+    carol_turns = [t for t in await turns(db, convs[1].id) if t.agent == "carol"]
+    assert {t.data["recruit"]["reason"] for t in carol_turns} == {"depth"}
+
+
+async def test_no_recursion_at_depth_zero_or_when_switched_off(db: Database, settings: Settings) -> None:
+    h = await build(db, two_fact_world(launch_with="carol"), settings=settings.replace(recursion_depth=0))
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+    assert len(await conversations(db, outcome.ask_id)) == 1
+    assert "14 March" not in (outcome.final_text or "")
+
+    off = await h.service.ask(AskRequest("alice", ["bob"], QUESTION, ablations=["no-recursion"]))
+    assert len(await conversations(db, off.ask_id)) == 1
+    assert (await h.service.load(off.ask_id)).ablations == ["no-recursion"]
+
+
+async def test_budget_stops_the_sub_conversation(db: Database, settings: Settings) -> None:
+    h = await build(db, two_fact_world(launch_with="carol"), settings=settings.replace(recursion_llm_budget=4))
+
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+
+    top, child = await conversations(db, outcome.ask_id)
+    assert child.stop_reason == "budget"
+    calls = [c for c in await llm_calls(db, outcome.ask_id) if c.conversation_id == child.id]
+    assert len(calls) == 4
+    assert "14 March" in outcome.answer  # Carol's agent said it before the budget ran out
+
+
+async def test_budget_too_small_refuses_recruiting(db: Database, settings: Settings) -> None:
+    h = await build(db, two_fact_world(launch_with="carol"), settings=settings.replace(recursion_llm_budget=3))
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+    (top,) = await conversations(db, outcome.ask_id)
+    reasons = [t.data["recruit"]["reason"] for t in await turns(db, top.id) if t.data["recruit"]]
+    assert reasons and set(reasons) == {"budget"}
