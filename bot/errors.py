@@ -136,3 +136,8 @@ class AskNotFoundError(AskError):
 
 class ClaimLostError(AskError):
     """Another worker took the ask over (this one was silent too long); this worker must stop touching it."""
+
+
+# ---------------------------------------------------------------------- chat platforms
+class PlatformError(WorkspaceError):
+    """A chat platform refused or failed a request even after its client's own retries; the text says which."""

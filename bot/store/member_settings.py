@@ -1,0 +1,95 @@
+"""A member's askwith settings: ingestion opt-in, share policy, channels kept out of their agent's memory.
+
+Platform commands (`/askwith` in Slack, Discord's settings command, the local UI) read and write them here.
+
+    settings = MemberSettingsStore(db)
+    await settings.set_share_policy(WorkspaceKey("slack", "T1"), "U1", SharePolicy.ASK)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.errors import UnknownChannelError, UnknownMemberError
+from bot.port import SharePolicy
+from bot.store import models
+from bot.store.chat_store import ChatStore, WorkspaceKey
+from bot.store.db import Database
+
+
+@dataclass(frozen=True)
+class MemberSettings:
+    opted_in: bool
+    share: SharePolicy
+    excluded_channels: tuple[str, ...]  # platform channel ids
+
+
+class MemberSettingsStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.chat = ChatStore(db)
+
+    async def get(self, workspace: WorkspaceKey, member_platform_id: str) -> MemberSettings:
+        async with self.db.session() as session:
+            member = await self._member(session, workspace, member_platform_id)
+            excluded = (
+                await session.execute(
+                    select(models.Channel.platform_id)
+                    .join(models.MemberExclusion, models.MemberExclusion.channel_id == models.Channel.id)
+                    .where(models.MemberExclusion.member_id == member.id)
+                    .order_by(models.Channel.platform_id)
+                )
+            ).scalars()
+            return MemberSettings(member.opted_in, SharePolicy(member.share_policy), tuple(excluded))
+
+    async def set_opted_in(self, workspace: WorkspaceKey, member_platform_id: str, opted_in: bool) -> MemberSettings:
+        async with self.db.session() as session, session.begin():
+            (await self._member(session, workspace, member_platform_id)).opted_in = opted_in
+        return await self.get(workspace, member_platform_id)
+
+    async def set_share_policy(
+        self, workspace: WorkspaceKey, member_platform_id: str, policy: SharePolicy
+    ) -> MemberSettings:
+        async with self.db.session() as session, session.begin():
+            (await self._member(session, workspace, member_platform_id)).share_policy = policy.value
+        return await self.get(workspace, member_platform_id)
+
+    async def set_excluded(
+        self, workspace: WorkspaceKey, member_platform_id: str, channel_platform_id: str, excluded: bool
+    ) -> MemberSettings:
+        """Keep one channel out of (or let it back into) the member's agent's memory."""
+        async with self.db.session() as session, session.begin():
+            member = await self._member(session, workspace, member_platform_id)
+            channel_ids = await self.chat.channel_ids(session, member.workspace_id)
+            if channel_platform_id not in channel_ids:
+                raise UnknownChannelError(channel_platform_id)
+            current = set(
+                (
+                    await session.execute(
+                        select(models.MemberExclusion.channel_id).where(models.MemberExclusion.member_id == member.id)
+                    )
+                ).scalars()
+            )
+            target = channel_ids[channel_platform_id]
+            wanted = current | {target} if excluded else current - {target}
+            await self.chat.set_exclusions(session, member.id, wanted)
+        return await self.get(workspace, member_platform_id)
+
+    async def _member(self, session: AsyncSession, workspace: WorkspaceKey, member_platform_id: str) -> models.Member:
+        member = (
+            await session.execute(
+                select(models.Member)
+                .join(models.Workspace, models.Workspace.id == models.Member.workspace_id)
+                .where(
+                    models.Workspace.platform == workspace.platform,
+                    models.Workspace.external_id == workspace.external_id,
+                    models.Member.platform_id == member_platform_id,
+                )
+            )
+        ).scalar_one_or_none()
+        if member is None:
+            raise UnknownMemberError(member_platform_id)
+        return member
