@@ -70,6 +70,7 @@ class FakeDiscordApi:
     bot_token: str = "fake-discord-bot-token"
     application_id: str = "900000000000000001"
     guild_name: str = "Acme"
+    owner_id: str = ""  # the server's owner (who reads every channel); default: the human with the lowest id
     extras: GuildExtras = field(init=False)
     calls: list[ApiCall] = field(default_factory=list)
     callbacks: list[InteractionCallback] = field(default_factory=list)
@@ -83,13 +84,14 @@ class FakeDiscordApi:
     _changed: asyncio.Event | None = None
 
     def __post_init__(self) -> None:
-        humans = sorted(m for m in self.world.members if m != self.world.bot_id)
-        self.extras = GuildExtras(self.guild_id, owner_id=humans[0] if humans else self.world.bot_id)
+        humans = sorted((m for m in self.world.members if m != self.world.bot_id), key=int)
+        owner = self.owner_id or (humans[0] if humans else self.world.bot_id)
+        self.extras = GuildExtras(self.guild_id, owner_id=owner)
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> str:
-        app = web.Application(middlewares=[self._middleware])
-        app.router.add_route("*", API_PREFIX + "/{path:.*}", self._dispatch)
+        app = web.Application()
+        app.router.add_route("*", API_PREFIX + "/{path:.*}", self._handle)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -139,8 +141,7 @@ class FakeDiscordApi:
         return [f for f in self.followups if f.token == token]
 
     # ------------------------------------------------------------------ plumbing
-    @web.middleware
-    async def _middleware(self, request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
         path = request.path.removeprefix(API_PREFIX)
         raw = await request.read()
         body = json.loads(raw) if raw and request.content_type == "application/json" else None
@@ -149,13 +150,11 @@ class FakeDiscordApi:
         try:
             if (limited := self._take_limit(call)) is not None:
                 self.rate_limited.append(call)
-                return json_response(
-                    {"message": "You are being rate limited.", "retry_after": limited, "global": False}, 429
-                )
+                body = {"message": "You are being rate limited.", "retry_after": limited, "global": False}
+                return json_response(body, 429)
             if not self._authorized(request, path):
                 return json_response({"message": "401: Unauthorized", "code": 0}, 401)
-            request["call"] = call
-            return await handler(request)
+            return self._dispatch(call)
         finally:
             if self._changed is not None:
                 self._changed.set()
@@ -172,8 +171,7 @@ class FakeDiscordApi:
             return True  # authorised by the interaction token in the path
         return request.headers.get("Authorization") == f"Bot {self.bot_token}"
 
-    async def _dispatch(self, request: web.Request) -> web.StreamResponse:
-        call: ApiCall = request["call"]
+    def _dispatch(self, call: ApiCall) -> web.Response:
         for method, pattern, handler in self._routes():
             if method == call.method and (match := re.fullmatch(pattern, call.path)):
                 try:

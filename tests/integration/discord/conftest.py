@@ -45,11 +45,12 @@ class People:
 
 def discord_world() -> World:
     """alice's private notes hold the code name; the launch date is in #launch, private to bob and erin (and the
-    bot); #general is public. Message and member ids are snowflakes, increasing with time."""
+    bot); #general is public; olga owns the server (so reads everything). Ids are snowflakes, increasing with time."""
     world = World(id=GUILD_ID, name="Acme")
     for offset, handle in enumerate(HANDLES, start=1):
         member_id = snowflake(START - timedelta(days=20), offset)
         world.add_member(Member(member_id, handle, handle.title()), MemberPolicy(opted_in=False))
+    world.add_member(Member(snowflake(START - timedelta(days=30)), "olga", "Olga"), MemberPolicy(opted_in=False))
     bot = world.add_member(Member(snowflake(START - timedelta(days=25)), "askwith", "askwith", is_bot=True))
     world.bot_id = bot.id
     ids = {h: world.member_by_name(h).id for h in HANDLES}
@@ -92,7 +93,7 @@ def people(world: World) -> People:
 
 @pytest.fixture
 async def fake_discord(world: World) -> AsyncIterator[FakeDiscordApi]:
-    api = FakeDiscordApi(world, guild_id=GUILD_ID)
+    api = FakeDiscordApi(world, guild_id=GUILD_ID, owner_id=world.member_by_name("olga").id)
     await api.start()
     try:
         yield api
