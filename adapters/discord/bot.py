@@ -21,13 +21,14 @@ from dataclasses import dataclass, field
 import discord
 from discord import app_commands
 
-from adapters.discord import commands, events, views
+from adapters.discord import commands, events, texts, views
 from adapters.discord.port import DiscordPort
 from adapters.discord.services import DiscordServices
 from bot.agents.memory_tools import MemoryAccess
 from bot.approvals import ApprovalRegistry
 from bot.asks.service import AskService
 from bot.asks.worker import AskWorker
+from bot.errors import AskwithError
 from bot.llm.client import LLMClient
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
@@ -37,6 +38,18 @@ from memory_ingest.worker import IngestWorker
 
 log = logging.getLogger(__name__)
 ASK_POLL_SECONDS = 0.5
+
+
+class AskwithTree(app_commands.CommandTree["AskwithClient"]):
+    async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+        """A command failed: the member reads why (askwith's own errors are worded for them), the log has the rest."""
+        cause = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        log.error("/%s failed", interaction.command.name if interaction.command else "?", exc_info=cause)
+        text = str(cause) if isinstance(cause, AskwithError) else texts.command_failed()
+        if interaction.response.is_done():
+            await interaction.followup.send(text, ephemeral=True)
+        else:
+            await interaction.response.send_message(text, ephemeral=True)
 
 
 class AskwithClient(discord.Client):
@@ -50,7 +63,7 @@ class AskwithClient(discord.Client):
         intents.dm_messages = True
         intents.message_content = True  # privileged: without it, message text arrives empty and memory stays blank
         super().__init__(intents=intents, allowed_mentions=discord.AllowedMentions.none())
-        self.tree: app_commands.CommandTree[AskwithClient] = app_commands.CommandTree(self)
+        self.tree = AskwithTree(self)
         self.services: DiscordServices | None = None
 
 

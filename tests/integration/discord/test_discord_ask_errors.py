@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from adapters.discord import texts
 from bot import messages
 from tests.integration.discord.conftest import DiscordHarness, People
 from tests.integration.discord.test_discord_ask_with import DEFERRED, opt_in
@@ -58,3 +59,16 @@ async def test_requester_who_has_not_opted_in_is_told_to_turn_askwith_on(
 
     replies = await api.wait_for(lambda: api.followups_for(token))
     assert [r.content for r in replies] == [messages.requester_inactive("alice")]
+
+
+async def test_a_failing_command_tells_the_member_instead_of_leaving_them_waiting(
+    discord_bot: DiscordHarness, people: People, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(request: object) -> int:
+        raise RuntimeError("database on fire")
+
+    monkeypatch.setattr(discord_bot.runtime.services.asks, "submit", broken)
+    token = discord_bot.gateway.slash("ask-with", people.alice, {"question": "when?"}, users={"colleague": people.bob})
+
+    replies = await discord_bot.api.wait_for(lambda: discord_bot.api.followups_for(token))
+    assert [r.content for r in replies] == [texts.command_failed()] and replies[0].ephemeral
