@@ -151,6 +151,21 @@ class Settings:
         86400.0,
         "How long an agreed task trade waits for both members' Accept before it lapses.",
     )
+    # ------------------------------------------------------------------ discord
+    discord_bot_token: str = _setting(
+        "DISCORD_BOT_TOKEN", "", "Discord bot token (Developer Portal > your application > Bot).", secret=True
+    )
+    discord_guild_id: str = _setting(
+        "DISCORD_GUILD_ID", "", "Id of the Discord server askwith serves. Empty = the only server the bot is in."
+    )
+    discord_agents_channel: str = _setting(
+        "DISCORD_AGENTS_CHANNEL",
+        "",
+        "Id of the channel whose private threads hold the agents' talk. Empty = the bot creates #askwith-agents.",
+    )
+    discord_admin_role: str = _setting(
+        "DISCORD_ADMIN_ROLE", "", "Name or id of the Discord role allowed to read the agents' hidden threads."
+    )
     # ------------------------------------------------------------------ misc
     log_level: str = _setting("ASKWITH_LOG_LEVEL", "INFO", "Logging level.")
 

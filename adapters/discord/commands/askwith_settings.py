@@ -1,0 +1,83 @@
+"""`/askwith show|on|off|share|exclude|include`: a member's own askwith settings, answered only to them.
+
+Opting in lets askwith remember what the member can see; the share policy says whether their agent shares freely,
+asks them first (Approve / Deny by DM) or declines; excluded channels never reach their agent's memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import discord
+from discord import app_commands
+
+from adapters.discord import texts
+from adapters.discord.services import DiscordServices, services_of
+from bot.errors import UnknownChannelError, UnknownMemberError
+from bot.port import SharePolicy
+from bot.store.member_settings import MemberSettings
+
+
+Change = Callable[[DiscordServices, str], Awaitable[MemberSettings]]
+
+askwith = app_commands.Group(name="askwith", description=texts.SETTINGS_DESCRIPTION)
+
+
+async def _reply(interaction: discord.Interaction, change: Change) -> None:
+    """Apply one change for the member who typed the command and show their settings (only to them)."""
+    svc = services_of(interaction)
+    member_id = str(interaction.user.id)
+    try:
+        try:
+            settings = await change(svc, member_id)
+        except UnknownMemberError:
+            await svc.ingest.mirror()  # joined since the last mirroring: learn the server's members now
+            settings = await change(svc, member_id)
+    except UnknownMemberError:
+        text = texts.not_known_yet()
+    except UnknownChannelError as exc:
+        text = texts.channel_not_known(exc.channel_id)
+    else:
+        text = texts.settings_summary(settings.opted_in, settings.share, settings.excluded_channels)
+    await interaction.response.send_message(text, ephemeral=True)
+
+
+@askwith.command(name="show", description="Show your askwith settings")
+async def show(interaction: discord.Interaction) -> None:
+    await _reply(interaction, lambda svc, member: svc.member_settings.get(svc.workspace, member))
+
+
+@askwith.command(name="on", description="Let askwith remember what you can see (opt in)")
+async def opt_in(interaction: discord.Interaction) -> None:
+    await _reply(interaction, lambda svc, member: svc.member_settings.set_opted_in(svc.workspace, member, True))
+
+
+@askwith.command(name="off", description="Stop askwith remembering anything of yours (opt out)")
+async def opt_out(interaction: discord.Interaction) -> None:
+    await _reply(interaction, lambda svc, member: svc.member_settings.set_opted_in(svc.workspace, member, False))
+
+
+@askwith.command(name="share", description="Whether your agent shares what it finds")
+@app_commands.describe(policy="auto: share; ask: ask me first by DM; never: decline")
+async def share(interaction: discord.Interaction, policy: SharePolicy) -> None:
+    await _reply(interaction, lambda svc, member: svc.member_settings.set_share_policy(svc.workspace, member, policy))
+
+
+@askwith.command(name="exclude", description="Keep a channel out of your agent's memory")
+async def exclude(interaction: discord.Interaction, channel: app_commands.AppCommandChannel) -> None:
+    channel_id = str(channel.id)
+    await _reply(
+        interaction, lambda svc, member: svc.member_settings.set_excluded(svc.workspace, member, channel_id, True)
+    )
+
+
+@askwith.command(name="include", description="Let a channel back into your agent's memory")
+async def include(interaction: discord.Interaction, channel: app_commands.AppCommandChannel) -> None:
+    channel_id = str(channel.id)
+    await _reply(
+        interaction, lambda svc, member: svc.member_settings.set_excluded(svc.workspace, member, channel_id, False)
+    )
+
+
+def register(tree: app_commands.CommandTree[discord.Client], guild: discord.abc.Snowflake) -> None:
+    tree.add_command(askwith, guild=guild)

@@ -1,0 +1,53 @@
+"""Discord API payloads (raw JSON, as discord.py's HTTP client returns them) into the port's plain types."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from bot.port import Channel, ChannelKind, ChatMessage, Member
+
+
+TEXT_CHANNEL_TYPES = {0, 5}  # text, announcement: the channels whose history is memory
+MEMORY_MESSAGE_TYPES = {0, 19}  # default, reply; joins, pins and thread notices are not what anybody said
+
+
+def member(payload: Mapping[str, Any]) -> Member:
+    """A guild member: `name` is the unique username (what @mentions resolve), `display_name` what people see."""
+    user = payload["user"]
+    return Member(
+        id=str(user["id"]),
+        name=str(user["username"]),
+        display_name=str(payload.get("nick") or user.get("global_name") or user["username"]),
+        is_bot=bool(user.get("bot", False)),
+    )
+
+
+def channel(payload: Mapping[str, Any], *, public: bool, readers: tuple[str, ...]) -> Channel:
+    kind = ChannelKind.PUBLIC if public else ChannelKind.PRIVATE
+    name = str(payload.get("name") or payload["id"])
+    return Channel(id=str(payload["id"]), name=name, kind=kind, member_ids=readers)
+
+
+def is_memory(payload: Mapping[str, Any]) -> bool:
+    return int(payload.get("type", 0)) in MEMORY_MESSAGE_TYPES and bool(payload.get("content"))
+
+
+def message(payload: Mapping[str, Any], *, channel_id: str, thread_id: str | None) -> ChatMessage:
+    """`channel_id` is the channel the message belongs to (a thread's parent for a reply in a thread)."""
+    thread = payload.get("thread") or {}
+    return ChatMessage(
+        id=str(payload["id"]),
+        channel_id=channel_id,
+        sender_id=str(payload["author"]["id"]),
+        ts=_timestamp(str(payload["timestamp"])),
+        text=str(payload.get("content") or ""),
+        thread_id=thread_id,
+        reply_count=int(thread.get("message_count") or 0),
+    )
+
+
+def _timestamp(raw: str) -> datetime:
+    ts = datetime.fromisoformat(raw)
+    return ts.astimezone(UTC) if ts.tzinfo else ts.replace(tzinfo=UTC)

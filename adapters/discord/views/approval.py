@@ -1,0 +1,63 @@
+"""Approve / Deny buttons for a member whose share policy is "ask me".
+
+The buttons are dynamic items: the approval id and the decision live in the button's custom id, so a click is
+understood by any running bot process (no per-message view kept in memory). A click goes to the port, which knows
+whether that approval is still pending and who may decide it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+
+from bot.port import ApprovalDecision
+
+
+CUSTOM_ID = "askwith:approval:{decision}:{approval_id}"
+DECISIONS = {"approve": ApprovalDecision.APPROVED, "deny": ApprovalDecision.DENIED}
+
+
+@dataclass(frozen=True)
+class ApprovalClick:
+    text: str  # what the member reads
+    closes_prompt: bool  # True: replace the prompt (buttons gone); False: an ephemeral note, prompt unchanged
+
+
+class ApprovalButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"askwith:approval:(?P<decision>approve|deny):(?P<approval_id>[\w.\-]{1,70})",
+):
+    def __init__(self, decision: str, approval_id: str) -> None:
+        style = discord.ButtonStyle.success if decision == "approve" else discord.ButtonStyle.danger
+        label = "Approve" if decision == "approve" else "Deny"
+        custom_id = CUSTOM_ID.format(decision=decision, approval_id=approval_id)
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id))
+        self.decision = decision
+        self.approval_id = approval_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button[Any], match: Any, /
+    ) -> ApprovalButton:
+        return cls(match["decision"], match["approval_id"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        port = interaction.client.services.port  # type: ignore[attr-defined]
+        click = port.resolve_approval(self.approval_id, DECISIONS[self.decision], member_id=str(interaction.user.id))
+        if click.closes_prompt:
+            await interaction.response.edit_message(content=click.text, view=None)
+        else:
+            await interaction.response.send_message(click.text, ephemeral=True)
+
+
+def approval_view(approval_id: str) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(ApprovalButton("approve", approval_id))
+    view.add_item(ApprovalButton("deny", approval_id))
+    return view
+
+
+def register(client: discord.Client) -> None:
+    client.add_dynamic_items(ApprovalButton)

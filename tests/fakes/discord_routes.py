@@ -1,0 +1,347 @@
+"""The routes of the fake Discord API: one small function per endpoint askwith (and discord.py's login) uses."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from bot.port import Channel, ChannelKind, ChatMessage
+from tests.fakes.discord_shapes import (
+    PRIVATE_THREAD,
+    ROLE_OVERWRITE,
+    VIEW_CHANNEL,
+    channel_json,
+    new_id,
+    thread_json,
+    user_json,
+)
+
+
+if TYPE_CHECKING:
+    from tests.fakes.discord_api import FakeDiscordApi
+
+EPHEMERAL = 64
+
+
+@dataclass
+class ApiCall:
+    method: str
+    path: str  # without the /api/v10 prefix
+    query: dict[str, str]
+    body: Any
+
+
+@dataclass
+class InteractionCallback:
+    interaction_id: str
+    token: str
+    type: int  # 4 message, 5 deferred message, 6 deferred update, 7 update message
+    data: dict[str, Any]
+
+    @property
+    def ephemeral(self) -> bool:
+        return bool(int(self.data.get("flags") or 0) & EPHEMERAL)
+
+
+@dataclass
+class FollowUp:
+    id: str
+    token: str
+    content: str
+    flags: int
+    original: bool  # an edit of the deferred response rather than a new message
+
+    @property
+    def ephemeral(self) -> bool:
+        return bool(self.flags & EPHEMERAL)
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: int, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    """Always `Content-Type: application/json` exactly: discord.py parses JSON only then."""
+    headers = {"Content-Type": "application/json"}
+    if status == 429:
+        headers["Via"] = "1.1 google"  # discord.py treats a 429 without it as a Cloudflare ban
+    return web.Response(body=json.dumps(data).encode(), status=status, headers=headers)
+
+
+def no_content() -> web.Response:
+    return web.Response(status=204)
+
+
+Handler = Callable[..., web.Response]
+ID = r"(\d+)"
+MAX_PAGE = 100
+
+
+def routes(api: FakeDiscordApi) -> list[tuple[str, str, Handler]]:
+    table: list[tuple[str, str, Callable[..., web.Response]]] = [
+        ("GET", r"/users/@me", me),
+        ("GET", r"/oauth2/applications/@me", application),
+        ("GET", r"/users/@me/guilds", my_guilds),
+        ("POST", r"/users/@me/channels", open_dm),
+        ("GET", rf"/guilds/{ID}", guild),
+        ("GET", rf"/guilds/{ID}/roles", roles),
+        ("GET", rf"/guilds/{ID}/members", members),
+        ("GET", rf"/guilds/{ID}/channels", guild_channels),
+        ("POST", rf"/guilds/{ID}/channels", create_guild_channel),
+        ("GET", rf"/channels/{ID}", get_channel),
+        ("GET", rf"/channels/{ID}/messages", channel_messages),
+        ("POST", rf"/channels/{ID}/messages", create_message),
+        ("PATCH", rf"/channels/{ID}/messages/{ID}", edit_message),
+        ("POST", rf"/channels/{ID}/threads", create_thread),
+        ("PUT", rf"/channels/{ID}/thread-members/{ID}", add_thread_member),
+        ("PUT", rf"/applications/{ID}/guilds/{ID}/commands", sync_commands),
+        ("PUT", rf"/applications/{ID}/commands", sync_commands),
+        ("POST", r"/interactions/(\d+)/([^/]+)/callback", interaction_callback),
+        ("POST", r"/webhooks/(\d+)/([^/]+)", followup),
+        ("PATCH", r"/webhooks/(\d+)/([^/]+)/messages/@original", edit_original),
+    ]
+    return [(method, pattern, partial(handler, api)) for method, pattern, handler in table]
+
+
+def _ok(data: Any, status: int = 200) -> web.Response:
+    return json_response(data, status)
+
+
+def _error(status: int, code: int, message: str) -> ApiError:
+    return ApiError(status, code, message)
+
+
+# ---------------------------------------------------------------------- identity
+def me(api: FakeDiscordApi, call: ApiCall) -> web.Response:
+    return _ok({**api.bot_user_out(), "verified": True, "mfa_enabled": False, "flags": 0})
+
+
+def application(api: FakeDiscordApi, call: ApiCall) -> web.Response:
+    owner = api.world.members[api.extras.owner_id]
+    return _ok(
+        {
+            "id": api.application_id,
+            "name": "askwith",
+            "icon": None,
+            "description": "askwith test application",
+            "bot_public": False,
+            "bot_require_code_grant": False,
+            "owner": user_json(owner),
+            "verify_key": "00" * 32,
+            "flags": 0,
+            "interactions_endpoint_url": None,
+        }
+    )
+
+
+def my_guilds(api: FakeDiscordApi, call: ApiCall) -> web.Response:
+    return _ok([{"id": api.guild_id, "name": api.guild_name, "owner": False, "permissions": "0", "features": []}])
+
+
+def open_dm(api: FakeDiscordApi, call: ApiCall) -> web.Response:
+    channel = api.dm_with(str(call.body["recipient_id"]))
+    return _ok(api.channel_out(channel.id))
+
+
+# ---------------------------------------------------------------------- guild
+def _check_guild(api: FakeDiscordApi, guild_id: str) -> None:
+    if guild_id != api.guild_id:
+        raise _error(404, 10004, "Unknown Guild")
+
+
+def guild(api: FakeDiscordApi, call: ApiCall, guild_id: str) -> web.Response:
+    _check_guild(api, guild_id)
+    return _ok(api.guild_out())
+
+
+def roles(api: FakeDiscordApi, call: ApiCall, guild_id: str) -> web.Response:
+    _check_guild(api, guild_id)
+    return _ok(api.guild_out()["roles"])
+
+
+def members(api: FakeDiscordApi, call: ApiCall, guild_id: str) -> web.Response:
+    _check_guild(api, guild_id)
+    limit = int(call.query.get("limit", "1"))
+    if not 1 <= limit <= 1000:
+        raise _error(400, 50035, "Invalid Form Body: limit")
+    after = int(call.query.get("after", "0"))
+    page = [m for m in api.members_out() if int(m["user"]["id"]) > after][:limit]
+    return _ok(page)
+
+
+def guild_channels(api: FakeDiscordApi, call: ApiCall, guild_id: str) -> web.Response:
+    _check_guild(api, guild_id)
+    out = [
+        channel_json(channel, api.extras, position)
+        for position, channel in enumerate(api.world.channels.values())
+        if channel.kind in (ChannelKind.PUBLIC, ChannelKind.PRIVATE)
+    ]
+    return _ok(out)
+
+
+def create_guild_channel(api: FakeDiscordApi, call: ApiCall, guild_id: str) -> web.Response:
+    _check_guild(api, guild_id)
+    body = call.body or {}
+    overwrites = [
+        {"id": str(o["id"]), "type": int(o["type"]), "allow": str(o["allow"]), "deny": str(o["deny"])}
+        for o in body.get("permission_overwrites", [])
+    ]
+    hides_everyone = any(
+        o["id"] == api.guild_id and o["type"] == ROLE_OVERWRITE and int(o["deny"]) & VIEW_CHANNEL for o in overwrites
+    )
+    allowed_members = tuple(o["id"] for o in overwrites if o["type"] == 1 and int(o["allow"]) & VIEW_CHANNEL)
+    kind = ChannelKind.PRIVATE if hides_everyone else ChannelKind.PUBLIC
+    channel = api.world.add_channel(Channel(new_id(), body["name"], kind, allowed_members))
+    api.extras.overwrites[channel.id] = overwrites
+    return _ok(api.channel_out(channel.id), 201)
+
+
+# ---------------------------------------------------------------------- channels and messages
+def get_channel(api: FakeDiscordApi, call: ApiCall, channel_id: str) -> web.Response:
+    return _ok(api.channel_out(channel_id))
+
+
+def _messages_of(api: FakeDiscordApi, channel_id: str) -> tuple[list[ChatMessage], str | None]:
+    """(the messages a channel id shows, the thread id when it is a thread)."""
+    if (thread := api.public_threads().get(channel_id)) is not None:
+        return api.replies(thread), channel_id
+    channel = api.world.channels.get(channel_id)
+    if channel is not None and channel.kind is ChannelKind.DM:
+        return list(api.world.messages[channel_id]), None
+    api.guild_channel(channel_id)
+    return [m for m in api.world.messages[channel_id] if m.thread_id is None], None
+
+
+def channel_messages(api: FakeDiscordApi, call: ApiCall, channel_id: str) -> web.Response:
+    limit = int(call.query.get("limit", "50"))
+    if not 1 <= limit <= MAX_PAGE:
+        raise _error(400, 50035, "Invalid Form Body: limit must be between 1 and 100")
+    messages, _ = _messages_of(api, channel_id)
+    ordered = sorted(messages, key=lambda m: int(m.id))
+    if "after" in call.query:
+        after = int(call.query["after"])
+        page = [m for m in ordered if int(m.id) > after][:limit]
+    else:
+        before = int(call.query.get("before", str(1 << 63)))
+        page = [m for m in ordered if int(m.id) < before][-limit:]
+    return _ok([api.message_out(m, channel_id=channel_id) for m in reversed(page)])  # newest first, like Discord
+
+
+def create_message(api: FakeDiscordApi, call: ApiCall, channel_id: str) -> web.Response:
+    body = call.body or {}
+    _, thread_id = _messages_of(api, channel_id)
+    target = api.extras.threads[thread_id].parent_id if thread_id else channel_id
+    if thread_id is None and (thread := api.extras.threads.get(channel_id)) is not None:
+        target, thread_id = thread.parent_id, thread.id
+    content = body.get("content") or ""
+    if len(content) > 2000:
+        raise _error(400, 50035, "Invalid Form Body: content must be 2000 or fewer in length")
+    message = api.add_bot_message(target, content, thread_id=thread_id)
+    if body.get("components"):
+        api.components[message.id] = body["components"]
+    return _ok(api.message_out(message, channel_id=channel_id))
+
+
+def edit_message(api: FakeDiscordApi, call: ApiCall, channel_id: str, message_id: str) -> web.Response:
+    body = call.body or {}
+    if "components" in body:
+        api.components[message_id] = body["components"] or []
+    message = api.edit_message(channel_id, message_id, body.get("content"))
+    return _ok(api.message_out(message, channel_id=channel_id))
+
+
+def create_thread(api: FakeDiscordApi, call: ApiCall, channel_id: str) -> web.Response:
+    api.guild_channel(channel_id)
+    body = call.body or {}
+    if int(body.get("type", PRIVATE_THREAD)) != PRIVATE_THREAD:
+        raise _error(400, 50035, "the fake only creates private threads without a message")
+    thread = api.private_thread(channel_id, body["name"])
+    return _ok(thread_json(thread, api.guild_id, 0), 201)
+
+
+def add_thread_member(api: FakeDiscordApi, call: ApiCall, thread_id: str, user_id: str) -> web.Response:
+
+    if thread_id not in api.extras.threads:
+        raise _error(404, 10003, "Unknown Channel")
+    api.extras.threads[thread_id].member_ids.add(user_id)
+    return no_content()
+
+
+def sync_commands(api: FakeDiscordApi, call: ApiCall, *ids: str) -> web.Response:
+    synced = [
+        {**command, "id": new_id(), "application_id": api.application_id, "version": "1"}
+        for command in call.body or []
+    ]
+    return _ok(synced)
+
+
+# ---------------------------------------------------------------------- interactions
+def interaction_callback(api: FakeDiscordApi, call: ApiCall, interaction_id: str, token: str) -> web.Response:
+
+    body = call.body or {}
+    callback = InteractionCallback(interaction_id, token, int(body["type"]), body.get("data") or {})
+    api.callbacks.append(callback)
+    flags = int(callback.data.get("flags") or 0)
+    return _ok(
+        {
+            "interaction": {
+                "id": interaction_id,
+                "type": 2,
+                "response_message_loading": callback.type == 5,
+                "response_message_ephemeral": bool(flags & EPHEMERAL),
+            }
+        }
+    )
+
+
+def _check_token(api: FakeDiscordApi, token: str) -> None:
+    if token in api.expired_tokens:
+        raise _error(404, 10015, "Unknown Webhook")
+
+
+def followup(api: FakeDiscordApi, call: ApiCall, application_id: str, token: str) -> web.Response:
+
+    _check_token(api, token)
+    body = call.body or {}
+    item = FollowUp(new_id(), token, body.get("content") or "", int(body.get("flags") or 0), original=False)
+    api.followups.append(item)
+    return _ok(_webhook_message(api, item))
+
+
+def edit_original(api: FakeDiscordApi, call: ApiCall, application_id: str, token: str) -> web.Response:
+
+    _check_token(api, token)
+    body = call.body or {}
+    item = FollowUp(new_id(), token, body.get("content") or "", int(body.get("flags") or 0), original=True)
+    api.followups.append(item)
+    return _ok(_webhook_message(api, item))
+
+
+def _webhook_message(api: FakeDiscordApi, item: Any) -> dict[str, Any]:
+    return {
+        "id": item.id,
+        "type": 0,
+        "channel_id": api.guild_id,
+        "author": api.bot_user_out(),
+        "content": item.content,
+        "timestamp": datetime.now(UTC).isoformat(),
+        "edited_timestamp": None,
+        "tts": False,
+        "mention_everyone": False,
+        "mentions": [],
+        "mention_roles": [],
+        "attachments": [],
+        "embeds": [],
+        "pinned": False,
+        "components": [],
+        "flags": item.flags,
+        "webhook_id": api.application_id,
+    }

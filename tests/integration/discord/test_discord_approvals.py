@@ -1,0 +1,105 @@
+"""Approvals with buttons: a member whose policy is "ask" gets a DM with Approve / Deny; the click decides what
+their agent may share, the prompt is updated, and nobody else can decide for them."""
+
+from __future__ import annotations
+
+from bot import messages
+from bot.port import ChatMessage
+from tests.fakes.asks import QUESTION
+from tests.integration.discord.conftest import DiscordHarness, People
+from tests.integration.discord.test_discord_ask_with import ask, opt_in
+
+
+UPDATE_MESSAGE, CHANNEL_MESSAGE = 7, 4
+
+
+async def bob_asks_first(bot: DiscordHarness, people: People) -> None:
+    await opt_in(bot, people.alice, people.bob)
+    token = bot.gateway.slash("askwith", people.bob, {"policy": "ask"}, subcommand="share")
+    reply = await bot.api.wait_for(lambda: [c for c in bot.api.callbacks if c.token == token])
+    assert "Sharing: `ask`" in reply[0].data["content"]
+    await bot.runtime.ingest.run()
+
+
+async def prompt_in_dm(bot: DiscordHarness, people: People) -> ChatMessage:
+    dm = bot.api.dm_with(people.id("bob")).id
+    prompts = await bot.api.wait_for(lambda: [m for m in bot.world.messages[dm] if bot.api.components.get(m.id)])
+    assert len(prompts) == 1
+    return prompts[0]
+
+
+def button(bot: DiscordHarness, prompt: ChatMessage, label: str) -> str:
+    buttons = [b for row in bot.api.components[prompt.id] for b in row["components"]]
+    return next(b["custom_id"] for b in buttons if b["label"] == label)
+
+
+async def final_answer(bot: DiscordHarness, token: str) -> str:
+    api = bot.api
+    found = await api.wait_for(lambda: [f for f in api.followups_for(token) if "transcripts show" in f.content])
+    return found[0].content
+
+
+async def test_approve_lets_the_agent_share(discord_bot: DiscordHarness, people: People) -> None:
+    await bob_asks_first(discord_bot, people)
+    token = ask(discord_bot, people.alice, QUESTION, colleague=people.bob)
+
+    prompt = await prompt_in_dm(discord_bot, people)
+    assert prompt.text.startswith(f"**{messages.approval_title('alice')}**") and "14 March" in prompt.text
+    click = discord_bot.gateway.click(button(discord_bot, prompt, "Approve"), people.bob, prompt)
+
+    answer = await final_answer(discord_bot, token)
+    assert "14 March" in answer and "Bluebird" in answer
+    update = next(c for c in discord_bot.api.callbacks if c.token == click)
+    assert update.type == UPDATE_MESSAGE and update.data["components"] == []
+    assert "You approved this share" in update.data["content"]
+
+
+async def test_deny_keeps_the_fact_private(discord_bot: DiscordHarness, people: People) -> None:
+    await bob_asks_first(discord_bot, people)
+    token = ask(discord_bot, people.alice, QUESTION, colleague=people.bob)
+
+    prompt = await prompt_in_dm(discord_bot, people)
+    click = discord_bot.gateway.click(button(discord_bot, prompt, "Deny"), people.bob, prompt)
+
+    answer = await final_answer(discord_bot, token)
+    assert "14 March" not in answer
+    update = next(c for c in discord_bot.api.callbacks if c.token == click)
+    assert update.type == UPDATE_MESSAGE and "You declined" in update.data["content"]
+    thread_talk = [m.text for msgs in discord_bot.world.messages.values() for m in msgs if m.thread_id]
+    assert f"Bob's agent: {messages.agent_withholds('Bob')}" in thread_talk
+    assert not any("14 March" in t for t in thread_talk)
+
+
+async def test_only_the_member_asked_can_decide_and_a_late_click_is_told_so(
+    discord_bot: DiscordHarness, people: People
+) -> None:
+    await bob_asks_first(discord_bot, people)
+    token = ask(discord_bot, people.alice, QUESTION, colleague=people.bob)
+    prompt = await prompt_in_dm(discord_bot, people)
+    approve = button(discord_bot, prompt, "Approve")
+
+    intruder = discord_bot.gateway.click(approve, people.alice, prompt)
+    note = await discord_bot.api.wait_for(lambda: [c for c in discord_bot.api.callbacks if c.token == intruder])
+    assert (note[0].type, note[0].ephemeral) == (CHANNEL_MESSAGE, True)
+    assert note[0].data["content"] == "Only the member who was asked can answer this request."
+
+    discord_bot.gateway.click(button(discord_bot, prompt, "Deny"), people.bob, prompt)
+    assert "14 March" not in await final_answer(discord_bot, token)
+    late = discord_bot.gateway.click(approve, people.bob, prompt)
+    again = await discord_bot.api.wait_for(lambda: [c for c in discord_bot.api.callbacks if c.token == late])
+    assert again[0].data["content"].startswith("This request is no longer waiting for you")
+
+
+async def test_no_answer_in_time_counts_as_deny_and_the_prompt_says_so(
+    discord_bot: DiscordHarness, people: People
+) -> None:
+    discord_bot.runtime.services.asks.settings = discord_bot.runtime.services.asks.settings.replace(
+        approval_timeout_seconds=0.3
+    )
+    await bob_asks_first(discord_bot, people)
+    token = ask(discord_bot, people.alice, QUESTION, colleague=people.bob)
+    prompt = await prompt_in_dm(discord_bot, people)
+
+    assert "14 March" not in await final_answer(discord_bot, token)
+    edits = discord_bot.api.requests("PATCH", rf"/channels/\d+/messages/{prompt.id}")
+    assert edits and "No answer in time" in edits[-1].body["content"] and edits[-1].body["components"] == []

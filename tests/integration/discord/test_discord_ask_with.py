@@ -1,0 +1,87 @@
+"""`/ask-with` end to end through the real discord.py client and command tree, against the fake Discord API, with
+the scripted model: deferred within Discord's 3 s, the agents' talk in a private thread, the answer as an
+ephemeral follow-up with its transcript reference."""
+
+from __future__ import annotations
+
+from bot.port import Member
+from tests.fakes.asks import QUESTION
+from tests.fakes.discord_shapes import PRIVATE_THREAD, VIEW_CHANNEL
+from tests.integration.discord.conftest import DiscordHarness, People
+
+
+DEFERRED = 5
+
+
+async def opt_in(bot: DiscordHarness, *members: object) -> None:
+    for member in members:
+        token = bot.gateway.slash("askwith", member, subcommand="on")  # type: ignore[arg-type]
+        await bot.api.wait_for(lambda t=token: [c for c in bot.api.callbacks if c.token == t])
+
+
+def ask(bot: DiscordHarness, requester: Member, question: str, *, colleague: Member) -> str:
+    return bot.gateway.slash("ask-with", requester, {"question": question}, users={"colleague": colleague})
+
+
+async def test_ask_with_defers_talks_in_a_private_thread_and_follows_up_with_the_answer(
+    discord_bot: DiscordHarness, people: People
+) -> None:
+    api = discord_bot.api
+    await opt_in(discord_bot, people.alice, people.bob)
+    await discord_bot.runtime.ingest.run()
+
+    token = ask(discord_bot, people.alice, QUESTION, colleague=people.bob)
+
+    answer = await api.wait_for(lambda: [f for f in api.followups_for(token) if "transcripts show" in f.content])
+    first = next(c for c in api.callbacks if c.token == token)
+    assert (first.type, first.ephemeral) == (DEFERRED, True)
+    assert api.calls.index(next(c for c in api.calls if token in c.path)) < api.calls.index(
+        next(c for c in api.calls if c.path.startswith("/guilds/") and c.method == "POST")
+    ), "the interaction is answered before any slow work starts"
+    notes = [f.content for f in api.followups_for(token)]
+    assert notes[0].startswith("\u23f3 Your agent is asking Bob's agent")
+    assert len(answer) == 1 and answer[0].ephemeral
+    assert "Bluebird" in answer[0].content and "14 March" in answer[0].content
+
+    # the agents' channel: created hidden from @everyone; one private thread per ask holds the talk
+    created = api.requests("POST", r"/guilds/\d+/channels")[0].body
+    everyone = next(o for o in created["permission_overwrites"] if str(o["id"]) == api.guild_id)
+    assert int(everyone["deny"]) & VIEW_CHANNEL
+    thread_call = api.requests("POST", r"/channels/\d+/threads")[0]
+    assert thread_call.body["type"] == PRIVATE_THREAD and thread_call.body["invitable"] is False
+    thread_id = next(t for t in api.extras.threads.values() if t.type == PRIVATE_THREAD).id
+    agents_channel = api.extras.threads[thread_id].parent_id
+    talk = [m.text for m in discord_bot.world.messages[agents_channel] if m.thread_id == thread_id]
+    assert talk[0].startswith("ask #") and QUESTION in talk[0]
+    assert [t.split("'s agent")[0] for t in talk[1:]] == ["Alice", "Bob", "Alice"]
+    # Bob is told by DM what his agent shared, and with whom
+    bob_dm = api.dm_with(people.id("bob")).id
+    assert any("Alice" in m.text and "14 March" in m.text for m in discord_bot.world.messages[bob_dm])
+
+
+async def test_question_may_name_colleagues_as_mentions(discord_bot: DiscordHarness, people: People) -> None:
+    api = discord_bot.api
+    await opt_in(discord_bot, people.alice, people.bob)
+    await discord_bot.runtime.ingest.run()
+
+    token = discord_bot.gateway.slash("ask-with", people.alice, {"question": f"<@{people.id('bob')}> {QUESTION}"})
+
+    answer = await api.wait_for(lambda: [f for f in api.followups_for(token) if "transcripts show" in f.content])
+    assert "Bluebird" in answer[0].content and "14 March" in answer[0].content
+    assert api.followups_for(token)[0].content.startswith(f"\u23f3 Your agent is asking <@{people.id('bob')}>'s")
+
+
+async def test_an_expired_interaction_gets_the_answer_by_dm(discord_bot: DiscordHarness, people: People) -> None:
+    api = discord_bot.api
+    await opt_in(discord_bot, people.alice, people.bob)
+    await discord_bot.runtime.ingest.run()
+    token = ask(discord_bot, people.alice, QUESTION, colleague=people.bob)
+    await api.wait_for(lambda: api.followups_for(token))
+    api.expire(token)  # the ask outlived the interaction token's 15 minutes
+
+    alice_dm = api.dm_with(people.id("alice")).id
+    answers = await api.wait_for(
+        lambda: [m for m in discord_bot.world.messages[alice_dm] if "transcripts show" in m.text]
+    )
+    assert len(answers) == 1 and "Bluebird" in answers[0].text
+    assert not [f for f in api.followups_for(token) if "transcripts show" in f.content]

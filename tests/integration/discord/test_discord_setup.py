@@ -1,0 +1,45 @@
+"""Starting the Discord bot: a missing token is one clear line; the fake speaks JSON exactly as Discord does."""
+
+from __future__ import annotations
+
+import asyncio
+
+import aiohttp
+import pytest
+
+from adapters.discord.bot import run_discord, start_discord
+from adapters.discord.port import split_message
+from bot.agents.memory_tools import MemoryAccess
+from bot.errors import MissingSettingError
+from bot.llm.client import LLMClient
+from bot.llm.scripted import ScriptedBackend
+from bot.settings import Settings
+from bot.store.db import Database
+from tests.fakes.discord_api import FakeDiscordApi
+
+
+async def test_missing_token_is_one_clear_line(settings: Settings, sqlite_db: Database) -> None:
+    llm = LLMClient.from_settings(settings, backend=ScriptedBackend(lambda request: "{}"))
+    memory = MemoryAccess(clear=None, fuzzy=None)
+    with pytest.raises(MissingSettingError) as raised:
+        await start_discord(settings, db=sqlite_db, llm=llm, memory=memory)
+    assert str(raised.value).startswith("DISCORD_BOT_TOKEN is not set: Discord bot token")
+    assert "\n" not in str(raised.value)
+    with pytest.raises(MissingSettingError):
+        await run_discord(settings, db=sqlite_db, llm=llm, memory=memory, stop=asyncio.Event())
+
+
+async def test_fake_answers_with_exactly_application_json(fake_discord: FakeDiscordApi) -> None:
+    headers = {"Authorization": f"Bot {fake_discord.bot_token}"}
+    async with aiohttp.ClientSession() as session:
+        async with session.get(fake_discord.base_url + "/users/@me", headers=headers) as ok:
+            assert ok.status == 200 and ok.headers["Content-Type"] == "application/json"
+        async with session.get(fake_discord.base_url + "/users/@me") as refused:
+            assert refused.status == 401 and refused.headers["Content-Type"] == "application/json"
+
+
+def test_long_posts_are_split_at_discords_limit() -> None:
+    text = "\n".join(f"line {i} " + "x" * 90 for i in range(60))
+    chunks = split_message(text)
+    assert all(len(c) <= 2000 for c in chunks) and len(chunks) == 3
+    assert "\n".join(chunks) == text
