@@ -149,3 +149,8 @@ class ScenarioError(NegotiationError):
 
 class ProfileError(NegotiationError):
     """A member's negotiation profile is missing or malformed."""
+
+
+# ---------------------------------------------------------------------- memory
+class MemoryQueryError(AskwithError):
+    """A memory search that cannot run as asked (no keywords, a limit out of range). Worded for the agent's model."""

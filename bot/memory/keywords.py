@@ -1,0 +1,65 @@
+"""Turning an agent's keywords into full-text search terms that can never carry query syntax.
+
+A keyword is reduced to its words (runs of letters and digits, lower-cased): quotes, `*`, `-`, `:`, parentheses,
+`NEAR`-style operators and SQL punctuation are separators, exactly as the FTS tokenizers treat them, so what is left
+is plain words. A keyword of several words is a phrase and stays whole. Keywords made only of stop words are dropped
+(PostgreSQL's english configuration drops them anyway; SQLite would otherwise match half the workspace for "the").
+
+    terms = search_terms(["Coffee", "central perk", "the"])   # (("coffee",), ("central", "perk"))
+    fts5_expression(terms)                                     # '"coffee" OR "central perk"'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from bot.errors import MemoryQueryError
+
+
+Phrase = tuple[str, ...]
+
+WORD = re.compile(r"[^\W_]+")  # letters and digits; like FTS5's unicode61 tokenizer, "_" separates words
+# PostgreSQL's english stop-word list (snowball), so both engines ignore the same words.
+STOP_WORDS = frozenset(
+    """
+    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself
+    it its itself they them their theirs themselves what which who whom this that these those am is are was were be
+    been being have has had having do does did doing a an the and but if or because as until while of at by for with
+    about against between into through during before after above below to from up down in out on off over under
+    again further then once here there when where why how all any both each few more most other some such no nor not
+    only own same so than too very s t can will just don should now
+    """.split()
+)
+MAX_KEYWORDS = 16
+MAX_PHRASE_WORDS = 8
+
+
+def phrase_of(keyword: str) -> Phrase:
+    """The words of one keyword, lower-cased, at most MAX_PHRASE_WORDS of them."""
+    return tuple(word.lower() for word in WORD.findall(keyword))[:MAX_PHRASE_WORDS]
+
+
+def search_terms(keywords: Iterable[str]) -> tuple[Phrase, ...]:
+    """The distinct phrases to search for, in the order given.
+
+    Raises MemoryQueryError when no keyword holds a single word: that is a malformed query, not an empty result.
+    Returns () when every keyword is a stop word (nothing meaningful to look for).
+    """
+    phrases = [p for p in (phrase_of(k) for k in keywords if isinstance(k, str)) if p]
+    if not phrases:
+        raise MemoryQueryError("A clear-memory search needs at least one keyword made of letters or digits.")
+    meaningful = [p for p in phrases if not all(word in STOP_WORDS for word in p)]
+    return tuple(dict.fromkeys(meaningful))[:MAX_KEYWORDS]
+
+
+def fts5_expression(phrases: Iterable[Phrase]) -> str:
+    """An FTS5 MATCH expression OR-ing quoted phrases. Inside double quotes FTS5 reads only tokens, never operators;
+    the words are letters and digits already, and quotes are doubled anyway as a second line of defence."""
+    quoted = ['"' + " ".join(phrase).replace('"', '""') + '"' for phrase in phrases]
+    return " OR ".join(quoted)
+
+
+def plain_text(phrase: Phrase) -> str:
+    """A phrase as the plain text PostgreSQL's phraseto_tsquery() parses (it knows no operators)."""
+    return " ".join(phrase)
