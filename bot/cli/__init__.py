@@ -22,9 +22,9 @@ def _root() -> None:
 
 
 def _register_all() -> None:
-    from bot.cli import bench, bench_negotiation, ingest, memory, negotiate
+    from bot.cli import bench, bench_negotiation, ingest, memory, negotiate, serve
 
-    for module in (ingest, memory, bench, bench_negotiation, negotiate):
+    for module in (ingest, memory, bench, bench_negotiation, negotiate, serve):
         module.register(app)
 
 
