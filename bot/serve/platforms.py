@@ -20,6 +20,7 @@ from bot.errors import LLMNotConfiguredError
 from bot.llm.client import LLMClient
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.web.links import TranscriptLinks
 from memory_ingest.worker import IngestWorker
 
 
@@ -36,8 +37,10 @@ class PlatformRuntime:
 class PlatformStarter:
     name: str
     enabled: Callable[[Settings], bool]  # e.g. its bot token is set
-    # Connects the platform; registers its shutdown on the stack.
-    start: Callable[[Settings, Database, LLMClient, MemoryAccess, AsyncExitStack], Awaitable[PlatformRuntime]]
+    # Connects the platform, gives its AskService `links.for_workspace(id)` and registers its shutdown on the stack.
+    start: Callable[
+        [Settings, Database, LLMClient, MemoryAccess, TranscriptLinks, AsyncExitStack], Awaitable[PlatformRuntime]
+    ]
 
 
 STARTERS: dict[str, PlatformStarter] = {}
@@ -52,7 +55,13 @@ def enabled_platforms(settings: Settings) -> list[PlatformStarter]:
 
 
 async def start_platforms(
-    settings: Settings, db: Database, *, llm: LLMClient | None, memory: MemoryAccess, stack: AsyncExitStack
+    settings: Settings,
+    db: Database,
+    *,
+    llm: LLMClient | None,
+    memory: MemoryAccess,
+    links: TranscriptLinks,
+    stack: AsyncExitStack,
 ) -> list[PlatformRuntime]:
     """Start every platform whose token is set. A platform needs a language model to answer, so without one the
     missing-LLM error is raised here, at startup, as one clear line."""
@@ -61,4 +70,4 @@ async def start_platforms(
         return []
     if llm is None:
         raise LLMNotConfiguredError()
-    return [await s.start(settings, db, llm, memory, stack) for s in starters]
+    return [await s.start(settings, db, llm, memory, links, stack) for s in starters]

@@ -40,10 +40,11 @@ def serve_app(
     secret: str | None = None,
 ) -> Starlette:
     local = not enabled_platforms(settings)
+    secret = secret or link_secret(settings)
     return build_app(
         settings,
-        secret=secret or link_secret(settings),
-        start=lambda: running(settings, llm=llm, memory=memory, local_workspace=workspace),
+        secret=secret,
+        start=lambda: running(settings, secret=secret, llm=llm, memory=memory, local_workspace=workspace),
         local_picker=picker_allowed(settings, local_workspace=local),
     )
 
@@ -51,7 +52,7 @@ def serve_app(
 async def serve_forever(settings: Settings, *, workspace: str | None, on_ready: Callable[[Runtime], None]) -> None:
     """Start everything (a startup problem raises here, as one clear error), then serve until interrupted."""
     secret = link_secret(settings)
-    async with running(settings, local_workspace=workspace) as runtime:
+    async with running(settings, secret=secret, local_workspace=workspace) as runtime:
         app = build_app(
             settings,
             secret=secret,

@@ -1,7 +1,7 @@
 """Everything `askwith serve` runs in one process, started and stopped as one async context manager.
 
-    async with running(settings) as runtime:    # database, LLM client, memory, workspaces, ask workers, schedule
-        ...                                     # the web app serves requests with `runtime`
+    async with running(settings, secret=secret) as runtime:   # database, LLM, memory, workspaces, workers, schedule
+        ...                                                   # the web app serves requests with `runtime`
 
 With no platform token set, the local workspace named by ASKWITH_SERVE_WORKSPACE is hosted (the web workspace UI
 plays its members). Platform adapters plug in through `bot.serve.platforms`. Without a configured language model
@@ -30,6 +30,7 @@ from bot.serve.local import LocalRuntime
 from bot.serve.platforms import PlatformRuntime, start_platforms
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.web.links import TranscriptLinks
 from memory_ingest.scheduler import build_scheduler
 from memory_ingest.worker import IngestWorker
 
@@ -72,6 +73,7 @@ def build_memory(settings: Settings, db: Database, llm: LLMClient | None) -> Mem
 async def running(
     settings: Settings,
     *,
+    secret: str,
     llm: LLMClient | None = None,
     memory: MemoryFactory | None = None,
     local_workspace: str | None = None,
@@ -85,7 +87,8 @@ async def running(
             stack.push_async_callback(llm.aclose)
         mem = (memory or build_memory)(settings, db, llm)
         runtime = Runtime(settings, db, llm, local=None)
-        runtime.platforms = await start_platforms(settings, db, llm=llm, memory=mem.access, stack=stack)
+        links = TranscriptLinks(settings, secret)
+        runtime.platforms = await start_platforms(settings, db, llm=llm, memory=mem.access, links=links, stack=stack)
         if not runtime.platforms:
             spec = local_workspace or settings.serve_workspace
             runtime.local = await start_local(settings, db, spec, llm=llm, memory=mem)

@@ -7,6 +7,7 @@ links.url(ask_id=7, workspace_id=1, member="alice")   # https://askwith.example/
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from urllib.parse import urlencode
 
 from bot.settings import Settings
@@ -24,6 +25,10 @@ class TranscriptLinks:
         issued = time.time() if now is None else now
         token = sign_member_token(self._secret, MemberClaim(workspace_id, member), expires_at=issued + self.ttl_s)
         return f"{self.base}/asks/{ask_id}?{urlencode({LINK_PARAM: token})}"
+
+    def for_workspace(self, workspace_id: int) -> Callable[[int, str], str]:
+        """What `AskService(transcript_link=...)` takes: (ask id, requester handle) -> that member's link."""
+        return lambda ask_id, member: self.url(ask_id=ask_id, workspace_id=workspace_id, member=member)
 
     def __repr__(self) -> str:  # the secret never reaches a log line
         return f"TranscriptLinks(base={self.base!r}, ttl_s={self.ttl_s})"
