@@ -55,6 +55,7 @@ class AskContext:
     recorder: ConversationRecorder
     gate: SharingGate
     budget: RecursionBudget
+    participants: frozenset[str] = frozenset()  # requester and colleagues: already asked, never brought in
 
     async def agent(self, who: str, *, plan: Plan | None = None) -> Agent:
         profile = await self.roster.profile(who)

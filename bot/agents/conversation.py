@@ -132,7 +132,7 @@ class Conversation:
         if not self.ctx.ablations.recursion or self.depth >= self.ctx.settings.recursion_depth:
             return []
         contacts = await self.ctx.roster.contacts(agent.handle)
-        return [c for c in contacts if c not in self.ancestors][:8]
+        return [c for c in contacts if c not in self.ancestors and c not in self.ctx.participants][:8]
 
     def _last_error(self, agent: Agent) -> str | None:
         mine = [t for t in self.turns if t.agent == agent.handle]

@@ -66,6 +66,8 @@ async def _refusal(parent: Conversation, asker: Agent, request: RecruitRequest) 
         return "unknown"
     if target.handle in parent.ancestors:
         return "cycle"
+    if target.handle in ctx.participants:
+        return "present"
     if not await ctx.roster.talks_with(asker.handle, target.handle):
         return "not_contact"
     if not target.can_take_part or target.share is SharePolicy.NEVER:

@@ -161,7 +161,7 @@ def _act(view: PromptView) -> dict[str, Any]:
     sub = re.search(r"^SUB-CONVERSATION with (\S+)'s agent: (.*)$", view.instruction, re.M)
     learned = []
     for r in (r for r in plan if r["status"] == "unknown"):
-        hit = next((h for h in hits if _mentions(h["text"], keywords_of(r["need"]))), None)
+        hit = next((h for h in hits if _mentions(f"{h['sender'] or ''} {h['text']}", keywords_of(r["need"]))), None)
         fact = (hit["text"], hit["id"]) if hit else _fact_in(sub[2], r["need"]) if sub else None
         if fact:
             learned.append({"id": r["id"], "value": fact[0], "source": fact[1]})

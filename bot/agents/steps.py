@@ -43,7 +43,7 @@ class RecruitOutcome:
 
     request: RecruitRequest
     status: str  # done | refused
-    reason: str = ""  # refusal code: ablation | depth | cycle | not_contact | unknown | unavailable | budget
+    reason: str = ""  # refusal: ablation | depth | cycle | present | not_contact | unknown | unavailable | budget
     conclusion: str = ""
     conversation_id: int | None = None
 

@@ -241,6 +241,7 @@ class AskService:
                 timeout_s=self.settings.approval_timeout_seconds,
             ),  # fmt: skip
             budget=RecursionBudget(self.settings.recursion_llm_budget),
+            participants=frozenset([ask.requester, *ask.colleagues]),
         )
         saved = await recorder.load_saved()
         return await run_ask(ctx, list(ask.colleagues), saved=saved)

@@ -22,9 +22,9 @@ def _root() -> None:
 
 
 def _register_all() -> None:
-    from bot.cli import bench, bench_negotiation, ingest, memory, negotiate, serve
+    from bot.cli import ask, bench, bench_negotiation, ingest, memory, negotiate, serve, transcripts
 
-    for module in (ingest, memory, bench, bench_negotiation, negotiate, serve):
+    for module in (ingest, memory, bench, bench_negotiation, negotiate, ask, transcripts, serve):
         module.register(app)
 
 

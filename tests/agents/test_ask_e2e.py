@@ -33,7 +33,7 @@ async def _turns(db: Database, ask_id: int) -> list[models.Turn]:
 
 async def test_each_agent_finds_its_own_fact_and_consensus_combines_them(db: Database, settings: Settings) -> None:
     world = two_fact_world()
-    h = await build(db, world, settings=settings)
+    h = await build(db, world, settings=settings, fuzzy=True)
 
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+from sqlalchemy import select
+
 from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskRequest
 from bot.llm.types import LLMRequest
 from bot.settings import Settings
+from bot.store import models
 from bot.store.db import Database
 from tests.fakes.asks import LAUNCH, QUESTION, build, two_fact_world
 from tests.fakes.records import conversations, hit_ids, llm_calls, turns
@@ -15,6 +18,16 @@ from tests.fakes.records import conversations, hit_ids, llm_calls, turns
 
 def _launch_id(world) -> str:  # noqa: ANN001
     return next(m.id for msgs in world.messages.values() for m in msgs if m.text == LAUNCH)
+
+
+async def _session_channels(db: Database, keys: set[str]) -> set[str]:
+    async with db.session() as session:
+        rows = await session.execute(
+            select(models.Channel.platform_id)
+            .join(models.MemorySession, models.MemorySession.channel_id == models.Channel.id)
+            .where(models.MemorySession.key.in_(keys))
+        )
+        return set(rows.scalars())
 
 
 def forcing_recruit(who: str, member: str):  # noqa: ANN201
@@ -33,7 +46,7 @@ def forcing_recruit(who: str, member: str):  # noqa: ANN201
 
 async def test_bob_brings_in_carol_and_her_fact_reaches_the_answer(db: Database, settings: Settings) -> None:
     world = two_fact_world(launch_with="carol")
-    h = await build(db, world, settings=settings)
+    h = await build(db, world, settings=settings, fuzzy=True)
 
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
 
@@ -48,6 +61,13 @@ async def test_bob_brings_in_carol_and_her_fact_reaches_the_answer(db: Database,
     assert any(launch_id in hit_ids(t) for t in sub_turns if t.agent == "carol")
     assert not any(launch_id in hit_ids(t) for t in sub_turns if t.agent == "bob")  # not in Bob's memory
     assert child.stop_reason == "plans_complete"
+    # Before bringing Carol in, Bob's agent widened its search: a bigger clear limit, then fuzzy memory.
+    bob_queries = [q for t in await turns(db, top.id) if t.agent == "bob" for q in t.data["queries"]]
+    assert [q["params"].get("limit") for q in bob_queries if q["kind"] == "clear"] == [5, 10]
+    fuzzy = [q for q in bob_queries if q["kind"] == "fuzzy"]
+    assert fuzzy and fuzzy[0]["skipped"] is None and fuzzy[0]["params"]["top_k"] == 3
+    keys = {h.removeprefix("session:") for q in fuzzy for h in q["hit_ids"]}
+    assert keys and await _session_channels(db, keys) <= {c.id for c in world.visible_channels("bob")}
 
 
 async def test_a_cycle_back_to_an_agent_in_the_chain_is_refused(db: Database, settings: Settings) -> None:

@@ -12,12 +12,16 @@ from bot.asks.service import AskService
 from bot.llm.client import LLMClient
 from bot.llm.scripted import Script, ScriptedBackend
 from bot.llm.types import LLMBackend
+from bot.memory.clear import ClearMemory
+from bot.memory.fuzzy import FuzzyMemory
+from bot.memory.indexer import SessionIndexer
+from bot.memory.summarizer import SessionSummarizer
+from bot.memory.vector_index import VectorIndex
 from bot.port import Channel, ChannelKind, Member, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.world import MemberPolicy, World
 from tests.conftest import mirror_world
-from tests.fakes.memory import LikeClearMemory
 
 
 QUESTION = "What is the project code name and when is the launch date?"
@@ -76,14 +80,22 @@ async def build(
     latency_s: float = 0.0,
     approvals: ApprovalResponder | None = None,
     concurrency: int = 16,
+    fuzzy: bool = False,
 ) -> Harness:
+    """`fuzzy=True` also indexes the world into the real fuzzy memory (extractive summaries, hash embeddings)."""
     workspace_id = await mirror_world(db, world)
     port = LocalWorkspace(world, approval_responder=approvals)
     backend = backend or ScriptedBackend(script, latency_s=latency_s)
     llm = LLMClient.from_settings(settings.replace(llm_concurrency=concurrency), backend=backend)
-    memory = MemoryAccess(clear=LikeClearMemory(db), fuzzy=None)
+    memory = MemoryAccess(clear=ClearMemory(db), fuzzy=await _fuzzy(db, settings, workspace_id) if fuzzy else None)
     service = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=workspace_id)
     return Harness(service, port, backend, llm, world)
+
+
+async def _fuzzy(db: Database, settings: Settings, workspace_id: int) -> FuzzyMemory:
+    index = VectorIndex.from_settings(settings)
+    await SessionIndexer(db, settings, SessionSummarizer(db, None), index).update(workspace_id)
+    return FuzzyMemory(db, index)
 
 
 def never(handle: str) -> dict[str, MemberPolicy]:

@@ -1,0 +1,127 @@
+"""Transcripts: read views of the ask record (the CLI, the web viewer and the bench render these).
+
+asks = await list_asks(db, limit=20)
+transcript = await load_transcript(db, ask_id)
+transcript.conversations[0].turns[0].plan, transcript.cost(), behaviour(transcript)
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+
+from bot.asks import models
+from bot.errors import AskNotFoundError
+from bot.store.db import Database
+
+
+@dataclass
+class ConversationView:
+    row: models.Conversation
+    turns: list[models.Turn]
+    queries: dict[int, list[models.MemoryQuery]]  # turn id -> queries
+    children: list[ConversationView] = field(default_factory=list)
+
+
+@dataclass
+class Cost:
+    llm_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    by_purpose: dict[str, int]
+    llm_seconds: float  # summed latency of every call (not wall time: calls overlap)
+    wall_s: float
+
+
+@dataclass
+class Transcript:
+    ask: models.Ask
+    conversations: list[ConversationView]  # top level; sub-conversations hang below their parent
+    calls: list[models.LLMCall]
+    consensus: models.Consensus | None
+
+    def all_conversations(self) -> list[ConversationView]:
+        out: list[ConversationView] = []
+        stack = list(reversed(self.conversations))
+        while stack:
+            view = stack.pop()
+            out.append(view)
+            stack.extend(reversed(view.children))
+        return out
+
+    def cost(self) -> Cost:
+        by_purpose: dict[str, int] = defaultdict(int)
+        for call in self.calls:
+            by_purpose[call.purpose] += 1
+        return Cost(
+            llm_calls=len(self.calls),
+            prompt_tokens=sum(c.prompt_tokens for c in self.calls),
+            completion_tokens=sum(c.completion_tokens for c in self.calls),
+            by_purpose=dict(by_purpose),
+            llm_seconds=sum(c.latency_s for c in self.calls),
+            wall_s=self.ask.wall_s,
+        )
+
+
+async def list_asks(db: Database, *, limit: int = 20) -> list[models.Ask]:
+    async with db.session() as session:
+        rows = await session.execute(select(models.Ask).order_by(models.Ask.id.desc()).limit(limit))
+        return list(rows.scalars())
+
+
+async def load_transcript(db: Database, ask_id: int) -> Transcript:
+    async with db.session() as session:
+        ask = await session.get(models.Ask, ask_id)
+        if ask is None:
+            raise AskNotFoundError(ask_id)
+        conversations = list(
+            (
+                await session.execute(
+                    select(models.Conversation)
+                    .where(models.Conversation.ask_id == ask_id)
+                    .order_by(models.Conversation.id)
+                )
+            ).scalars()
+        )
+        ids = [c.id for c in conversations]
+        turns = list(
+            (
+                await session.execute(
+                    select(models.Turn).where(models.Turn.conversation_id.in_(ids)).order_by(models.Turn.idx)
+                )
+            ).scalars()
+        )
+        queries = list(
+            (
+                await session.execute(
+                    select(models.MemoryQuery)
+                    .where(models.MemoryQuery.turn_id.in_([t.id for t in turns]))
+                    .order_by(models.MemoryQuery.id)
+                )
+            ).scalars()
+        )
+        calls = list((await session.execute(select(models.LLMCall).where(models.LLMCall.ask_id == ask_id))).scalars())
+        consensus = (
+            await session.execute(select(models.Consensus).where(models.Consensus.ask_id == ask_id))
+        ).scalar_one_or_none()
+    return Transcript(ask, _tree(conversations, turns, queries), calls, consensus)
+
+
+def _tree(
+    conversations: list[models.Conversation], turns: list[models.Turn], queries: list[models.MemoryQuery]
+) -> list[ConversationView]:
+    by_turn: dict[int, list[models.MemoryQuery]] = defaultdict(list)
+    for query in queries:
+        by_turn[query.turn_id].append(query)
+    views = {
+        c.id: ConversationView(c, [t for t in turns if t.conversation_id == c.id], by_turn) for c in conversations
+    }
+    roots = []
+    for conversation in conversations:
+        if conversation.parent_id is None:
+            roots.append(views[conversation.id])
+        elif conversation.parent_id in views:
+            views[conversation.parent_id].children.append(views[conversation.id])
+    return roots

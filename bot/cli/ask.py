@@ -1,0 +1,73 @@
+"""`askwith ask --workspace W --as alice --with bob [--with carol] "question"`: one ask on a local workspace."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.text import Text
+
+from adapters.local.registry import LocalWorkspaces
+from bot.agents.ablations import NAMES
+from bot.asks.runtime import build_llm, open_memory
+from bot.asks.service import AskOutcome, AskRequest, AskService
+from bot.asks.transcripts import Transcript, load_transcript
+from bot.cli.transcript_view import render_transcript
+from bot.settings import Settings
+from bot.store.db import Database, run
+from memory_ingest.worker import IngestWorker
+
+
+WORKSPACE_HELP = "acme (bundled sample), friendstv (needs ASKWITH_BENCH_DATA_DIR), a world JSON file, or an id."
+ABLATION_HELP = f"Switch a mechanism off (repeatable): {', '.join(NAMES)}."
+SCRIPTED_NOTE = "Scripted demo model: this shows how askwith works offline, NOT the quality of its answers."
+
+out = Console()
+
+
+def ask(
+    question: Annotated[str, typer.Argument(help="What to ask.")],
+    workspace: Annotated[str, typer.Option("--workspace", "-w", help=WORKSPACE_HELP)],
+    as_member: Annotated[str, typer.Option("--as", help="The member who asks.")],
+    colleagues: Annotated[list[str], typer.Option("--with", help="A colleague to ask with (repeat for several).")],
+    ablation: Annotated[list[str] | None, typer.Option("--ablation", help=ABLATION_HELP)] = None,
+    scripted: Annotated[
+        bool, typer.Option("--scripted", help="Offline demo: a scripted stand-in plays the model.")
+    ] = False,
+) -> None:
+    """Ask a question with colleagues' agents; print the answer, a short transcript and the cost."""
+    settings = Settings.load()
+    llm = build_llm(settings, scripted=scripted)  # fails first, in one line, when no model is configured
+    request = AskRequest(as_member, list(colleagues), question, ablations=list(ablation or []))
+    outcome, transcript = run(ask_on_local_workspace(settings, workspace, request, llm=llm))
+    if scripted:
+        out.print(f"[yellow]{SCRIPTED_NOTE}[/yellow]")
+    style = "green" if outcome.status == "done" else "red"
+    out.print(Panel(Text(outcome.final_text), title=f"ask #{outcome.ask_id}", border_style=style))
+    out.print(render_transcript(transcript, short=True))
+
+
+async def ask_on_local_workspace(
+    settings: Settings, spec: str, request: AskRequest, *, llm: object
+) -> tuple[AskOutcome, Transcript]:
+    port = LocalWorkspaces(settings).open(spec)
+    db = await Database.open(settings)
+    try:
+        # Bring members' memory up to date first (incremental: only what is new since the last run).
+        ingest = IngestWorker(port, db, page_size=settings.ingest_page_size)
+        report = await ingest.run()
+        service = AskService(
+            settings=settings, db=db, port=port, llm=llm, memory=open_memory(settings, db),
+            workspace_id=report.workspace_id,
+        )  # fmt: skip
+        outcome = await service.ask(request)
+        port.save()  # the answer and the hidden thread stay in the workspace's file
+        return outcome, await load_transcript(db, outcome.ask_id)
+    finally:
+        await db.close()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ask")(ask)

@@ -1,0 +1,66 @@
+"""`askwith ask` and `askwith transcripts` on the bundled sample workspace."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bot import messages
+from bot.cli import _register_all, app
+from bot.errors import AskRejectedError
+
+
+ROOT = Path(__file__).parent.parent.parent
+
+
+@pytest.fixture
+def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setenv("ASKWITH_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("ASKWITH_EMBEDDER", "hash")
+    monkeypatch.delenv("ASKWITH_DATABASE_URL", raising=False)
+    monkeypatch.delenv("ASKWITH_LLM_BASE_URL", raising=False)
+    _register_all()
+    return CliRunner()
+
+
+ASK = ["ask", "--workspace", "acme", "--as", "alice", "--with", "bob", "--with", "carol", "--scripted"]
+
+
+def test_scripted_ask_prints_answer_transcript_and_cost_then_transcripts_show_it(runner: CliRunner) -> None:
+    question = "When is bob at the dentist and when is room 4B booked?"
+    result = runner.invoke(app, [*ASK, question], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "Scripted demo model" in text and "NOT the quality" in text
+    assert "ask #1" in text and "10:00-11:30" in text and "15:00 to 17:00" in text
+    assert "alice ↔ bob" in text and "alice ↔ carol" in text and "plan: r1" in text and "clear {" in text
+    assert "cost: 9 LLM calls" in text and "prompt +" in text
+
+    listed = runner.invoke(app, ["transcripts", "list"], env={"COLUMNS": "200"})
+    assert listed.exit_code == 0 and "When is bob at the dentist" in listed.output
+    shown = runner.invoke(app, ["transcripts", "show", "1"], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert "behaviour" in shown.output and "consensus: agreed" in shown.output and "[m0000008]" in shown.output
+
+
+def test_a_rejected_request_says_why(runner: CliRunner) -> None:
+    result = runner.invoke(app, [*ASK[:5], "--with", "nobody", "--scripted", "Anything?"])
+    assert isinstance(result.exception, AskRejectedError)
+    assert str(result.exception) == messages.unknown_member("nobody")
+
+
+def test_without_a_configured_model_ask_prints_one_clear_line(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASKWITH_LLM")}
+    env.update(ASKWITH_DATA_DIR=str(tmp_path / "data"), COLUMNS="300")
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "ask", "--workspace", "acme", "--as", "alice", "--with", "bob", "Hi?"],
+        cwd=tmp_path, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "ASKWITH_LLM_BASE_URL" in lines[0] and lines[0].startswith("error:")
