@@ -49,10 +49,12 @@ def serve_app(
     )
 
 
-async def serve_forever(settings: Settings, *, workspace: str | None, on_ready: Callable[[Runtime], None]) -> None:
+async def serve_forever(
+    settings: Settings, *, workspace: str | None, on_ready: Callable[[Runtime], None], llm: LLMClient | None = None
+) -> None:
     """Start everything (a startup problem raises here, as one clear error), then serve until interrupted."""
     secret = link_secret(settings)
-    async with running(settings, secret=secret, local_workspace=workspace) as runtime:
+    async with running(settings, secret=secret, llm=llm, local_workspace=workspace) as runtime:
         app = build_app(
             settings,
             secret=secret,

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from adapters.local.registry import LocalWorkspaces
 from bot.agents.memory_tools import MemoryAccess
+from bot.asks.runtime import build_llm
 from bot.asks.service import AskService
 from bot.asks.worker import AskWorker
 from bot.llm.client import LLMClient
@@ -58,12 +59,9 @@ class Runtime:
     ingest: dict[str, IngestWorker] = field(default_factory=dict)  # workspace key -> its worker
 
 
-def build_llm(settings: Settings) -> LLMClient | None:
-    return LLMClient.from_settings(settings) if settings.llm_configured else None
-
-
 def build_memory(settings: Settings, db: Database, llm: LLMClient | None) -> Memory:
-    """Clear memory (full-text) and fuzzy memory (session summaries + embeddings) over the store."""
+    """Clear memory (full-text) and fuzzy memory (session summaries + embeddings) over the store; unlike
+    `open_memory`, the vector index is shared with the indexer that ingestion runs (one Chroma client per process)."""
     index = VectorIndex.from_settings(settings)
     indexer = SessionIndexer(db, settings, SessionSummarizer(db, llm), index)
     return Memory(MemoryAccess(clear=ClearMemory(db), fuzzy=FuzzyMemory(db, index)), indexer)
@@ -82,10 +80,12 @@ async def running(
     db = await Database.open(settings)
     async with AsyncExitStack() as stack:
         stack.push_async_callback(db.close)
-        llm = llm if llm is not None else build_llm(settings)
+        configured = build_llm(settings) if llm is None and settings.llm_configured else None
+        llm = llm or configured
         if llm is not None:
             stack.push_async_callback(llm.aclose)
-        mem = (memory or build_memory)(settings, db, llm)
+        # Session summaries come from the configured model only; a stand-in (scripted demo) gets extractive ones.
+        mem = (memory or build_memory)(settings, db, configured)
         runtime = Runtime(settings, db, llm, local=None)
         links = TranscriptLinks(settings, secret)
         runtime.platforms = await start_platforms(settings, db, llm=llm, memory=mem.access, links=links, stack=stack)

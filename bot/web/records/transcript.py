@@ -4,12 +4,11 @@ consensus with its cited rationales."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
-
-from bot.asks import models
+from bot.asks import models, transcripts
 from bot.store.db import Database
 from bot.web.records.asks import AskSummary, ask_summary
 from bot.web.records.hits import display_names, member_channels, resolve_hits
@@ -73,52 +72,19 @@ async def load_transcript(db: Database, ask_id: int, *, viewer: str) -> Transcri
     summary = await ask_summary(db, ask_id)
     if summary is None:
         return None
-    async with db.session() as session:
-        conversations = list(
-            (
-                await session.execute(
-                    select(models.Conversation)
-                    .where(models.Conversation.ask_id == ask_id)
-                    .order_by(models.Conversation.id)
-                )
-            ).scalars()
-        )
-        turns = await _turns(session, [c.id for c in conversations])
-        queries = await _queries(session, [t.id for t in turns])
-        calls = list(
-            (
-                await session.execute(
-                    select(models.LLMCall).where(models.LLMCall.ask_id == ask_id).order_by(models.LLMCall.id)
-                )
-            ).scalars()
-        )
-        consensus = (
-            await session.execute(select(models.Consensus).where(models.Consensus.ask_id == ask_id))
-        ).scalar_one_or_none()
+    record = await transcripts.load_transcript(db, ask_id)
+    everything = record.all_conversations()
+    queries = [q for c in everything for t in c.turns for q in c.queries.get(t.id, [])]
     hits = await resolve_hits(db, summary.workspace_id, (h for q in queries for h in q.hit_ids))
     channels = await member_channels(db, summary.workspace_id, viewer)
-    turn_views = {t.id: _turn_view(t, queries, calls, hits, viewer, channels) for t in turns}
-    tree = _tree(conversations, turns, turn_views)
+    calls = sorted(record.calls, key=lambda c: c.id)
+
+    def turn_view(conversation: transcripts.ConversationView, turn: models.Turn) -> TurnView:
+        return _turn_view(turn, conversation.queries.get(turn.id, []), calls, hits, viewer, channels)
+
+    top = [_conversation(c, turn_view) for c in record.conversations]
     names = await display_names(db, summary.workspace_id)
-    return TranscriptView(summary, tree, consensus, calls, names)
-
-
-async def _turns(session: Any, conversation_ids: list[int]) -> list[models.Turn]:
-    if not conversation_ids:
-        return []
-    stmt = (
-        select(models.Turn)
-        .where(models.Turn.conversation_id.in_(conversation_ids))
-        .order_by(models.Turn.conversation_id, models.Turn.idx)
-    )
-    return list((await session.execute(stmt)).scalars())
-
-
-async def _queries(session: Any, turn_ids: list[int]) -> list[models.MemoryQuery]:
-    if not turn_ids:
-        return []
-    stmt = select(models.MemoryQuery).where(models.MemoryQuery.turn_id.in_(turn_ids)).order_by(models.MemoryQuery.id)
-    return list((await session.execute(stmt)).scalars())
+    return TranscriptView(summary, top, record.consensus, calls, names)
 
 
 def _turn_view(
@@ -150,27 +116,22 @@ def _turn_view(
     )  # fmt: skip
 
 
-def _tree(
-    conversations: list[models.Conversation], turns: list[models.Turn], turn_views: dict[int, TurnView]
-) -> list[ConversationView]:
-    """Conversations with their turns; each sub-conversation hangs under the parent turn that opened it."""
-    views = {
-        c.id: ConversationView(c.id, c.depth, list(c.participants), c.question, c.status, c.stop_reason, c.conclusion)
-        for c in conversations
-    }
-    for turn in turns:
-        views[turn.conversation_id].turns.append(turn_views[turn.id])
-    top: list[ConversationView] = []
-    for c in conversations:
-        parent = views.get(c.parent_id) if c.parent_id is not None else None
-        if parent is None:
-            top.append(views[c.id])
+def _conversation(
+    record: transcripts.ConversationView,
+    turn_view: Callable[[transcripts.ConversationView, models.Turn], TurnView],
+) -> ConversationView:
+    """A conversation with its turns; each sub-conversation hangs under the parent turn that opened it."""
+    row = record.row
+    view = ConversationView(
+        row.id, row.depth, list(row.participants), row.question, row.status, row.stop_reason, row.conclusion,
+        [turn_view(record, t) for t in sorted(record.turns, key=lambda t: t.idx)],
+    )  # fmt: skip
+    for child in record.children:
+        if child.row.status == "abandoned":  # its parent turn was never saved; the turn ran again with a new one
             continue
-        if c.status == "abandoned":  # its parent turn was never saved; the turn ran again with a new one
-            continue
-        opener = next((t for t in parent.turns if t.idx == c.parent_turn), None)
-        if opener is None:  # still running: the parent turn is not saved yet
-            opener = parent.turns[-1] if parent.turns else None
+        opener = next((t for t in view.turns if t.idx == child.row.parent_turn), None)
+        if opener is None and view.turns:  # still running: the parent turn is not saved yet
+            opener = view.turns[-1]
         if opener is not None:
-            opener.subs.append(views[c.id])
-    return top
+            opener.subs.append(_conversation(child, turn_view))
+    return view
