@@ -179,3 +179,18 @@ class ProfileError(NegotiationError):
 # ---------------------------------------------------------------------- memory
 class MemoryQueryError(AskwithError):
     """A memory search that cannot run as asked (no keywords, a limit out of range). Worded for the agent's model."""
+
+
+# ---------------------------------------------------------------------- web
+class WebError(AskwithError):
+    """A problem serving the web app (transcripts, local workspace)."""
+
+
+class LinkInvalidError(WebError):
+    def __init__(self) -> None:
+        super().__init__("This link is not valid. Open the newest link askwith sent you.")
+
+
+class LinkExpiredError(WebError):
+    def __init__(self) -> None:
+        super().__init__("This link has expired. Ask again or open the newest link askwith sent you.")

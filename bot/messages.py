@@ -81,14 +81,18 @@ def transcript_ref(ask_id: int) -> str:
     return f"(transcript: `askwith transcripts show {ask_id}`)"
 
 
-def final_answer(ask_id: int, answer: str, citations: Iterable[str]) -> str:
+def transcript_link(link: str | None) -> str:
+    return f"\nOpen the transcript: {link}" if link else ""
+
+
+def final_answer(ask_id: int, answer: str, citations: Iterable[str], *, link: str | None = None) -> str:
     cited = "\n".join(f"• {line}" for line in citations)
     based_on = f"\nBased on:\n{cited}" if cited else ""
-    return f"{answer}{based_on}\n{transcript_ref(ask_id)}"
+    return f"{answer}{based_on}\n{transcript_ref(ask_id)}{transcript_link(link)}"
 
 
-def final_failure(ask_id: int, reason: str) -> str:
-    return f"Sorry, I could not answer this ask: {reason}\n{transcript_ref(ask_id)}"
+def final_failure(ask_id: int, reason: str, *, link: str | None = None) -> str:
+    return f"Sorry, I could not answer this ask: {reason}\n{transcript_ref(ask_id)}{transcript_link(link)}"
 
 
 def failure_llm_unavailable() -> str:

@@ -166,6 +166,35 @@ class Settings:
     discord_admin_role: str = _setting(
         "DISCORD_ADMIN_ROLE", "", "Name or id of the Discord role allowed to read the agents' hidden threads."
     )
+    # ------------------------------------------------------------------ web (askwith serve)
+    web_host: str = _setting(
+        "ASKWITH_WEB_HOST",
+        "127.0.0.1",
+        "Address the web app binds to. The local member picker (no sign-in) only exists on a loopback address.",
+    )
+    web_port: int = _setting("ASKWITH_WEB_PORT", 8765, "Port of the web app (transcripts, local workspace, metrics).")
+    public_url: str = _setting(
+        "ASKWITH_PUBLIC_URL",
+        "",
+        "Base URL members reach the web app at, used in transcript links. Empty = http://WEB_HOST:WEB_PORT.",
+    )
+    link_secret: str = _setting(
+        "ASKWITH_LINK_SECRET",
+        "",
+        "Secret that signs transcript links and web sessions. Empty = random per process (links die on restart).",
+        secret=True,
+    )
+    link_ttl_seconds: int = _setting(
+        "ASKWITH_LINK_TTL_SECONDS", 604800, "How long a transcript link (and the web session it opens) stays valid."
+    )
+    web_admins: str = _setting(
+        "ASKWITH_WEB_ADMINS", "", "Comma list of member handles or platform ids who may open every transcript."
+    )
+    serve_workspace: str = _setting(
+        "ASKWITH_SERVE_WORKSPACE",
+        "acme",
+        "Local workspace `askwith serve` hosts when no platform token is set: acme, friendstv, a world file or an id.",
+    )
     # ------------------------------------------------------------------ misc
     log_level: str = _setting("ASKWITH_LOG_LEVEL", "INFO", "Logging level.")
 
@@ -200,6 +229,14 @@ class Settings:
     @property
     def resolved_database_url(self) -> str:
         return self.database_url or f"sqlite+aiosqlite:///{self.data_dir / 'askwith.db'}"
+
+    @property
+    def admin_names(self) -> frozenset[str]:
+        return frozenset(name.strip().lstrip("@") for name in self.web_admins.split(",") if name.strip())
+
+    @property
+    def resolved_public_url(self) -> str:
+        return (self.public_url or f"http://{self.web_host}:{self.web_port}").rstrip("/")
 
     @property
     def llm_configured(self) -> bool:

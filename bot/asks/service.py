@@ -16,7 +16,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
@@ -42,6 +42,7 @@ from bot.store.db import Database
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+TranscriptLink = Callable[[int, str], str]
 MAX_ATTEMPTS = 3  # an ask that killed its worker this often is failed instead of retried again
 
 
@@ -77,6 +78,7 @@ class AskService:
         memory: MemoryAccess,
         workspace_id: int,
         worker_id: str | None = None,
+        transcript_link: TranscriptLink | None = None,
     ) -> None:
         self.settings = settings
         self.db = db
@@ -86,6 +88,7 @@ class AskService:
         self.workspace_id = workspace_id
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.roster = Roster(db, workspace_id)
+        self.transcript_link = transcript_link  # (ask id, requester handle) -> web URL for the final post
 
     # ------------------------------------------------------------------ requests
     async def ask(self, request: AskRequest) -> AskOutcome:
@@ -204,7 +207,7 @@ class AskService:
             else:
                 result = await self._converse(ask, recorder)
                 answer, failure = result.answer, result.failure
-            final_text = _final_text(ask.id, result, failure)
+            final_text = _final_text(ask.id, result, failure, self._link(ask))
             await recorder.save_outcome(
                 result.consensus if result else None, answer=answer, failure=failure, final_text=final_text,
                 wall_s=time.perf_counter() - started,
@@ -288,6 +291,9 @@ class AskService:
         finally:
             beater.cancel()
 
+    def _link(self, ask: models.Ask) -> str | None:
+        return self.transcript_link(ask.id, ask.requester) if self.transcript_link else None
+
     async def load(self, ask_id: int) -> models.Ask:
         async with self.db.session() as session:
             ask = await session.get(models.Ask, ask_id)
@@ -302,7 +308,7 @@ class AskService:
             self.db, self.port, self.roster, ask_id=ask_id, worker_id=self.worker_id, thread=ThreadRef("", "")
         )
         if ask.final_text is None:
-            text = messages.final_failure(ask_id, failure)
+            text = messages.final_failure(ask_id, failure, link=self._link(ask))
             await recorder.save_outcome(None, answer=None, failure=failure, final_text=text, wall_s=0.0)
             ask = await self.load(ask_id)
         requester = await self.roster.profile(ask.requester)
@@ -311,8 +317,8 @@ class AskService:
         )
 
 
-def _final_text(ask_id: int, result: AskResult | None, failure: str | None) -> str:
+def _final_text(ask_id: int, result: AskResult | None, failure: str | None, link: str | None = None) -> str:
     if failure is not None or result is None or result.consensus is None:
-        return messages.final_failure(ask_id, failure or messages.failure_internal())
+        return messages.final_failure(ask_id, failure or messages.failure_internal(), link=link)
     citations = [messages.citation(*c) for c in result.consensus.citations()]
-    return messages.final_answer(ask_id, result.consensus.answer, citations)
+    return messages.final_answer(ask_id, result.consensus.answer, citations, link=link)

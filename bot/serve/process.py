@@ -1,0 +1,83 @@
+"""The `askwith serve` process: the web app (whose lifespan runs everything else) on a uvicorn server.
+
+app = serve_app(settings)      # a Starlette app whose lifespan starts the runtime (tests, other ASGI servers)
+await serve_forever(settings, workspace=None, on_ready=print_url)   # start everything, then serve
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+import uvicorn
+from starlette.applications import Starlette
+
+from bot.llm.client import LLMClient
+from bot.serve.platforms import enabled_platforms
+from bot.serve.runtime import MemoryFactory, Runtime, running
+from bot.settings import Settings
+from bot.web.app import build_app
+from bot.web.auth import picker_allowed
+
+
+def link_secret(settings: Settings) -> str:
+    """The configured secret; a local-only server may use a random one (its links only need to last this run)."""
+    if settings.link_secret:
+        return settings.link_secret
+    if enabled_platforms(settings):
+        settings.require("link_secret")  # links posted in Slack/Discord must survive a restart
+    return secrets.token_urlsafe(32)
+
+
+def serve_app(
+    settings: Settings,
+    *,
+    llm: LLMClient | None = None,
+    memory: MemoryFactory | None = None,
+    workspace: str | None = None,
+    secret: str | None = None,
+) -> Starlette:
+    local = not enabled_platforms(settings)
+    secret = secret or link_secret(settings)
+    return build_app(
+        settings,
+        secret=secret,
+        start=lambda: running(settings, secret=secret, llm=llm, memory=memory, local_workspace=workspace),
+        local_picker=picker_allowed(settings, local_workspace=local),
+    )
+
+
+async def serve_forever(
+    settings: Settings, *, workspace: str | None, on_ready: Callable[[Runtime], None], llm: LLMClient | None = None
+) -> None:
+    """Start everything (a startup problem raises here, as one clear error), then serve until interrupted."""
+    secret = link_secret(settings)
+    async with running(settings, secret=secret, llm=llm, local_workspace=workspace) as runtime:
+        app = build_app(
+            settings,
+            secret=secret,
+            start=lambda: _started(runtime),
+            local_picker=picker_allowed(settings, local_workspace=runtime.local is not None),
+        )
+        config = uvicorn.Config(
+            app, host=settings.web_host, port=settings.web_port, lifespan="on", log_level=settings.log_level.lower()
+        )
+        server = uvicorn.Server(config)
+        watcher = asyncio.create_task(_when_started(server, lambda: on_ready(runtime)))
+        try:
+            await server.serve()
+        finally:
+            watcher.cancel()
+
+
+@asynccontextmanager
+async def _started(runtime: Runtime) -> AsyncIterator[Runtime]:
+    yield runtime
+
+
+async def _when_started(server: uvicorn.Server, on_ready: Callable[[], None]) -> None:
+    while not server.started:
+        await asyncio.sleep(0.05)
+    on_ready()

@@ -1,0 +1,150 @@
+"""Everything `askwith serve` runs in one process, started and stopped as one async context manager.
+
+    async with running(settings, secret=secret) as runtime:   # database, LLM, memory, workspaces, workers, schedule
+        ...                                                   # the web app serves requests with `runtime`
+
+With no platform token set, the local workspace named by ASKWITH_SERVE_WORKSPACE is hosted (the web workspace UI
+plays its members). Platform adapters plug in through `bot.serve.platforms`. Without a configured language model
+the process still starts: asks are answered with one message saying how to configure one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+
+from adapters.local.registry import LocalWorkspaces
+from bot.agents.memory_tools import MemoryAccess
+from bot.asks.runtime import build_llm
+from bot.asks.service import AskService
+from bot.asks.worker import AskWorker
+from bot.llm.client import LLMClient
+from bot.memory.clear import ClearMemory
+from bot.memory.fuzzy import FuzzyMemory
+from bot.memory.indexer import SessionIndexer
+from bot.memory.summarizer import SessionSummarizer
+from bot.memory.vector_index import VectorIndex
+from bot.serve.local import LocalRuntime
+from bot.serve.platforms import PlatformRuntime, start_platforms
+from bot.settings import Settings
+from bot.store.db import Database
+from bot.web.links import TranscriptLinks
+from memory_ingest.scheduler import build_scheduler
+from memory_ingest.worker import IngestWorker
+
+
+log = logging.getLogger(__name__)
+SHUTDOWN_GRACE_S = 10.0
+
+
+@dataclass
+class Memory:
+    access: MemoryAccess
+    indexer: SessionIndexer | None
+
+
+MemoryFactory = Callable[[Settings, Database, LLMClient | None], Memory]
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    db: Database
+    llm: LLMClient | None
+    local: LocalRuntime | None
+    platforms: list[PlatformRuntime] = field(default_factory=list)
+    ingest: dict[str, IngestWorker] = field(default_factory=dict)  # workspace key -> its worker
+
+
+def build_memory(settings: Settings, db: Database, llm: LLMClient | None) -> Memory:
+    """Clear memory (full-text) and fuzzy memory (session summaries + embeddings) over the store; unlike
+    `open_memory`, the vector index is shared with the indexer that ingestion runs (one Chroma client per process)."""
+    index = VectorIndex.from_settings(settings)
+    indexer = SessionIndexer(db, settings, SessionSummarizer(db, llm), index)
+    return Memory(MemoryAccess(clear=ClearMemory(db), fuzzy=FuzzyMemory(db, index)), indexer)
+
+
+@asynccontextmanager
+async def running(
+    settings: Settings,
+    *,
+    secret: str,
+    llm: LLMClient | None = None,
+    memory: MemoryFactory | None = None,
+    local_workspace: str | None = None,
+) -> AsyncIterator[Runtime]:
+    """Start the whole process; `llm` / `memory` replace the configured ones (tests, offline demos)."""
+    db = await Database.open(settings)
+    async with AsyncExitStack() as stack:
+        stack.push_async_callback(db.close)
+        configured = build_llm(settings) if llm is None and settings.llm_configured else None
+        llm = llm or configured
+        if llm is not None:
+            stack.push_async_callback(llm.aclose)
+        # Session summaries come from the configured model only; a stand-in (scripted demo) gets extractive ones.
+        mem = (memory or build_memory)(settings, db, configured)
+        runtime = Runtime(settings, db, llm, local=None)
+        links = TranscriptLinks(settings, secret)
+        runtime.platforms = await start_platforms(settings, db, llm=llm, memory=mem.access, links=links, stack=stack)
+        if not runtime.platforms:
+            spec = local_workspace or settings.serve_workspace
+            runtime.local = await start_local(settings, db, spec, llm=llm, memory=mem)
+        _collect_workers(runtime)
+        stop = asyncio.Event()
+        tasks = _start_background(runtime, stop)
+        scheduler = build_scheduler(settings, workers=runtime.ingest)
+        scheduler.start()
+        try:
+            yield runtime
+        finally:
+            scheduler.shutdown(wait=False)
+            stop.set()
+            await _drain(tasks)
+            if runtime.local is not None:
+                await runtime.local.save()
+
+
+async def start_local(
+    settings: Settings, db: Database, spec: str, *, llm: LLMClient | None, memory: Memory
+) -> LocalRuntime:
+    """Open the local workspace and bring its memory up to date once before serving (incremental after that)."""
+    port = LocalWorkspaces(settings).open(spec)
+    ingest = IngestWorker(port, db, indexer=memory.indexer, page_size=settings.ingest_page_size)
+    report = await ingest.run()
+    log.info("local workspace %s: %d messages added to memory", spec, report.messages_added)
+    asks = None
+    if llm is not None:
+        asks = AskService(
+            settings=settings, db=db, port=port, llm=llm, memory=memory.access, workspace_id=report.workspace_id
+        )
+    return LocalRuntime(spec, port, ingest, report.workspace_id, asks)
+
+
+def _collect_workers(runtime: Runtime) -> None:
+    for platform in runtime.platforms:
+        runtime.ingest[platform.name] = platform.ingest
+    if runtime.local is not None:
+        runtime.ingest[f"local:{runtime.local.key}"] = runtime.local.ingest
+
+
+async def _drain(tasks: list[asyncio.Task[None]]) -> None:
+    """Let running asks finish briefly; an ask waiting on a member's approval must not hold shutdown up."""
+    if not tasks:
+        return
+    _, pending = await asyncio.wait(tasks, timeout=SHUTDOWN_GRACE_S)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+
+
+def _start_background(runtime: Runtime, stop: asyncio.Event) -> list[asyncio.Task[None]]:
+    services = [p.asks for p in runtime.platforms]
+    if runtime.local is not None and runtime.local.asks is not None:
+        services.append(runtime.local.asks)
+    tasks = [asyncio.create_task(AskWorker(s).run(stop=stop)) for s in services]
+    if runtime.local is not None:
+        tasks.append(asyncio.create_task(runtime.local.keep_saved(stop)))
+    return tasks

@@ -1,0 +1,30 @@
+"""Who may open what: the signed-in identity and the transcript access rule (pure).
+
+Transcripts are visible to the conversation's participants and to admins only. A participant is the member who
+asked, a colleague they asked, or a member whose agent was brought into a sub-conversation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Identity:
+    workspace_id: int
+    member: str  # handle
+    platform_id: str
+    display_name: str
+    is_admin: bool = False
+
+
+def is_admin(member: str, platform_id: str, admins: Collection[str]) -> bool:
+    return member in admins or platform_id in admins
+
+
+def may_open(viewer: Identity, *, workspace_id: int | None, participants: Collection[str]) -> bool:
+    """Whether `viewer` may open a record (ask or negotiation) of `workspace_id` with these participants."""
+    if viewer.is_admin:
+        return True
+    return workspace_id == viewer.workspace_id and viewer.member in participants

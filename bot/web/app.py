@@ -1,0 +1,82 @@
+"""The web app: transcripts for members and admins, the local web workspace, health and metrics.
+
+    app = build_app(settings, secret=secret, start=lambda: running(settings), local_picker=True)
+    # uvicorn.Server(uvicorn.Config(app, host=..., port=...)).serve()
+
+The app's lifespan *is* the process: it enters `start()` (database, workers, schedule, platforms) before the first
+request and leaves it on shutdown; route handlers find the runtime in `request.state.runtime`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.sessions import SessionMiddleware
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Mount
+
+from bot.errors import LinkExpiredError, LinkInvalidError
+from bot.serve.runtime import Runtime
+from bot.settings import Settings
+from bot.web import texts
+from bot.web.auth import SignInRequired, WebConfig
+from bot.web.render import page
+from bot.web.routes import all_routes
+
+
+log = logging.getLogger(__name__)
+RuntimeFactory = Callable[[], AbstractAsyncContextManager[Runtime]]
+
+
+def build_app(settings: Settings, *, secret: str, start: RuntimeFactory, local_picker: bool) -> Starlette:
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
+        async with start() as runtime:
+            _mount_platforms(app, runtime)
+            yield {"runtime": runtime}
+
+    app = Starlette(
+        routes=all_routes(),
+        middleware=[_session_middleware(settings, secret)],
+        exception_handlers={
+            SignInRequired: _sign_in_required,
+            LinkInvalidError: _link_refused,
+            LinkExpiredError: _link_refused,
+        },
+        lifespan=lifespan,
+    )
+    app.state.web = WebConfig(settings, secret, local_picker)
+    return app
+
+
+def _session_middleware(settings: Settings, secret: str) -> Middleware:
+    return Middleware(
+        SessionMiddleware,
+        secret_key=secret,
+        session_cookie="askwith_session",
+        max_age=settings.link_ttl_seconds,
+        same_site="lax",
+        https_only=settings.resolved_public_url.startswith("https://"),
+    )
+
+
+def _mount_platforms(app: Starlette, runtime: Runtime) -> None:
+    """Platform HTTP endpoints (Slack's /slack) go in front of the web routes."""
+    mounts: list[BaseRoute] = [Mount(p.mount_path, app=p.asgi) for p in runtime.platforms if p.asgi and p.mount_path]
+    app.router.routes[:0] = mounts
+
+
+async def _sign_in_required(request: Request, exc: Exception) -> Response:
+    if request.app.state.web.local_picker:
+        return RedirectResponse(f"/signin?next={request.url.path}", status_code=303)
+    return page(request, "error.html", status_code=401, title=texts.SIGN_IN_TITLE, message=texts.SIGN_IN)
+
+
+async def _link_refused(request: Request, exc: Exception) -> Response:
+    return page(request, "error.html", status_code=403, title=texts.LINK_REFUSED_TITLE, message=str(exc))

@@ -1,0 +1,85 @@
+"""Asks as the web app lists them: who took part, status, question, answer, cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import select
+
+from bot.asks import models
+from bot.store.db import Database
+
+
+LIST_LIMIT = 500  # newest asks shown on one page
+
+
+@dataclass
+class AskSummary:
+    id: int
+    workspace_id: int
+    status: str
+    requester: str
+    participants: list[str]  # requester first, then everyone whose agent took part
+    question: str
+    answer: str | None
+    failure: str | None
+    llm_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    wall_s: float
+    created_at: datetime
+    ablations: list[str] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+def summarize(ask: models.Ask, conversation_participants: list[list[str]]) -> AskSummary:
+    people = [ask.requester, *ask.colleagues]
+    for participants in conversation_participants:
+        people.extend(participants)
+    return AskSummary(
+        id=ask.id, workspace_id=ask.workspace_id, status=ask.status, requester=ask.requester,
+        participants=list(dict.fromkeys(people)), question=ask.question, answer=ask.answer, failure=ask.failure,
+        llm_calls=ask.llm_calls, prompt_tokens=ask.prompt_tokens, completion_tokens=ask.completion_tokens,
+        wall_s=ask.wall_s, created_at=ask.created_at, ablations=list(ask.ablations or []),
+    )  # fmt: skip
+
+
+async def recent_asks(db: Database, *, workspace_id: int | None = None, status: str | None = None) -> list[AskSummary]:
+    """The newest asks (of one workspace, of one status), newest first, with everyone who took part."""
+    stmt = select(models.Ask).order_by(models.Ask.id.desc()).limit(LIST_LIMIT)
+    if workspace_id is not None:
+        stmt = stmt.where(models.Ask.workspace_id == workspace_id)
+    if status is not None:
+        stmt = stmt.where(models.Ask.status == status)
+    async with db.session() as session:
+        asks = list((await session.execute(stmt)).scalars())
+        ids = [a.id for a in asks]
+        rows = await session.execute(
+            select(models.Conversation.ask_id, models.Conversation.participants).where(
+                models.Conversation.ask_id.in_(ids)
+            )
+        )
+        by_ask: dict[int, list[list[str]]] = {}
+        for ask_id, participants in rows:
+            by_ask.setdefault(ask_id, []).append(list(participants))
+    return [summarize(a, by_ask.get(a.id, [])) for a in asks]
+
+
+async def asks_of_member(db: Database, workspace_id: int, member: str) -> list[AskSummary]:
+    """Every ask `member` started or whose agent took part in, newest first."""
+    return [a for a in await recent_asks(db, workspace_id=workspace_id) if member in a.participants]
+
+
+async def ask_summary(db: Database, ask_id: int) -> AskSummary | None:
+    async with db.session() as session:
+        ask = await session.get(models.Ask, ask_id)
+        if ask is None:
+            return None
+        rows = await session.execute(
+            select(models.Conversation.participants).where(models.Conversation.ask_id == ask_id)
+        )
+        return summarize(ask, [list(p) for p in rows.scalars()])

@@ -1,0 +1,137 @@
+"""One ask's transcript as a viewer may see it: conversations (sub-conversations nested under the turn that opened
+them), each turn's plan snapshot, memory queries with parameters and redacted hits, utterances, LLM calls, and the
+consensus with its cited rationales."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.asks import models, transcripts
+from bot.store.db import Database
+from bot.web.records.asks import AskSummary, ask_summary
+from bot.web.records.hits import display_names, member_channels, resolve_hits
+from bot.web.redaction import Hit, RedactedHits, redact_hits
+
+
+@dataclass
+class QueryView:
+    kind: str  # clear | fuzzy
+    params: dict[str, Any]
+    hits: RedactedHits
+    latency_s: float
+    error: str | None
+    skipped: str | None
+
+
+@dataclass
+class TurnView:
+    idx: int
+    agent: str
+    utterance: str
+    plan: list[dict[str, Any]]
+    solved: int
+    fake_solved: int
+    queries: list[QueryView]
+    llm_calls: list[models.LLMCall]
+    latency_s: float
+    approval: str | None
+    declined: bool
+    error: dict[str, Any] | None
+    recruit: dict[str, Any] | None
+    subs: list[ConversationView] = field(default_factory=list)  # sub-conversations this turn opened
+
+
+@dataclass
+class ConversationView:
+    id: int
+    depth: int
+    participants: list[str]
+    question: str
+    status: str
+    stop_reason: str | None
+    conclusion: str | None
+    turns: list[TurnView] = field(default_factory=list)
+
+
+@dataclass
+class TranscriptView:
+    ask: AskSummary
+    conversations: list[ConversationView]  # the top-level ones, one per colleague
+    consensus: models.Consensus | None
+    llm_calls: list[models.LLMCall]
+    names: dict[str, str]  # handle -> display name
+
+    def name(self, handle: str) -> str:
+        return self.names.get(handle, handle)
+
+
+async def load_transcript(db: Database, ask_id: int, *, viewer: str) -> TranscriptView | None:
+    """The transcript of `ask_id` with hits redacted for `viewer` (a handle). Access is checked by the caller."""
+    summary = await ask_summary(db, ask_id)
+    if summary is None:
+        return None
+    record = await transcripts.load_transcript(db, ask_id)
+    everything = record.all_conversations()
+    queries = [q for c in everything for t in c.turns for q in c.queries.get(t.id, [])]
+    hits = await resolve_hits(db, summary.workspace_id, (h for q in queries for h in q.hit_ids))
+    channels = await member_channels(db, summary.workspace_id, viewer)
+    calls = sorted(record.calls, key=lambda c: c.id)
+
+    def turn_view(conversation: transcripts.ConversationView, turn: models.Turn) -> TurnView:
+        return _turn_view(turn, conversation.queries.get(turn.id, []), calls, hits, viewer, channels)
+
+    top = [_conversation(c, turn_view) for c in record.conversations]
+    names = await display_names(db, summary.workspace_id)
+    return TranscriptView(summary, top, record.consensus, calls, names)
+
+
+def _turn_view(
+    turn: models.Turn,
+    queries: list[models.MemoryQuery],
+    calls: list[models.LLMCall],
+    hits: dict[str, Hit],
+    viewer: str,
+    viewer_channels: frozenset[int],
+) -> TurnView:
+    query_views = [
+        QueryView(
+            kind=q.kind,
+            params=dict(q.params),
+            hits=redact_hits(viewer, q.agent, (hits.get(i, Hit(i, None)) for i in q.hit_ids), viewer_channels),
+            latency_s=q.latency_s,
+            error=q.error,
+            skipped=q.skipped,
+        )
+        for q in queries
+        if q.turn_id == turn.id
+    ]
+    data = turn.data or {}
+    return TurnView(
+        idx=turn.idx, agent=turn.agent, utterance=turn.utterance, plan=list(turn.plan or []), solved=turn.solved,
+        fake_solved=turn.fake_solved, queries=query_views, llm_calls=[c for c in calls if c.turn_id == turn.id],
+        latency_s=float(data.get("latency_s", 0.0)), approval=data.get("approval"),
+        declined=bool(data.get("declined")), error=data.get("error"), recruit=data.get("recruit"),
+    )  # fmt: skip
+
+
+def _conversation(
+    record: transcripts.ConversationView,
+    turn_view: Callable[[transcripts.ConversationView, models.Turn], TurnView],
+) -> ConversationView:
+    """A conversation with its turns; each sub-conversation hangs under the parent turn that opened it."""
+    row = record.row
+    view = ConversationView(
+        row.id, row.depth, list(row.participants), row.question, row.status, row.stop_reason, row.conclusion,
+        [turn_view(record, t) for t in sorted(record.turns, key=lambda t: t.idx)],
+    )  # fmt: skip
+    for child in record.children:
+        if child.row.status == "abandoned":  # its parent turn was never saved; the turn ran again with a new one
+            continue
+        opener = next((t for t in view.turns if t.idx == child.row.parent_turn), None)
+        if opener is None and view.turns:  # still running: the parent turn is not saved yet
+            opener = view.turns[-1]
+        if opener is not None:
+            opener.subs.append(_conversation(child, turn_view))
+    return view

@@ -1,0 +1,45 @@
+"""Rendering pages: one Jinja environment over the package's templates, with the signed-in identity in context."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup, escape
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.templating import Jinja2Templates
+
+from bot.web.access import Identity
+from bot.web.redaction import withheld_label
+
+
+TEMPLATES_DIR = Path(__file__).parent / "templates"
+TRANSCRIPT_REF = re.compile(r"\(transcript: `askwith transcripts show (\d+)`\)")
+
+templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
+
+
+def page(
+    request: Request, name: str, *, identity: Identity | None = None, status_code: int = 200, **context: Any
+) -> HTMLResponse:
+    context = {"identity": identity, "web": request.app.state.web, **context}
+    return templates.TemplateResponse(request, name, context, status_code=status_code)
+
+
+def message_html(text: str) -> Markup:
+    """A chat message as HTML: escaped, line breaks kept, and askwith's transcript reference turned into a link."""
+    escaped = str(escape(text))
+    linked = TRANSCRIPT_REF.sub(lambda m: f'(<a class="transcript-link" href="/asks/{m[1]}">transcript</a>)', escaped)
+    return Markup(linked.replace("\n", "<br>"))
+
+
+def when(ts: datetime | None) -> str:
+    return "" if ts is None else ts.strftime("%Y-%m-%d %H:%M")
+
+
+templates.env.filters["message_html"] = message_html
+templates.env.filters["when"] = when
+templates.env.globals["withheld_label"] = withheld_label

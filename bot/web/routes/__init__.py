@@ -1,0 +1,12 @@
+"""The web app's routes, one small module per page; each module exposes `routes`."""
+
+from __future__ import annotations
+
+from starlette.routing import BaseRoute
+
+from bot.web.routes import admin, conversations, health, metrics, negotiation, signin, transcript, workspace
+
+
+def all_routes() -> list[BaseRoute]:
+    modules = (health, metrics, signin, conversations, transcript, negotiation, admin, workspace)
+    return [route for module in modules for route in module.routes]

@@ -1,0 +1,36 @@
+"""The home page and "My conversations": every ask and negotiation the signed-in member took part in."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from bot.web.auth import current_identity, db, require_identity
+from bot.web.records.asks import asks_of_member
+from bot.web.records.negotiations import negotiations_of
+from bot.web.render import page
+
+
+async def home(request: Request) -> Response:
+    identity = await current_identity(request)
+    if request.state.runtime.local is not None and (identity is None or identity.workspace_id == _local_id(request)):
+        return RedirectResponse("/workspace", status_code=303)
+    return RedirectResponse("/conversations", status_code=303)
+
+
+async def my_conversations(request: Request) -> Response:
+    identity = await require_identity(request)
+    asks = await asks_of_member(db(request), identity.workspace_id, identity.member)
+    negotiations = await negotiations_of(db(request), identity)
+    return page(request, "conversations.html", identity=identity, asks=asks, negotiations=negotiations)
+
+
+def _local_id(request: Request) -> int:
+    return request.state.runtime.local.workspace_id
+
+
+routes = [
+    Route("/", home, methods=["GET"]),
+    Route("/conversations", my_conversations, methods=["GET"]),
+]

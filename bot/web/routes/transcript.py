@@ -1,0 +1,33 @@
+"""One ask's transcript, for its participants and admins only (403 for everyone else)."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from bot.web import texts
+from bot.web.access import may_open
+from bot.web.auth import db, require_identity
+from bot.web.records.asks import ask_summary
+from bot.web.records.transcript import load_transcript
+from bot.web.render import page
+
+
+async def transcript(request: Request) -> Response:
+    identity = await require_identity(request)
+    ask_id = request.path_params["ask_id"]
+    summary = await ask_summary(db(request), ask_id)
+    if summary is None:
+        return page(request, "error.html", identity=identity, status_code=404, title=texts.NOT_FOUND_TITLE,
+                    message=texts.not_found(f"ask #{ask_id}"))  # fmt: skip
+    if not may_open(identity, workspace_id=summary.workspace_id, participants=summary.participants):
+        return page(request, "error.html", identity=identity, status_code=403, title=texts.FORBIDDEN_TITLE,
+                    message=texts.FORBIDDEN)  # fmt: skip
+    # An admin from another workspace reads hits as nobody there: counts only.
+    viewer = identity.member if identity.workspace_id == summary.workspace_id else ""
+    view = await load_transcript(db(request), ask_id, viewer=viewer)
+    return page(request, "transcript.html", identity=identity, t=view)
+
+
+routes = [Route("/asks/{ask_id:int}", transcript, methods=["GET"])]

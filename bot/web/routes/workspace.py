@@ -1,0 +1,119 @@
+"""The local web workspace: read channels and DMs, post as the signed-in member, `/ask-with`, approve or deny shares.
+
+`/ask-with` goes through `AskService.submit`, the same core path as Slack's command; the process's ask worker runs
+the ask and askwith posts the answer into the member's DM, which this page shows as it arrives (a tiny polling
+script reloads the message list; without JavaScript the page still works, it just needs a reload).
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from bot.port import ApprovalDecision
+from bot.serve.local import LocalRuntime
+from bot.web import texts
+from bot.web.access import Identity
+from bot.web.auth import require_identity
+from bot.web.commands import parse_ask_command
+from bot.web.render import page
+from bot.web.workspace_view import approvals_of, can_read, channels_of, ephemerals_of, messages_of
+
+
+DECISIONS = {"approve": ApprovalDecision.APPROVED, "deny": ApprovalDecision.DENIED}
+
+
+async def _member(request: Request) -> tuple[Identity, LocalRuntime] | Response:
+    identity = await require_identity(request)
+    local: LocalRuntime | None = request.state.runtime.local
+    if local is None or identity.workspace_id != local.workspace_id:
+        return page(request, "error.html", identity=identity, status_code=404, title=texts.NOT_FOUND_TITLE,
+                    message=texts.NO_LOCAL_WORKSPACE)  # fmt: skip
+    return identity, local
+
+
+async def workspace_home(request: Request) -> Response:
+    found = await _member(request)
+    if isinstance(found, Response):
+        return found
+    identity, local = found
+    channels = await channels_of(local.port, identity.platform_id)
+    return RedirectResponse(f"/workspace/{channels[0].id}", status_code=303)
+
+
+async def channel_page(request: Request) -> Response:
+    return await _channel(request, "workspace.html")
+
+
+async def channel_feed(request: Request) -> Response:
+    return await _channel(request, "_feed.html")
+
+
+async def _channel(request: Request, template: str) -> Response:
+    found = await _member(request)
+    if isinstance(found, Response):
+        return found
+    identity, local = found
+    channel_id = request.path_params["channel_id"]
+    if not can_read(local.port, identity.platform_id, channel_id):
+        return page(request, "error.html", identity=identity, status_code=403, title=texts.FORBIDDEN_TITLE,
+                    message=texts.UNKNOWN_CHANNEL)  # fmt: skip
+    return page(
+        request, template, identity=identity, channel_id=channel_id,
+        channels=await channels_of(local.port, identity.platform_id),
+        messages=messages_of(local.port, channel_id),
+        ephemerals=ephemerals_of(local.port, identity.platform_id, channel_id),
+        approvals=approvals_of(local.port, identity.platform_id),
+    )  # fmt: skip
+
+
+async def post_message(request: Request) -> Response:
+    found = await _member(request)
+    if isinstance(found, Response):
+        return found
+    identity, local = found
+    channel_id = request.path_params["channel_id"]
+    if not can_read(local.port, identity.platform_id, channel_id):
+        return page(request, "error.html", identity=identity, status_code=403, title=texts.FORBIDDEN_TITLE,
+                    message=texts.UNKNOWN_CHANNEL)  # fmt: skip
+    text = str((await request.form()).get("text", "")).strip()
+    if text:
+        await _compose(local, identity.platform_id, channel_id, text)
+    return RedirectResponse(f"/workspace/{channel_id}", status_code=303)
+
+
+async def _compose(local: LocalRuntime, member_id: str, channel_id: str, text: str) -> None:
+    command = parse_ask_command(text)
+    if command is None:
+        await local.post(member_id, channel_id, text)
+        return
+    if not command.colleagues and not command.question:
+        await local.port.post_ephemeral(channel_id, member_id, texts.ASK_USAGE)
+        return
+    reply = await local.ask(member_id, list(command.colleagues), command.question)
+    await local.port.post_ephemeral(channel_id, member_id, f"{text}\n{reply.text}")
+
+
+async def decide(request: Request) -> Response:
+    found = await _member(request)
+    if isinstance(found, Response):
+        return found
+    identity, local = found
+    form = await request.form()
+    approval = local.port.pending_approvals.get(request.path_params["approval_id"])
+    decision = DECISIONS.get(str(form.get("decision", "")))
+    # Only the member the approval asks may answer it.
+    if approval is not None and decision is not None and approval.member_id == identity.platform_id:
+        local.port.decide(approval.id, decision)
+    back = str(form.get("back", ""))
+    return RedirectResponse(back if back.startswith("/workspace/") else "/workspace", status_code=303)
+
+
+routes = [
+    Route("/workspace", workspace_home, methods=["GET"]),
+    Route("/workspace/{channel_id}", channel_page, methods=["GET"]),
+    Route("/workspace/{channel_id}/feed", channel_feed, methods=["GET"]),
+    Route("/workspace/{channel_id}", post_message, methods=["POST"]),
+    Route("/workspace/approvals/{approval_id}", decide, methods=["POST"]),
+]

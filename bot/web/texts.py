@@ -1,0 +1,31 @@
+"""Every user-facing text of the web app, in one place."""
+
+from __future__ import annotations
+
+
+SIGN_IN_TITLE = "Sign in with a link"
+SIGN_IN = "Open the transcript link askwith posted to you in Slack or Discord to sign in."
+LINK_REFUSED_TITLE = "Link refused"
+FORBIDDEN_TITLE = "Not yours to open"
+FORBIDDEN = "Only the members who took part in this conversation (and admins) can open its transcript."
+NOT_FOUND_TITLE = "Not found"
+ADMINS_ONLY = "This page is for admins (ASKWITH_WEB_ADMINS)."
+NO_LOCAL_WORKSPACE = "This server hosts no local workspace: members use askwith from Slack or Discord."
+NO_BENCH_REPORTS = (
+    "No bench reports yet. Reports and their plots appear here once `askwith bench run` has written one."
+)
+UNKNOWN_CHANNEL = "You are not a member of that channel."
+ASK_USAGE = "Usage: /ask-with @colleague [@colleague …] <question>"
+
+
+def not_found(what: str) -> str:
+    return f"There is no {what}."
+
+
+def asking(colleagues: list[str]) -> str:
+    names = ", ".join(f"@{c.lstrip('@')}" for c in colleagues)
+    return f"Your agent is asking {names}'s agents. The answer will arrive in your DM with askwith."
+
+
+def approval_decided(decision: str) -> str:
+    return f"You {decision} sharing it."

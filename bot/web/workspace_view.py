@@ -1,0 +1,72 @@
+"""What one member sees of the local workspace: their channels and DMs, a channel's messages (replies under their
+parent), their ephemeral notices and the approvals waiting for them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from adapters.local.workspace import LocalWorkspace
+from bot.port import ApprovalRequest, ChannelKind, ChatMessage
+
+
+@dataclass(frozen=True)
+class ChannelLink:
+    id: str
+    label: str  # "#general", "@Bob Okafor", "askwith"
+    kind: str
+
+
+@dataclass
+class MessageItem:
+    message: ChatMessage
+    sender: str  # display name
+    is_bot: bool
+    replies: list[MessageItem] = field(default_factory=list)
+
+
+async def channels_of(port: LocalWorkspace, member_id: str) -> list[ChannelLink]:
+    """The member's DM with askwith first, then channels by name, then DMs by the other person's name."""
+    bot_dm = await port.open_dm(member_id)
+    world = port.world
+    links = [ChannelLink(bot_dm, "askwith", ChannelKind.DM.value)]
+    rooms, dms = [], []
+    for channel in world.visible_channels(member_id):
+        if channel.id == bot_dm:
+            continue
+        if channel.kind in (ChannelKind.DM, ChannelKind.GROUP_DM):
+            others = [world.members[m].display_name for m in channel.member_ids if m != member_id]
+            dms.append(ChannelLink(channel.id, "@" + ", ".join(others), channel.kind.value))
+        else:
+            rooms.append(ChannelLink(channel.id, "#" + channel.name, channel.kind.value))
+    return links + sorted(rooms, key=lambda c: c.label) + sorted(dms, key=lambda c: c.label)
+
+
+def can_read(port: LocalWorkspace, member_id: str, channel_id: str) -> bool:
+    channel = port.world.channels.get(channel_id)
+    return channel is not None and member_id in channel.member_ids
+
+
+def messages_of(port: LocalWorkspace, channel_id: str) -> list[MessageItem]:
+    world = port.world
+    items: dict[str, MessageItem] = {}
+    top: list[MessageItem] = []
+    for message in world.messages.get(channel_id, []):
+        sender = world.members.get(message.sender_id)
+        item = MessageItem(
+            message, sender.display_name if sender else message.sender_id, message.sender_id == world.bot_id
+        )
+        parent = items.get(message.thread_id) if message.thread_id else None
+        if parent is not None:
+            parent.replies.append(item)
+        else:
+            items[message.id] = item
+            top.append(item)
+    return top
+
+
+def ephemerals_of(port: LocalWorkspace, member_id: str, channel_id: str) -> list[str]:
+    return [e.text for e in port.ephemerals if e.member_id == member_id and e.channel_id == channel_id]
+
+
+def approvals_of(port: LocalWorkspace, member_id: str) -> list[ApprovalRequest]:
+    return [r for r in port.pending_approvals.values() if r.member_id == member_id]

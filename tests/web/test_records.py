@@ -1,0 +1,105 @@
+"""The web app's views of the record, on SQLite and PostgreSQL: asks, transcripts with redacted hits, ingestion
+status, metrics, and negotiations with the other side's private reasoning left out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from adapters.local import LocalWorkspace
+from bot.asks.service import AskRequest
+from bot.llm.client import LLMClient
+from bot.llm.scripted import ScriptedBackend
+from bot.negotiation.members import MemberNegotiation, load_profiles
+from bot.negotiation.model import Scenario
+from bot.negotiation.profiles import load_profiles_file
+from bot.negotiation.scripted import ScriptedNegotiator
+from bot.port import ApprovalDecision, ApprovalRequest
+from bot.settings import Settings
+from bot.store.db import Database
+from bot.web.access import Identity, may_open
+from bot.web.metrics import collect, render
+from bot.web.records.asks import asks_of_member, recent_asks
+from bot.web.records.ingestion import channel_status, member_status
+from bot.web.records.negotiations import load_negotiation, negotiations_of
+from bot.web.records.transcript import load_transcript
+from bot.web.render import templates
+from bot.world import World
+from tests.fakes.asks import LAUNCH, QUESTION, build, two_fact_world
+
+
+PROFILES = Path(__file__).parents[2] / "adapters" / "local" / "samples" / "acme-negotiation-profiles.json"
+
+
+async def test_transcript_views_redact_other_members_hits(db: Database, settings: Settings) -> None:
+    world = two_fact_world()  # the launch date is in Bob's DM with Erin
+    h = await build(db, world, settings=settings)
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+    ws = h.service.workspace_id
+
+    [summary] = await asks_of_member(db, ws, "bob")
+    assert summary.id == outcome.ask_id and summary.participants == ["alice", "bob"] and summary.tokens > 0
+    assert await asks_of_member(db, ws, "carol") == []
+    assert [a.id for a in await recent_asks(db, status="done")] == [outcome.ask_id]
+
+    for viewer, sees_launch in (("alice", False), ("bob", True), ("", False)):
+        view = await load_transcript(db, outcome.ask_id, viewer=viewer)
+        assert view is not None
+        [conversation] = view.conversations
+        bob_turn = next(t for t in conversation.turns if t.agent == "bob")
+        shown = [hit.text for q in bob_turn.queries for hit in q.hits.shown]
+        assert (LAUNCH in shown) == sees_launch, viewer
+        assert sum(q.hits.total for q in bob_turn.queries) >= 1
+        assert [r["status"] for r in bob_turn.plan] == ["known", "known"]
+    assert view.consensus is not None and view.consensus.agreed
+    assert len(view.llm_calls) == summary.llm_calls
+
+
+async def test_ingestion_status_and_metrics(db: Database, settings: Settings) -> None:
+    world = two_fact_world()
+    h = await build(db, world, settings=settings)
+    await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+
+    channels = {c.name: c for c in await channel_status(db)}
+    assert channels["alice-notes"].messages == 2 and channels["alice-notes"].members == 1
+    members = {m.name: m for m in await member_status(db)}
+    assert members["alice"].opted_in and members["alice"].channels >= 2
+
+    text = render(await collect(db))
+    assert "askwith_asks_started_total 1\n" in text and "askwith_asks_finished_total 1\n" in text
+    assert "# TYPE askwith_llm_calls_total counter" in text
+
+
+def _scripted(scenario: Scenario, agent: str) -> LLMClient:
+    return LLMClient(ScriptedBackend(ScriptedNegotiator(scenario, agent)))
+
+
+async def test_negotiations_show_only_the_viewers_own_private_side(db: Database, sample_world: World) -> None:
+    async def approve(request: ApprovalRequest) -> ApprovalDecision:
+        return ApprovalDecision.APPROVED
+
+    port = LocalWorkspace(sample_world, approval_responder=approve)
+    await load_profiles(db, port, load_profiles_file(PROFILES))
+    outcome = await MemberNegotiation(db, port, _scripted).negotiate("alice", "@bob")
+    stored = await load_negotiation(db, outcome.negotiation_id, viewer=Identity(0, "nobody", "x", "x"))
+    assert stored is not None
+    ws = stored["workspace_id"]
+    alice, carol = Identity(ws, "alice", "alice", "Alice"), Identity(ws, "carol", "carol", "Carol")
+
+    assert [n.id for n in await negotiations_of(db, alice)] == [outcome.negotiation_id]
+    assert await negotiations_of(db, carol) == []
+    mine = await load_negotiation(db, outcome.negotiation_id, viewer=alice)
+    assert mine is not None and mine["participants"] == ["alice", "bob"]
+    assert may_open(alice, workspace_id=ws, participants=mine["participants"])
+    assert not may_open(carol, workspace_id=ws, participants=mine["participants"])
+    others = [s for s in mine["steps"] if s["agent"] not in mine["own_agents"]]
+    assert others and all(s["phase"] == "move" and s["reply"] == "" and s["estimate"] is None for s in others)
+    html = _render("negotiation.html", identity=alice, n=mine)
+    assert f"Negotiation #{outcome.negotiation_id}" in html and "agreement" in html
+
+
+def _render(name: str, **context: object) -> str:
+    """A page rendered outside a request (the pieces of `request` the layout reads are stubbed)."""
+    request = SimpleNamespace(state=SimpleNamespace(runtime=SimpleNamespace(local=None)))
+    web = SimpleNamespace(local_picker=False)
+    return templates.get_template(name).render(request=request, web=web, **context)
