@@ -91,3 +91,7 @@ class LLMTransientError(LLMError):
 
 class LLMFormatRejectedError(LLMError):
     """The endpoint refused the request's `response_format`; the client falls back to a simpler JSON form."""
+
+
+class LocalLLMError(LLMError):
+    """The local model could not be found, or its llama.cpp server would not start or answer."""

