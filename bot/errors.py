@@ -95,3 +95,29 @@ class LLMFormatRejectedError(LLMError):
 
 class LocalLLMError(LLMError):
     """The local model could not be found, or its llama.cpp server would not start or answer."""
+
+
+# ---------------------------------------------------------------------- benchmark
+class BenchError(AskwithError):
+    """A problem generating, reading or scoring an InformativeBench dataset."""
+
+
+class BenchDataError(BenchError):
+    """Benchmark input or output data is missing or malformed."""
+
+
+class BenchGenerationError(BenchError):
+    """A generator could not build a dataset that passes its own checks."""
+
+
+# ---------------------------------------------------------------------- negotiation
+class NegotiationError(AskwithError):
+    """A negotiation cannot start or continue: bad scenario, missing profile, too many tasks."""
+
+
+class ScenarioError(NegotiationError):
+    """A negotiation scenario (file, generator input or member profiles) is inconsistent."""
+
+
+class ProfileError(NegotiationError):
+    """A member's negotiation profile is missing or malformed."""

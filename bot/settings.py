@@ -96,6 +96,12 @@ class Settings:
     local_llm_startup_seconds: float = _setting(
         "ASKWITH_LOCAL_LLM_STARTUP_SECONDS", 120.0, "How long the local server may take to load and answer."
     )
+    # ------------------------------------------------------------------ negotiation
+    negotiation_approval_timeout_seconds: float = _setting(
+        "ASKWITH_NEGOTIATION_APPROVAL_TIMEOUT_SECONDS",
+        86400.0,
+        "How long an agreed task trade waits for both members' Accept before it lapses.",
+    )
     # ------------------------------------------------------------------ misc
     log_level: str = _setting("ASKWITH_LOG_LEVEL", "INFO", "Logging level.")
 

@@ -113,3 +113,12 @@ async def fake_openai() -> AsyncIterator[FakeOpenAIServer]:
         yield server
     finally:
         await server.stop()
+
+
+@pytest.fixture(scope="session")
+def bench_data_dir() -> Path:
+    """The InformativeBench source data (ASKWITH_BENCH_DATA_DIR); tests needing it skip when it is unset."""
+    data_dir = Settings.load(env_file=None).bench_data_dir
+    if data_dir is None:
+        pytest.skip("ASKWITH_BENCH_DATA_DIR is not set")
+    return data_dir

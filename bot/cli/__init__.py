@@ -17,9 +17,9 @@ err = Console(stderr=True)
 
 
 def _register_all() -> None:
-    from bot.cli import ingest, memory
+    from bot.cli import bench, bench_negotiation, ingest, memory, negotiate
 
-    for module in (ingest, memory):
+    for module in (ingest, memory, bench, bench_negotiation, negotiate):
         module.register(app)
 
 

@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+import pytest
+
+from bot.bench.items import BenchItem, Metric
+from bot.bench.scoring import (
+    ScoreMethod,
+    extract_count,
+    normalized_match,
+    score_count,
+    score_item,
+    score_names,
+    score_spans,
+)
+from bot.bench.timeslots import clock, format_span, parse_spans, slots_of, spans_of
+from bot.llm.client import LLMClient
+from bot.llm.scripted import ScriptedBackend
+from bot.llm.types import LLMRequest
+
+
+VOCABULARY = ["painting", "studying", "yoga", "board game night", "reading", "cooking class"]
+
+
+def test_iou_matches_the_papers_example() -> None:
+    # Prediction 9:00-12:00, truth 10:00-14:00: 2 hours shared over 5 hours covered.
+    assert score_spans("9:00-12:00", ["10:00-14:00"]).value == pytest.approx(0.4)
+    assert score_spans("from 9 AM to 12 PM", ["10:00-14:00"]).value == pytest.approx(0.4)
+
+
+def test_iou_over_several_spans() -> None:
+    score = score_spans('"9:00-11:00", "13:30-16:30"', ["9:00-11:00", "13:30-16:30", "19:30-20:00"])
+    assert score.value == pytest.approx(10 / 11)  # 10 of 11 gold slots found, nothing extra
+    assert score.method is ScoreMethod.SLOT_IOU
+    assert score_spans("nobody is ever free", ["9:00-11:00"]).value == 0.0
+
+
+def test_medium_f1_with_a_missed_and_an_extra_activity() -> None:
+    # Gold: painting and studying. The answer finds painting, misses studying and adds yoga: P = R = 1/2.
+    score = score_names("The longest ones are Painting and yoga.", ["painting", "studying"], VOCABULARY)
+    assert score.value == pytest.approx(0.5)
+    assert score.detail["predicted"] == ["painting", "yoga"]
+    assert score_names("painting, studying", ["painting", "studying"], VOCABULARY).value == 1.0
+    assert score_names("no idea", ["painting"], VOCABULARY).value == 0.0
+
+
+def test_medium_matches_longest_names_first() -> None:
+    score = score_names("the board game night", ["board game night"], [*VOCABULARY, "board game"])
+    assert score.detail["predicted"] == ["board game night"]
+
+
+def test_easy_takes_the_first_stand_alone_number() -> None:
+    assert extract_count("At least 3 activities must be deleted.") == 3
+    assert extract_count("Delete three: yoga at 9:30 and lunch at 12:00.") == 3
+    assert extract_count("From 9:30, 2 of them clash") == 2
+    assert extract_count("none overlap") is None
+    assert score_count("You need to delete 4.", 4).value == 1.0
+    assert score_count("You need to delete 5.", 4).value == 0.0
+
+
+def test_normalized_match_needs_every_part() -> None:
+    assert normalized_match("It was The Wheel of Time!", [["Wheel of Time"]]).value == 1.0
+    parts = [["credit card"], ["Monica Geller", "Monica"]]
+    assert normalized_match("1) her credit card 2) Monica", parts).value == 1.0
+    assert normalized_match("1) her credit card 2) Rachel", parts).value == 0.0
+
+
+def test_timeslots_round_trip() -> None:
+    assert clock(0) == "0:00" and clock(19) == "9:30" and clock(48) == "24:00"
+    assert parse_spans("9:00-11:00 and 13:30 until 16:00") == [(18, 22), (27, 32)]
+    assert spans_of(slots_of([(18, 22), (22, 24), (30, 31)])) == [(18, 24), (30, 31)]
+    assert format_span((27, 32)) == "13:30-16:00"
+    assert parse_spans("3-4 times") == []
+
+
+def _item(metric: Metric, gold: dict) -> BenchItem:
+    return BenchItem("x-1", "np", "worlds/x.json", ("bob", "charlie"), "What board game do both enjoy?", metric, gold)
+
+
+async def test_judge_uses_the_papers_prompt_and_reads_the_verdict() -> None:
+    backend = ScriptedBackend(lambda request: "1" if "Catan" in request.messages[0]["content"] else "0")
+    client = LLMClient(backend)
+    item = _item(Metric.JUDGE, {"answer": "Settlers of Catan", "alternatives": []})
+    score = await score_item(item, "They both love Catan.", judge_client=client)
+    assert score.value == 1.0 and score.method is ScoreMethod.LLM_JUDGE
+    prompt = backend.requests[0].messages[0]["content"]
+    assert "experienced human labeler for reading comprehension" in prompt
+    assert "The ground truth answer is Settlers of Catan." in prompt
+    assert "The model prediction is They both love Catan." in prompt
+    assert isinstance(backend.requests[0], LLMRequest) and backend.requests[0].purpose == "bench_judge"
+
+
+async def test_without_a_judge_the_score_says_normalized_match() -> None:
+    item = _item(Metric.JUDGE, {"answer": "Settlers of Catan", "alternatives": []})
+    score = await score_item(item, "settlers of catan")
+    assert score.value == 1.0 and score.method is ScoreMethod.NORMALIZED_MATCH
+    assert (await score_item(item, "Ticket to Ride")).value == 0.0
+
+
+async def test_score_item_dispatches_schedule_metrics() -> None:
+    easy = _item(Metric.EXACT_COUNT, {"answer": "2", "count": 2})
+    hard = _item(Metric.SLOT_IOU, {"answer": "10:00-14:00", "spans": ["10:00-14:00"]})
+    medium = _item(Metric.NAME_F1, {"answer": "yoga", "activities": ["yoga"], "vocabulary": VOCABULARY})
+    assert (await score_item(easy, "2 activities")).value == 1.0
+    assert (await score_item(hard, "9:00-12:00")).value == pytest.approx(0.4)
+    assert (await score_item(medium, "yoga")).value == 1.0
