@@ -60,7 +60,7 @@ class LLMNotConfiguredError(LLMError):
     def __init__(self) -> None:
         super().__init__(
             "No language model is configured: set ASKWITH_LLM_BASE_URL (and ASKWITH_LLM_MODEL, ASKWITH_LLM_API_KEY) "
-            "to any OpenAI-compatible endpoint."
+            "to any OpenAI-compatible endpoint, or ASKWITH_LOCAL_LLM=smollm2 to run a local model."
         )
 
 

@@ -91,7 +91,9 @@ class Settings:
         "ASKWITH_LOCAL_LLM_CONTEXT_TOKENS", 8192, "Context window of the local model, in tokens (llama.cpp n_ctx)."
     )
     local_llm_threads: int = _setting(
-        "ASKWITH_LOCAL_LLM_THREADS", 0, "CPU threads for the local model (0 = llama.cpp's default)."
+        "ASKWITH_LOCAL_LLM_THREADS",
+        0,
+        "CPU threads for the local model (0 = llama.cpp's default). On a busy machine 1 is often fastest.",
     )
     local_llm_startup_seconds: float = _setting(
         "ASKWITH_LOCAL_LLM_STARTUP_SECONDS", 120.0, "How long the local server may take to load and answer."

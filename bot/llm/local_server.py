@@ -171,8 +171,8 @@ class LocalLLMServer:
         command = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model.path)]
         command += ["--model_alias", self.model.name, "--host", LOOPBACK, "--port", str(self.port)]
         command += ["--n_ctx", str(self.context_tokens)]
-        if self.threads > 0:
-            command += ["--n_threads", str(self.threads)]
+        if self.threads > 0:  # for generation and prompt reading alike
+            command += ["--n_threads", str(self.threads), "--n_threads_batch", str(self.threads)]
         return command
 
     async def _wait_until_answering(self) -> None:

@@ -147,6 +147,7 @@ def test_command_line_names_model_alias_port_context_and_threads(tmp_path: Path)
         "--port": "4321",
         "--n_ctx": "8192",
         "--n_threads": "2",
+        "--n_threads_batch": "2",
     }
 
 
