@@ -58,7 +58,9 @@ def without_install_path(message: str) -> str:
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def local_client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[LLMClient]:
     data_dir = tmp_path_factory.mktemp("local-llm")
-    settings = Settings(data_dir=data_dir, local_llm="smollm2", llm_temperature=0.0, llm_max_retries=1)
+    settings = Settings(
+        data_dir=data_dir, local_llm="smollm2", llm_temperature=0.0, llm_max_retries=1, llm_timeout_seconds=180.0
+    )
     async with open_llm_client(settings) as client:
         yield client
 
