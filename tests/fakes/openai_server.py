@@ -72,10 +72,16 @@ class RecordedRequest:
         return self.body.get("response_format")
 
 
-# What llama.cpp's Python server says when `response_format.type` is json_schema (a wrapped validation error).
+# What llama-cpp-python 0.3.36's server answers (HTTP 500, error type internal_server_error) when
+# `response_format.type` is json_schema, verbatim except the site-packages path, which is the installing machine's.
+# tests/integration/test_local_llm_real.py checks it against the real server.
 LLAMA_CPP_JSON_SCHEMA_ERROR = (
-    "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n"
-    "  Input should be 'text' or 'json_object' [type=literal_error, input_value='json_schema']"
+    "1 validation error:\n"
+    "  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+    "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+    "'ctx': {'expected': \"'text' or 'json_object'\"}}\n\n"
+    '  File "/srv/venv/lib/python3.11/site-packages/llama_cpp/server/app.py", line 376, in create_chat_completion\n'
+    "    POST /v1/chat/completions"
 )
 
 
