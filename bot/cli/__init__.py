@@ -22,9 +22,9 @@ def _root() -> None:
 
 
 def _register_all() -> None:
-    from bot.cli import ask, bench, bench_negotiation, ingest, memory, negotiate, transcripts
+    from bot.cli import ask, bench, bench_negotiation, bench_run, ingest, memory, negotiate, transcripts
 
-    for module in (ingest, memory, bench, bench_negotiation, negotiate, ask, transcripts):
+    for module in (ingest, memory, bench, bench_negotiation, bench_run, negotiate, ask, transcripts):
         module.register(app)
 
 
