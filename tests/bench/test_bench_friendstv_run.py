@@ -1,19 +1,14 @@
 """FriendsTV through `askwith bench run` (one shared 140-member world, ingested once), and the full five-dataset
-report. Slow: ingesting 11,593 messages with sessions and embeddings takes a while."""
+report. The shared session fixture ingests FriendsTV's 11,593 messages (sessions, hash embeddings) once: ~7 s."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import pytest
-
 from bot.bench.generate import DATASETS
 from tests.bench.test_bench_run_cli import check_scripted_run
 from tests.fakes.bench_runs import ITEMS, BenchRuns, invoke
-
-
-pytestmark = pytest.mark.slow
 
 
 def test_friendstv_items_share_one_world_ingested_once(bench_runs: BenchRuns, bench_data_dir: Path) -> None:

@@ -1,5 +1,5 @@
-"""`askwith bench run` and `askwith bench report` with the scripted stand-in model (Schedule and NP; FriendsTV, whose
-ingestion takes longer, is in test_bench_friendstv_run.py)."""
+"""`askwith bench run` and `askwith bench report` with the scripted stand-in model (Schedule and NP; FriendsTV and
+the five-dataset report are in test_bench_friendstv_run.py)."""
 
 from __future__ import annotations
 
