@@ -106,3 +106,23 @@ async def test_an_item_whose_model_does_not_respond_is_left_for_a_rerun(bench_ru
     up = client(ScriptedBackend(scripted_model))
     again = await run_bench(config_for(dataset), tmp_path, settings=settings, llm=up, judge=None, limit=2)
     assert again.done == 2 and again.retry_later == 0 and len(ResultStore(tmp_path).done_ids()) == 2
+
+
+async def test_with_a_real_model_session_summaries_are_written_by_it(bench_runs: BenchRuns, tmp_path: Path) -> None:
+    """Not --scripted: fuzzy memory's session summaries come from the configured model, as in the paper."""
+    summarized: list[LLMRequest] = []
+
+    def model(request: LLMRequest) -> str:
+        if request.purpose == "summarize_session":
+            summarized.append(request)
+            return "Two people go over their plans for the day."
+        return scripted_model(request)
+
+    dataset = bench_runs.dataset("schedule-medium")
+    config = RunConfig.for_run(dataset, model="some-model", scripted=False, ablations=[], judge=None)
+    llm = client(ScriptedBackend(model, model="some-model"))
+
+    state = await run_bench(config, tmp_path, settings=Settings(embedder="hash"), llm=llm, judge=None, limit=1)
+
+    assert state.done == 1 and summarized
+    assert state.results[0].llm_calls > 0  # the ask's own calls; summaries are ingestion, not the ask
