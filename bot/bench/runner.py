@@ -81,13 +81,7 @@ async def run_bench(
     config.save(run_dir)
     store = ResultStore(run_dir)
     items = load_items(Path(config.dataset_dir))[: limit if limit else None]
-    finished = {r.item_id: r for r in store.load_all()}
-    state = RunState(total=len(items))
-    for item in items:
-        if item.id in finished:
-            state.skipped += 1
-            state.add(finished[item.id])
-    todo = [item for item in items if item.id not in finished]
+    state, todo = _resume(items, store)
     if not todo:
         return state
     started = time.perf_counter()
@@ -104,12 +98,7 @@ async def run_bench(
         async def one(item: BenchItem) -> None:
             async with slots:
                 result = await run_item(item, replays, db, config=config, judge=judge)
-            if result is None:
-                state.retry_later += 1
-            else:
-                store.save(result)
-                state.add(result)
-                state.results.append(result)
+            _record(state, store, result)
             if on_item is not None:
                 on_item(state, result)
 
@@ -120,6 +109,26 @@ async def run_bench(
         await db.close()
     state.wall_s = time.perf_counter() - started
     return state
+
+
+def _resume(items: list[BenchItem], store: ResultStore) -> tuple[RunState, list[BenchItem]]:
+    """The state with the results of earlier runs counted in, and the items still to ask."""
+    finished = {r.item_id: r for r in store.load_all()}
+    state = RunState(total=len(items))
+    for item in items:
+        if item.id in finished:
+            state.skipped += 1
+            state.add(finished[item.id])
+    return state, [item for item in items if item.id not in finished]
+
+
+def _record(state: RunState, store: ResultStore, result: ItemResult | None) -> None:
+    if result is None:
+        state.retry_later += 1
+        return
+    store.save(result)
+    state.add(result)
+    state.results.append(result)
 
 
 async def run_item(
