@@ -93,7 +93,7 @@ class Settings:
         "ASKWITH_RECURSION_DEPTH", 2, "How deep agents may bring in further colleagues' agents (0 = never)."
     )
     recursion_llm_budget: int = _setting(
-        "ASKWITH_RECURSION_LLM_BUDGET", 24, "Most LLM calls all sub-conversations of one ask may spend together."
+        "ASKWITH_RECURSION_LLM_BUDGET", 12, "Most LLM calls all sub-conversations of one ask may spend together."
     )
     approval_timeout_seconds: float = _setting(
         "ASKWITH_APPROVAL_TIMEOUT_SECONDS", 600.0, "How long an 'ask me' member has to approve a share (then: deny)."

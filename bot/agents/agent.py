@@ -22,8 +22,8 @@ from bot.port import SharePolicy
 from bot.prompts import render_prompt
 
 
-MAX_HITS_IN_PROMPT = 10
-MAX_SEARCH_LINES = 4
+MAX_HITS_IN_PROMPT = 8
+MAX_SEARCH_LINES = 6
 
 
 @dataclass

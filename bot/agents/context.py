@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.agents.ablations import Ablations
 from bot.agents.agent import Agent
-from bot.agents.memory_tools import MemoryAccess, MemoryTools
+from bot.agents.memory_tools import MemoryAccess, MemoryTools, SearchCache
 from bot.agents.plan import Plan
 from bot.agents.privacy import SharingGate
 from bot.agents.roster import Roster
@@ -56,8 +56,9 @@ class AskContext:
     gate: SharingGate
     budget: RecursionBudget
     participants: frozenset[str] = frozenset()  # requester and colleagues: already asked, never brought in
+    searches: SearchCache = field(default_factory=dict)  # memory hits already found in this ask
 
     async def agent(self, who: str, *, plan: Plan | None = None) -> Agent:
         profile = await self.roster.profile(who)
-        tools = MemoryTools(profile.viewer, self.memory, self.ablations)
+        tools = MemoryTools(profile.viewer, self.memory, self.ablations, cache=self.searches)
         return Agent(profile, llm=self.llm, tools=tools, infonav=self.ablations.infonav, plan=plan)

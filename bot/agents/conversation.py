@@ -17,6 +17,7 @@ from bot.errors import LLMError, LLMOutputError, LLMUnavailableError
 
 
 MAX_OUTPUT_ERRORS = 2  # consecutive unusable answers from one agent before the conversation gives up
+SUB_CONVERSATION_TURNS = 4  # a sub-conversation answers one question: ask, answer, follow up, conclude
 
 
 @dataclass
@@ -72,7 +73,10 @@ class Conversation:
     async def run(self) -> ConversationResult:
         stop = self._stop_reason()
         index = len(self.turns)
-        while stop is None and index < self.ctx.settings.max_turns:
+        max_turns = self.ctx.settings.max_turns
+        if self.depth:
+            max_turns = min(max_turns, SUB_CONVERSATION_TURNS)
+        while stop is None and index < max_turns:
             if self.depth and not self.ctx.budget.allows(2):
                 stop = "budget"
                 break

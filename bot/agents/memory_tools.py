@@ -8,6 +8,7 @@ model cannot ask for the whole history at once.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,7 +24,7 @@ MAX_LIMIT = 20
 MAX_CONTEXT = 3
 MAX_TOP_K = 5
 MAX_QUERIES = 3  # of each kind per turn
-HIT_CHARS = 220  # a hit's text is trimmed to this in prompts (compact prompts keep asks cheap)
+HIT_CHARS = 180  # a hit's text is trimmed to this in prompts (compact prompts keep asks cheap)
 
 
 class ClearSearch(Protocol):
@@ -135,6 +136,7 @@ class QueryRecord:
     latency_s: float = 0.0
     error: str | None = None
     skipped: str | None = None  # why it did not run (ablation, store missing, empty query)
+    cached: bool = False  # the same query ran earlier in this ask; its hits were reused
 
     def dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k != "hits"}
@@ -144,13 +146,22 @@ class QueryRecord:
         return cls(**{k: v for k, v in raw.items() if k in cls.__dataclass_fields__ and k != "hits"})
 
 
-class MemoryTools:
-    """One agent's memory tools: bound to its member's viewer, so it can read nothing else."""
+SearchCache = dict[tuple[str, int, str], tuple[list[str], list[str]]]  # (kind, member, params) -> (ids, lines)
 
-    def __init__(self, viewer: Viewer, memory: MemoryAccess, ablations: Ablations) -> None:
+
+class MemoryTools:
+    """One agent's memory tools: bound to its member's viewer, so it can read nothing else.
+
+    `cache` is shared by the agents of one ask: an agent repeating a query (agents often do, and a sub-conversation
+    starts with the searches its asker already made) gets the same hits without searching again."""
+
+    def __init__(
+        self, viewer: Viewer, memory: MemoryAccess, ablations: Ablations, *, cache: SearchCache | None = None
+    ) -> None:
         self.viewer = viewer
         self.memory = memory
         self.ablations = ablations
+        self.cache: SearchCache = {} if cache is None else cache
 
     async def run(self, clear: list[ClearParams], fuzzy: list[FuzzyParams]) -> list[QueryRecord]:
         """All queries of one turn, concurrently."""
@@ -165,10 +176,9 @@ class MemoryTools:
             record.skipped = "unavailable"
         elif not params.keywords:
             record.skipped = "empty"
-        else:
+        elif not self._from_cache(record):
             hits = await self._timed(record, self.memory.clear.search(self.viewer, params.query()))
-            record.hit_ids = [h.message.id for h in hits]
-            record.hits = [_clear_line(h) for h in hits]
+            self._keep(record, [h.message.id for h in hits], [_clear_line(h) for h in hits])
         return record
 
     async def _fuzzy(self, params: FuzzyParams) -> QueryRecord:
@@ -179,11 +189,25 @@ class MemoryTools:
             record.skipped = "unavailable"
         elif not params.text:
             record.skipped = "empty"
-        else:
+        elif not self._from_cache(record):
             hits = await self._timed(record, self.memory.fuzzy.search(self.viewer, params.query()))
-            record.hit_ids = [f"session:{h.session_key}" for h in hits]
-            record.hits = [_fuzzy_line(h) for h in hits]
+            self._keep(record, [f"session:{h.session_key}" for h in hits], [_fuzzy_line(h) for h in hits])
         return record
+
+    def _key(self, record: QueryRecord) -> tuple[str, int, str]:
+        return record.kind, self.viewer.member_id, json.dumps(record.params, sort_keys=True, default=str)
+
+    def _from_cache(self, record: QueryRecord) -> bool:
+        if (found := self.cache.get(self._key(record))) is None:
+            return False
+        record.hit_ids, record.hits = list(found[0]), list(found[1])
+        record.cached = True
+        return True
+
+    def _keep(self, record: QueryRecord, hit_ids: list[str], lines: list[str]) -> None:
+        record.hit_ids, record.hits = hit_ids, lines
+        if record.error is None:
+            self.cache[self._key(record)] = (hit_ids, lines)
 
     async def _timed(self, record: QueryRecord, search: Any) -> list[Any]:
         started = time.perf_counter()
@@ -206,9 +230,9 @@ def _clear_line(hit: ClearHit) -> str:
     line = f"[{m.id}] #{m.channel_name} {m.ts:%Y-%m-%d %H:%M} {m.sender}: {_trim(m.text)}"
     around = [c for c in hit.context if c.id != m.id]
     if around:
-        line += " | context: " + " / ".join(f"{c.sender}: {_trim(c.text, 100)}" for c in around)
+        line += " | context: " + " / ".join(f"{c.sender}: {_trim(c.text, 80)}" for c in around)
     return line
 
 
 def _fuzzy_line(hit: FuzzyHit) -> str:
-    return f"[session:{hit.session_key}] #{hit.channel_name} {hit.first_ts:%Y-%m-%d}: {_trim(hit.summary, 300)}"
+    return f"[session:{hit.session_key}] #{hit.channel_name} {hit.first_ts:%Y-%m-%d}: {_trim(hit.summary, 240)}"

@@ -86,8 +86,12 @@ def _label(text: str, label: str) -> str:
 
 
 def needs_of(question: str) -> list[str]:
-    parts = re.split(r"\s+and\s+|,\s*|;\s*", question.strip().rstrip("?.! "))
-    return [p.strip() for p in parts if keywords_of(p)]
+    """One need per numbered sub-question ("1) ... 2) ..."), else per part joined by "and", commas, semicolons."""
+    if re.search(r"(^|\s)\d\)\s", question):
+        parts = re.split(r"(?:^|\s)\d\)\s+", question)[1:]
+    else:
+        parts = re.split(r"\s+and\s+|,\s*|;\s*", question.strip())
+    return [p.strip().rstrip("?.! ") for p in parts if keywords_of(p)]
 
 
 def keywords_of(text: str) -> list[str]:
@@ -95,9 +99,11 @@ def keywords_of(text: str) -> list[str]:
     return [w for w in dict.fromkeys(words) if w not in STOPWORDS]
 
 
-def _mentions(text: str, keywords: list[str]) -> bool:
+def _matches(text: str, keywords: list[str]) -> int:
+    """How many keywords a text holds, by a crude stem ("launch" ~ "launching"); 0 unless at least half do."""
     lowered = text.lower()
-    return bool(keywords) and all(k[:5] in lowered for k in keywords)  # a crude stem: "launch" ~ "launching"
+    found = sum(k[:5] in lowered for k in keywords)
+    return found if keywords and 2 * found >= len(keywords) else 0
 
 
 def _fact_in(text: str, need: str) -> tuple[str, str] | None:
@@ -117,12 +123,12 @@ def _think(view: PromptView) -> dict[str, Any]:
     searches = "\n".join(view.block("PREVIOUS SEARCHES"))
     clear, fuzzy = [], []
     for r in unknown:
-        keywords = keywords_of(r["need"])
-        if json.dumps(keywords, ensure_ascii=False, separators=(",", ":")) not in searches:
-            clear.append({"keywords": keywords, "limit": 5})
-        elif f'"text":{json.dumps(r["need"], ensure_ascii=False)}' not in searches:
-            clear.append({"keywords": keywords, "limit": 10, "context_window": 1})  # widen, as agents tend to
+        keywords = json.dumps(keywords_of(r["need"]), ensure_ascii=False, separators=(",", ":"))
+        if keywords not in searches:  # first: both memories
+            clear.append({"keywords": keywords_of(r["need"]), "limit": 5})
             fuzzy.append({"text": r["need"], "top_k": 3})
+        elif f'{keywords},"context_window":1' not in searches:  # then wider, as agents tend to
+            clear.append({"keywords": keywords_of(r["need"]), "limit": 10, "context_window": 1})
     recruit = _recruit(view, unknown) if unknown and not clear else None
     # Stuck only when this agent has nothing left to try AND the other agent said the same.
     partner_exhausted = bool(view.heard) and EXHAUSTED in view.heard[-1][1]
@@ -161,7 +167,7 @@ def _act(view: PromptView) -> dict[str, Any]:
     sub = re.search(r"^SUB-CONVERSATION with (\S+)'s agent: (.*)$", view.instruction, re.M)
     learned = []
     for r in (r for r in plan if r["status"] == "unknown"):
-        hit = next((h for h in hits if _mentions(f"{h['sender'] or ''} {h['text']}", keywords_of(r["need"]))), None)
+        hit = _best_hit(hits, keywords_of(r["need"]))
         fact = (hit["text"], hit["id"]) if hit else _fact_in(sub[2], r["need"]) if sub else None
         if fact:
             learned.append({"id": r["id"], "value": fact[0], "source": fact[1]})
@@ -169,6 +175,12 @@ def _act(view: PromptView) -> dict[str, Any]:
     exhausted = _label(view.instruction, "SEARCHES THIS TURN") == "0" and not sub
     utterance = _utterance(plan, sub[1] if sub else None, exhausted)
     return {"utterance": utterance, "learned": learned, "answer": _answer(plan)}
+
+
+def _best_hit(hits: list[dict[str, str]], keywords: list[str]) -> dict[str, str] | None:
+    scored = [(_matches(f"{h['sender'] or ''} {h['text']}", keywords), -i, h) for i, h in enumerate(hits)]
+    best = max(scored, default=(0, 0, None), key=lambda s: s[:2])
+    return best[2] if best[0] else None
 
 
 def _utterance(plan: list[dict[str, str]], asked: str | None, exhausted: bool) -> str:

@@ -18,7 +18,8 @@ from bot.llm.types import LLMCallRecord, Messages
 from bot.prompts import render_prompt
 
 
-HISTORY_TURNS = 6  # utterances an agent sees; older ones are summarised by its plan
+HISTORY_TURNS = 4  # utterances an agent sees; what older ones said lives on in its plan
+UTTERANCE_CHARS = 600  # an utterance is trimmed to this in prompts (compact prompts keep asks cheap)
 
 
 @dataclass
@@ -87,9 +88,10 @@ class TurnStep:
     def to_messages(self, viewpoint: str) -> Messages:
         if not self.utterance:
             return []
+        utterance = _trim(self.utterance)
         if self.agent == viewpoint:
-            return [{"role": "assistant", "content": self.utterance}]
-        text = render_prompt("agent", "heard", speaker=self.agent, utterance=self.utterance)
+            return [{"role": "assistant", "content": utterance}]
+        text = render_prompt("agent", "heard", speaker=self.agent, utterance=utterance)
         return [{"role": "user", "content": text}]
 
     def dict(self) -> dict[str, Any]:
@@ -143,6 +145,10 @@ def _think_from_dict(raw: dict[str, Any] | None) -> ThinkOutput | None:
     recruit = RecruitRequest(**raw["recruit"]) if raw.get("recruit") else None
     # Queries are kept in TurnStep.queries; the think output only needs its decisions to resume.
     return ThinkOutput(plan, [], [], recruit, raw.get("done", False), raw.get("cannot_progress", False))
+
+
+def _trim(text: str) -> str:
+    return text if len(text) <= UTTERANCE_CHARS else text[: UTTERANCE_CHARS - 1] + "…"
 
 
 def history_messages(task: TaskStep, turns: list[TurnStep], viewpoint: str) -> Messages:

@@ -1,6 +1,6 @@
 """The record of asks: the job, its conversations, their turns, memory queries, LLM calls and consensus.
 
-Transcripts and bench reports are views of these tables. The schema is created by migration 0004_asks.
+Transcripts and bench reports are views of these tables. The schema is created by migration 0005_asks.
 """
 
 from __future__ import annotations

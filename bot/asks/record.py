@@ -12,11 +12,12 @@ from collections.abc import Coroutine
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot import messages
 from bot.agents.consensus import ConsensusOutcome
+from bot.agents.memory_tools import QueryRecord
 from bot.agents.multiparty import SavedConversation
 from bot.agents.roster import Roster
 from bot.agents.steps import TurnStep
@@ -49,12 +50,19 @@ class AskRecorder:
         self._tail: asyncio.Future[None] | None = None  # the last pending write
 
     # ------------------------------------------------------------------ claim
-    async def touch(self, session: AsyncSession) -> None:
-        """Renew the claim; ClaimLostError when this worker no longer owns the ask."""
-        result = await session.execute(
-            update(models.Ask)
-            .where(models.Ask.id == self.ask_id, models.Ask.claimed_by == self.worker_id)
-            .values(heartbeat_at=now())
+    async def touch(self, conn: AsyncSession | AsyncConnection, calls: list[LLMCallRecord] | None = None) -> None:
+        """Renew the claim (and count `calls` into the ask's cost); ClaimLostError when this worker no longer owns
+        the ask."""
+        ask = models.Ask
+        values: dict[str, Any] = {"heartbeat_at": now()}
+        if calls:
+            values.update(
+                llm_calls=ask.llm_calls + len(calls),
+                prompt_tokens=ask.prompt_tokens + sum(c.prompt_tokens for c in calls),
+                completion_tokens=ask.completion_tokens + sum(c.completion_tokens for c in calls),
+            )
+        result = await conn.execute(
+            update(ask).where(ask.id == self.ask_id, ask.claimed_by == self.worker_id).values(**values)
         )
         if result.rowcount != 1:
             raise ClaimLostError(f"ask #{self.ask_id} was taken over by another worker")
@@ -109,32 +117,35 @@ class AskRecorder:
         self._enqueue(self._write_close(conversation_id, stop_reason, conclusion))
 
     async def _write_turn(self, conversation_id: int, step: TurnStep, depth: int) -> None:
+        # The hidden thread is a view for people; it is posted first so the record needs one transaction. A worker
+        # killed in between runs the turn again, and the thread may show that turn twice; the record never does.
+        posted = await self.publish(step.agent, step.utterance, depth)
         data = step.dict()
-        async with self.db.session() as session, session.begin():
-            await self.touch(session)
-            turn = models.Turn(
-                conversation_id=conversation_id, idx=step.index, agent=step.agent, plan=data["plan"],
-                think=data["think"], utterance=step.utterance, solved=len(step.update.solved),
-                fake_solved=len(step.update.fake_solved), data=data, posted=False, created_at=now(),
-            )  # fmt: skip
-            session.add(turn)
-            await session.flush()
-            for query in step.queries:
-                session.add(
-                    models.MemoryQuery(
-                        turn_id=turn.id,
+        async with self.db.engine.begin() as conn:  # Core statements: a turn is a handful of round trips
+            await self.touch(conn, step.llm_calls)
+            turn_id = (
+                await conn.execute(
+                    insert(models.Turn)
+                    .values(
+                        conversation_id=conversation_id,
+                        idx=step.index,
                         agent=step.agent,
-                        kind=query.kind,
-                        params=query.params,
-                        hit_ids=query.hit_ids,
-                        error=query.error,
-                        skipped=query.skipped,
-                        latency_s=query.latency_s,
+                        plan=data["plan"],
+                        think=data["think"],
+                        utterance=step.utterance,
+                        solved=len(step.update.solved),
+                        fake_solved=len(step.update.fake_solved),
+                        data=data,
+                        posted=posted,
+                        created_at=now(),
                     )  # fmt: skip
+                    .returning(models.Turn.id)
                 )
-            await self._add_calls(session, step.llm_calls, conversation_id=conversation_id, turn_id=turn.id)
-            turn_id = turn.id
-        await self.publish(turn_id, step.agent, step.utterance, depth)
+            ).scalar_one()
+            if step.queries:
+                rows = [_query_row(turn_id, step.agent, q) for q in step.queries]
+                await conn.execute(insert(models.MemoryQuery), rows)
+            await self._insert_calls(conn, step.llm_calls, conversation_id=conversation_id, turn_id=turn_id)
 
     async def _write_close(self, conversation_id: int, stop_reason: str, conclusion: str) -> None:
         async with self.db.session() as session, session.begin():
@@ -145,51 +156,29 @@ class AskRecorder:
                 .values(status="done", stop_reason=stop_reason, conclusion=conclusion)
             )
 
-    async def publish(self, turn_id: int, agent: str, utterance: str, depth: int) -> None:
-        """Show a saved turn in the hidden thread (a failure to post is logged: the record is the truth)."""
+    async def publish(self, agent: str, utterance: str, depth: int) -> bool:
+        """Show a turn in the hidden thread; False if it could not be posted (logged: the record is the truth)."""
         if not utterance:
-            return
+            return False
         text = messages.hidden_turn((await self.roster.profile(agent)).display_name, utterance, depth)
         try:
             await self.port.post(self.thread.channel_id, text, thread_id=self.thread.thread_id)
         except AskwithError as exc:
             log.warning("ask #%s: could not post a turn to the hidden thread: %s", self.ask_id, exc)
-            return
-        async with self.db.session() as session, session.begin():
-            await session.execute(update(models.Turn).where(models.Turn.id == turn_id).values(posted=True))
+            return False
+        return True
 
-    async def _add_calls(
-        self, session: AsyncSession, calls: list[LLMCallRecord], *, conversation_id: int | None, turn_id: int | None
+    async def _insert_calls(
+        self,
+        conn: AsyncSession | AsyncConnection,
+        calls: list[LLMCallRecord],
+        *,
+        conversation_id: int | None,
+        turn_id: int | None,
     ) -> None:
-        for call in calls:
-            session.add(
-                models.LLMCall(
-                    ask_id=self.ask_id,
-                    conversation_id=conversation_id,
-                    turn_id=turn_id,
-                    purpose=call.purpose,
-                    model=call.model,
-                    prompt_tokens=call.prompt_tokens,
-                    completion_tokens=call.completion_tokens,
-                    latency_s=call.latency_s,
-                    attempts=call.attempts,
-                    json_mode=call.json_mode,
-                    repaired=call.repaired,
-                    cached=call.cached,
-                    error=call.error,
-                )  # fmt: skip
-            )
         if calls:
-            ask = models.Ask
-            await session.execute(
-                update(ask)
-                .where(ask.id == self.ask_id)
-                .values(
-                    llm_calls=ask.llm_calls + len(calls),
-                    prompt_tokens=ask.prompt_tokens + sum(c.prompt_tokens for c in calls),
-                    completion_tokens=ask.completion_tokens + sum(c.completion_tokens for c in calls),
-                )
-            )
+            rows = [_call_row(self.ask_id, conversation_id, turn_id, call) for call in calls]
+            await conn.execute(insert(models.LLMCall), rows)
 
     # ------------------------------------------------------------------ the end of an ask
     async def save_outcome(
@@ -202,8 +191,9 @@ class AskRecorder:
         wall_s: float,
     ) -> None:
         await self.flush()
+        calls = [consensus.llm_call] if consensus is not None and consensus.llm_call is not None else []
         async with self.db.session() as session, session.begin():
-            await self.touch(session)
+            await self.touch(session, calls)
             if consensus is not None:
                 session.add(
                     models.Consensus(
@@ -216,8 +206,7 @@ class AskRecorder:
                         created_at=now(),
                     )  # fmt: skip
                 )
-                if consensus.llm_call is not None:
-                    await self._add_calls(session, [consensus.llm_call], conversation_id=None, turn_id=None)
+                await self._insert_calls(session, calls, conversation_id=None, turn_id=None)
             await session.execute(
                 update(models.Ask)
                 .where(models.Ask.id == self.ask_id)
@@ -244,13 +233,7 @@ class AskRecorder:
                 steps = [TurnStep.from_dict(t.data) for _, t in sorted(turns.get(row.id, {}).items())]
                 stop = row.stop_reason if row.status == "done" else None
                 saved[row.participants[1]] = SavedConversation(row.id, row.participants[1], steps, stop)
-                await self._republish(turns.get(row.id, {}).values(), depth=0)
         return saved
-
-    async def _republish(self, turns: Any, *, depth: int) -> None:
-        for turn in sorted(turns, key=lambda t: t.idx):
-            if not turn.posted:
-                await self.publish(turn.id, turn.agent, turn.utterance, depth)
 
 
 async def _turns_by_conversation(session: AsyncSession, ids: list[int]) -> dict[int, dict[int, models.Turn]]:
@@ -261,3 +244,19 @@ async def _turns_by_conversation(session: AsyncSession, ids: list[int]) -> dict[
     for turn in rows:
         out.setdefault(turn.conversation_id, {})[turn.idx] = turn
     return out
+
+
+def _query_row(turn_id: int, agent: str, query: QueryRecord) -> dict[str, Any]:
+    return {
+        "turn_id": turn_id, "agent": agent, "kind": query.kind, "params": query.params, "hit_ids": query.hit_ids,
+        "error": query.error, "skipped": query.skipped, "latency_s": query.latency_s,
+    }  # fmt: skip
+
+
+def _call_row(ask_id: int, conversation_id: int | None, turn_id: int | None, call: LLMCallRecord) -> dict[str, Any]:
+    return {
+        "ask_id": ask_id, "conversation_id": conversation_id, "turn_id": turn_id, "purpose": call.purpose,
+        "model": call.model, "prompt_tokens": call.prompt_tokens, "completion_tokens": call.completion_tokens,
+        "latency_s": call.latency_s, "attempts": call.attempts, "json_mode": call.json_mode,
+        "repaired": call.repaired, "cached": call.cached, "error": call.error,
+    }  # fmt: skip

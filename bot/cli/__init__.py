@@ -35,7 +35,7 @@ def main() -> None:
         logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         app()  # standalone: typer reports usage errors itself and exits; our own errors come out here
     except AskwithError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)  # one line, however narrow the terminal
         sys.exit(1)
     except KeyboardInterrupt:
         err.print("aborted")

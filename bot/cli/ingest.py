@@ -12,12 +12,12 @@ from rich.table import Table
 
 from adapters.local.registry import LocalWorkspaces
 from bot.settings import Settings
-from bot.store.db import Database, run
+from bot.store.db import run
 from memory_ingest.report import IngestProgress, IngestReport, Stage
 from memory_ingest.worker import IngestWorker
 
 
-STAGE_LABELS = {Stage.HISTORY: "Reading channels", Stage.INDEX: "Indexing sessions"}
+STAGE_LABELS = {Stage.HISTORY: "Reading channels", Stage.INDEX: "Summarizing and embedding sessions"}
 WORKSPACE_HELP = "acme (bundled sample), friendstv (needs ASKWITH_BENCH_DATA_DIR), a world JSON file, or an id."
 
 out = Console()
@@ -36,14 +36,16 @@ def ingest(
 
 
 async def ingest_workspace(settings: Settings, spec: str) -> IngestReport:
+    from bot.memory.services import MemoryServices  # imports chromadb (~1 s): only commands that need it pay
+
     port = LocalWorkspaces(settings).open(spec)
-    db = await Database.open(settings)
+    services = await MemoryServices.open(settings)
     try:
-        worker = IngestWorker(port, db, indexer=None, page_size=settings.ingest_page_size)
+        worker = IngestWorker(port, services.db, indexer=services.indexer(), page_size=settings.ingest_page_size)
         with progress_bar() as progress:
             return await worker.run(progress=progress)
     finally:
-        await db.close()
+        await services.close()
 
 
 @contextmanager

@@ -6,9 +6,9 @@
 Ranking is the engine's own: SQLite FTS5 `bm25()` over `message_fts`, PostgreSQL `ts_rank_cd()` over the generated
 `message.text_tsv`. Keywords are OR-ed, so a message matching more of them ranks higher; a keyword of several words
 is a phrase and must match whole. Viewer scoping is part of every statement (`visible_channels(viewer)` inside the
-SQL), for hits and for their context alike, so nothing outside the viewer's channels, or inside a channel their
-policy excludes, is ever read. Fan-out copies of one line (same sender, text and time, e.g. one utterance stored in
-several DMs) collapse into one hit, counted in `ClearHit.duplicates`.
+SQL, see `clear_sql`), for hits and their context alike, so nothing outside the viewer's channels, or inside a
+channel their policy excludes, is ever read. Fan-out copies of one line (same sender, text and time, e.g. one
+utterance stored in several DMs) collapse into one hit, counted in `ClearHit.duplicates`.
 
 Blank keywords are a malformed query and raise `MemoryQueryError`; keywords that are all stop words return [].
 """
@@ -18,42 +18,39 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from functools import reduce
+from typing import Any
 
-from sqlalchemy import (
-    ColumnElement,
-    FromClause,
-    Row,
-    Select,
-    func,
-    literal,
-    literal_column,
-    or_,
-    select,
-    table,
-    tuple_,
-    union_all,
-)
-from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import aliased
+from sqlalchemy import Row
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.errors import MemoryQueryError
-from bot.memory.keywords import Phrase, fts5_expression, plain_text, search_terms
+from bot.memory import clear_sql
+from bot.memory.keywords import Phrase, fts5_expression, search_terms, tsquery_expression
 from bot.memory.types import ClearHit, ClearQuery, MessageView, Viewer
-from bot.memory.visibility import visible_channels
-from bot.store import models
 from bot.store.db import Database
 
 
 MAX_LIMIT = 100
 MAX_CONTEXT_WINDOW = 20
-M = models.Message
-ENGLISH = literal_column("'english'::regconfig")
+# SQLite can intersect the keywords with the viewer's channels inside the FTS index (migration 0004_scoped_fts).
+# That costs about as much per channel token as looking up ~25 matching messages one by one, so it pays off only
+# when the keywords match more than SCOPED_MATCH_MATCHES_PER_CHANNEL messages per visible channel across the
+# workspace, and only up to SCOPED_MATCH_MAX_CHANNELS channels.
+SCOPED_MATCH_MAX_CHANNELS = 128
+SCOPED_MATCH_MATCHES_PER_CHANNEL = 25
 
 
 class ClearMemory:
-    def __init__(self, db: Database) -> None:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        scoped_match_max_channels: int = SCOPED_MATCH_MAX_CHANNELS,  # 0: never intersect inside the FTS index
+        scoped_match_matches_per_channel: int = SCOPED_MATCH_MATCHES_PER_CHANNEL,  # 0: always (up to the max)
+    ) -> None:
         self.db = db
+        self.scoped_match_max_channels = scoped_match_max_channels
+        self.scoped_match_matches_per_channel = scoped_match_matches_per_channel
 
     async def search(self, viewer: Viewer, query: ClearQuery) -> list[ClearHit]:
         """The best `query.limit` hits for `viewer`, best first, each with its context window."""
@@ -61,161 +58,94 @@ class ClearMemory:
         phrases = search_terms(query.keywords)
         if not phrases:
             return []
-        async with self.db.session() as session:
-            ranked = (await session.execute(self.ranked(viewer, query, phrases))).all()
-            if not ranked:
-                return []
-            windows = await self._windows(session, viewer, [row.id for row in ranked], query.context_window)
-        return [
-            ClearHit(
-                message=windows[row.id][row.id],
-                score=float(row.score),
-                context=tuple(windows[row.id].values()) if query.context_window else (),
-                duplicates=int(row.duplicates),
-            )
-            for row in ranked
-        ]
-
-    # ------------------------------------------------------------------ ranking
-    def ranked(self, viewer: Viewer, query: ClearQuery, phrases: Sequence[Phrase]) -> Select[tuple[int, int, float]]:
-        """Visible matches, fan-out copies grouped into one row (the lowest id stands for them), best first."""
-        source, matches, score = self._full_text(phrases)
-        hits = (
-            select(M.id, M.sender_id, M.ts, M.text, score.label("score"))
-            .select_from(source)
-            .where(matches, *scope(viewer), *filters(viewer, query))
-            .cte("hits")
-            # SQLite may compute bm25() only while it walks the FTS table, not inside the grouping: keep it apart.
-            .prefix_with("MATERIALIZED")
+        shape = clear_sql.SearchShape(
+            dialect=self.db.dialect,
+            context=query.context_window > 0,
+            sender=bool(query.sender),
+            channel=bool(query.channel),
+            since=query.since is not None,
+            until=query.until is not None,
         )
-        best = func.max(hits.c.score).label("score")
-        return (
-            select(func.min(hits.c.id).label("id"), (func.count() - 1).label("duplicates"), best)
-            .group_by(hits.c.sender_id, hits.c.ts, hits.c.text)
-            .order_by(best.desc(), hits.c.ts.desc(), func.min(hits.c.id))
-            .limit(query.limit)
-        )
-
-    def _full_text(self, phrases: Sequence[Phrase]) -> tuple[FromClause, ColumnElement[bool], ColumnElement[float]]:
-        """(rows to search, match condition, score where higher is better) for this database's engine."""
-        if self.db.dialect == "postgresql":
-            tsv = literal_column("message.text_tsv")
-            tsquery = reduce(
-                lambda a, b: a.op("||")(b), [func.phraseto_tsquery(ENGLISH, plain_text(p)) for p in phrases]
-            )
-            # Normalisation 1 divides by 1 + log(length): long messages do not win by sheer size.
-            return M.__table__, tsv.op("@@")(tsquery), func.ts_rank_cd(tsv, tsquery, 1)
-        fts_table = literal_column("message_fts")
-        # The unary + keeps SQLite from probing the FTS index once per message row (a plan it likes, and a slow
-        # one): the FTS index is walked once and each match looks its message up by primary key.
-        source = table("message_fts").join(M, M.id == literal_column("+message_fts.rowid"))
-        # bm25() is lower-is-better; negate it so every engine reports higher-is-better.
-        return source, fts_table.op("MATCH")(fts5_expression(phrases)), -func.bm25(fts_table)
-
-    # ------------------------------------------------------------------ hits and their context
-    async def _windows(
-        self, session: AsyncSession, viewer: Viewer, hit_ids: list[int], window: int
-    ) -> dict[int, dict[int, MessageView]]:
-        """For each hit id: its context window (the hit included) as {message id: view}, in channel order."""
-        wanted = window_ids(viewer, hit_ids, window)
-        rows = (await session.execute(view_select(wanted))).all()
-        windows: dict[int, list[Row]] = defaultdict(list)
-        for row in rows:
-            windows[row.hit_id].append(row)
-        return {
-            hit_id: {row.id: message_view(row) for row in sorted(members, key=lambda r: (_utc(r.ts), r.id))}
-            for hit_id, members in windows.items()
+        params = {
+            **viewer_params(viewer),
+            **filter_params(query),
+            "limit": query.limit,
+            "window": query.context_window,
         }
+        async with self.db.engine.connect() as conn:
+            if self.db.dialect == "postgresql":
+                params["match"] = tsquery_expression(phrases)
+            elif (match := await self._fts5_match(conn, viewer, phrases)) is not None:
+                params["match"] = match
+            else:
+                return []  # the viewer sees no channel at all
+            rows = (await conn.execute(clear_sql.search(shape), params)).all()
+        return assemble(rows, with_context=shape.context)
+
+    async def _fts5_match(self, conn: AsyncConnection, viewer: Viewer, phrases: Sequence[Phrase]) -> str | None:
+        """The MATCH expression for SQLite: scoped to the viewer's channel tokens when that pays off (see
+        SCOPED_MATCH_*). The tokens only speed the match up; the scope is the statement's own condition."""
+        cap = self.scoped_match_matches_per_channel * self.scoped_match_max_channels
+        params = {**viewer_params(viewer), "match": fts5_expression(phrases), "cap": cap}
+        rows = (await conn.execute(clear_sql.sqlite_scope_probe(), params)).all()
+        if not rows:
+            return None
+        channels, matches = [row[0] for row in rows], rows[0][1]
+        scoped = len(channels) <= self.scoped_match_max_channels and (
+            matches >= self.scoped_match_matches_per_channel * len(channels)
+        )
+        return fts5_expression(phrases, channels if scoped else ())
 
 
-# ---------------------------------------------------------------------- statement parts
+def assemble(rows: Sequence[Row], *, with_context: bool) -> list[ClearHit]:
+    """Hits, best first, from the rows of `clear_sql.search`: each hit's own row carries its score."""
+    windows: dict[int, list[Row]] = defaultdict(list)
+    for row in rows:
+        windows[row.hit_id].append(row)
+    ranked = sorted(
+        (row for row in rows if row.id == row.hit_id), key=lambda r: (-r.score, -utc(r.ts).timestamp(), r.id)
+    )
+    hits = []
+    for own in ranked:
+        context = sorted(windows[own.id], key=lambda r: (utc(r.ts), r.id)) if with_context else []
+        hits.append(
+            ClearHit(
+                message=message_view(own),
+                score=float(own.score),
+                context=tuple(message_view(row) for row in context),
+                duplicates=int(own.duplicates),
+            )
+        )
+    return hits
+
+
+# ---------------------------------------------------------------------- parameters and rows
 def check_query(query: ClearQuery) -> None:
+    if isinstance(query.keywords, str):
+        raise MemoryQueryError("keywords must be a list of keywords, not one string.")
     if not 1 <= query.limit <= MAX_LIMIT:
         raise MemoryQueryError(f"limit must be between 1 and {MAX_LIMIT}, not {query.limit}.")
     if not 0 <= query.context_window <= MAX_CONTEXT_WINDOW:
         raise MemoryQueryError(
             f"context_window must be between 0 and {MAX_CONTEXT_WINDOW}, not {query.context_window}."
         )
-    if isinstance(query.keywords, str):
-        raise MemoryQueryError("keywords must be a list of keywords, not one string.")
 
 
-def scope(viewer: Viewer, message: type[models.Message] = M) -> list[ColumnElement[bool]]:
-    """The viewer's scope, as SQL conditions on a message row: their workspace, their visible channels."""
-    return [message.workspace_id == viewer.workspace_id, message.channel_id.in_(visible_channels(viewer))]
+def viewer_params(viewer: Viewer) -> dict[str, int]:
+    return {"workspace_id": viewer.workspace_id, "viewer_id": viewer.member_id}
 
 
-def filters(viewer: Viewer, query: ClearQuery) -> list[ColumnElement[bool]]:
-    """The optional sender, channel and time filters of a query."""
-    conditions: list[ColumnElement[bool]] = []
+def filter_params(query: ClearQuery) -> dict[str, Any]:
+    params: dict[str, Any] = {}
     if query.sender:
-        who = query.sender.strip().lstrip("@")
-        senders = select(models.Member.id).where(
-            models.Member.workspace_id == viewer.workspace_id,
-            or_(models.Member.name == who, models.Member.platform_id == who),
-        )
-        conditions.append(M.sender_id.in_(senders))
+        params["sender"] = query.sender.strip().lstrip("@")
     if query.channel:
-        where = query.channel.strip().lstrip("#")
-        channels = select(models.Channel.id).where(
-            models.Channel.workspace_id == viewer.workspace_id,
-            or_(models.Channel.name == where, models.Channel.platform_id == where),
-        )
-        conditions.append(M.channel_id.in_(channels))
+        params["channel"] = query.channel.strip().lstrip("#")
     if query.since is not None:
-        conditions.append(M.ts >= _utc(query.since))
+        params["since"] = utc(query.since)
     if query.until is not None:
-        conditions.append(M.ts <= _utc(query.until))
-    return conditions
-
-
-def window_ids(viewer: Viewer, hit_ids: list[int], window: int) -> Select[tuple[int, int]]:
-    """(hit id, message id) for every hit and up to `window` scoped neighbours on each side in its channel."""
-    parts: list[Select[tuple[int, int]]] = [
-        select(M.id.label("hit_id"), M.id.label("id")).where(M.id.in_(hit_ids), *scope(viewer))
-    ]
-    if window:
-        for hit_id in hit_ids:
-            parts += [
-                _neighbours(viewer, hit_id, window, before=True),
-                _neighbours(viewer, hit_id, window, before=False),
-            ]
-    return union_all(*parts) if len(parts) > 1 else parts[0]  # type: ignore[return-value]
-
-
-def _neighbours(viewer: Viewer, hit_id: int, window: int, *, before: bool) -> Select[tuple[int, int]]:
-    hit = aliased(M, name="hit")
-    near = aliased(M, name="near")
-    position, hit_position = tuple_(near.ts, near.id), tuple_(hit.ts, hit.id)
-    order = (near.ts.desc(), near.id.desc()) if before else (near.ts, near.id)
-    inner = (
-        select(literal(hit_id).label("hit_id"), near.id.label("id"))
-        .join(hit, hit.channel_id == near.channel_id)
-        .where(hit.id == hit_id, position < hit_position if before else position > hit_position, *scope(viewer, near))
-        .order_by(*order)
-        .limit(window)
-        .subquery()
-    )
-    return select(inner.c.hit_id, inner.c.id)
-
-
-def view_select(wanted: Select[tuple[int, int]]) -> Select[tuple]:
-    ids = wanted.subquery("wanted")
-    return (
-        select(
-            ids.c.hit_id,
-            M.id,
-            M.platform_id,
-            models.Channel.platform_id.label("channel_platform_id"),
-            models.Channel.name.label("channel_name"),
-            models.Member.name.label("sender_name"),
-            M.ts,
-            M.text,
-        )
-        .join(M, M.id == ids.c.id)
-        .join(models.Channel, models.Channel.id == M.channel_id)
-        .join(models.Member, models.Member.id == M.sender_id)
-    )
+        params["until"] = utc(query.until)
+    return params
 
 
 def message_view(row: Row) -> MessageView:
@@ -224,11 +154,11 @@ def message_view(row: Row) -> MessageView:
         channel_id=row.channel_platform_id,
         channel_name=row.channel_name,
         sender=row.sender_name,
-        ts=_utc(row.ts),
+        ts=utc(row.ts),
         text=row.text,
     )
 
 
-def _utc(moment: datetime) -> datetime:
-    """Timestamps are stored in UTC; SQLite hands them back naive."""
+def utc(moment: datetime) -> datetime:
+    """Timestamps are stored in UTC; SQLite hands them back naive, and a naive filter value is taken as UTC."""
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

@@ -14,10 +14,12 @@ A rerun with no new messages adds 0 sessions, 0 summaries and 0 embeddings.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from chromadb.api.types import Embeddings
 from sqlalchemy import select
 
 from bot.memory import session_store as store
@@ -146,14 +148,26 @@ class SessionIndexer:
 
     # ------------------------------------------------------------------ stage 3: embeddings
     async def _embed(self, workspace_id: int, stats: IndexStats, tracker: _Tracker) -> None:
-        after = 0
-        while batch := await self._next_unembedded(workspace_id, after):
-            after = batch[-1][0]
-            await self.index.upsert(workspace_id, [doc for _, doc in batch])
-            async with self.db.session() as session, session.begin():
-                await store.mark(session, [id_ for id_, _ in batch], embedded=True)
-            stats.embeddings_new += len(batch)
-            tracker.advance(len(batch))
+        batch = await self._next_unembedded(workspace_id, 0)
+        vectors = self._embedding(batch)
+        try:
+            while batch:
+                upcoming = await self._next_unembedded(workspace_id, batch[-1][0])
+                ready = await vectors
+                # The model works on the next batch while this one is written to the index and the database.
+                vectors = self._embedding(upcoming)
+                await self.index.upsert(workspace_id, [doc for _, doc in batch], vectors=ready)
+                async with self.db.session() as session, session.begin():
+                    await store.mark(session, [id_ for id_, _ in batch], embedded=True)
+                stats.embeddings_new += len(batch)
+                tracker.advance(len(batch))
+                batch = upcoming
+        finally:
+            vectors.cancel()  # only pending when a failure cut the loop short
+            await asyncio.gather(vectors, return_exceptions=True)
+
+    def _embedding(self, batch: list[tuple[int, VectorDoc]]) -> asyncio.Task[Embeddings]:
+        return asyncio.create_task(self.index.embed([doc.text for _, doc in batch]))
 
     async def _next_unembedded(self, workspace_id: int, after: int) -> list[tuple[int, VectorDoc]]:
         """The next summarized sessions (by id) not yet in the vector index, as documents to upsert."""

@@ -6,13 +6,14 @@ is plain words. A keyword of several words is a phrase and stays whole. Keywords
 (PostgreSQL's english configuration drops them anyway; SQLite would otherwise match half the workspace for "the").
 
     terms = search_terms(["Coffee", "central perk", "the"])   # (("coffee",), ("central", "perk"))
-    fts5_expression(terms)                                     # '"coffee" OR "central perk"'
+    fts5_expression(terms)                                     # 'text : ("coffee" OR "central perk")'
+    tsquery_expression(terms)                                  # "('coffee') | ('central' <-> 'perk')"
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from bot.errors import MemoryQueryError
 
@@ -53,13 +54,26 @@ def search_terms(keywords: Iterable[str]) -> tuple[Phrase, ...]:
     return tuple(dict.fromkeys(meaningful))[:MAX_KEYWORDS]
 
 
-def fts5_expression(phrases: Iterable[Phrase]) -> str:
-    """An FTS5 MATCH expression OR-ing quoted phrases. Inside double quotes FTS5 reads only tokens, never operators;
-    the words are letters and digits already, and quotes are doubled anyway as a second line of defence."""
+def fts5_expression(phrases: Iterable[Phrase], scope_channels: Sequence[int] = ()) -> str:
+    """An FTS5 MATCH expression OR-ing quoted phrases in the `text` column, and, when `scope_channels` are given,
+    requiring one of their scope tokens too (see migration 0004_scoped_fts).
+
+    Inside double quotes FTS5 reads only tokens, never operators; the words are letters and digits already, and
+    quotes are doubled anyway as a second line of defence.
+    """
     quoted = ['"' + " ".join(phrase).replace('"', '""') + '"' for phrase in phrases]
-    return " OR ".join(quoted)
+    expression = "text : (" + " OR ".join(quoted) + ")"
+    if scope_channels:
+        expression += " AND scope : (" + " OR ".join(scope_token(c) for c in scope_channels) + ")"
+    return expression
 
 
-def plain_text(phrase: Phrase) -> str:
-    """A phrase as the plain text PostgreSQL's phraseto_tsquery() parses (it knows no operators)."""
-    return " ".join(phrase)
+def scope_token(channel_id: int) -> str:
+    """The token migration 0004_scoped_fts indexes for a message of this channel."""
+    return f"c{int(channel_id)}"
+
+
+def tsquery_expression(phrases: Iterable[Phrase]) -> str:
+    """A PostgreSQL to_tsquery() input OR-ing phrases whose words follow each other (<->). Every word is letters and
+    digits only and single-quoted, so the text holds no operator but the ones written here."""
+    return " | ".join("(" + " <-> ".join(f"'{word}'" for word in phrase) + ")" for phrase in phrases)

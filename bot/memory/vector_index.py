@@ -20,7 +20,7 @@ from typing import Any
 import chromadb
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
-from chromadb.api.types import Documents, EmbeddingFunction
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.config import Settings as ChromaSettings
 
 from bot.memory.embeddings import embedder_from_settings
@@ -77,9 +77,14 @@ class VectorIndex:
         )
 
     # ------------------------------------------------------------------ async API
-    async def upsert(self, workspace_id: int, docs: Sequence[VectorDoc]) -> None:
+    async def embed(self, texts: Sequence[str]) -> Embeddings:
+        """The vectors this index's embedding function gives `texts` (for callers that embed ahead of upserting)."""
+        return await asyncio.to_thread(self.embedder, list(texts)) if texts else []
+
+    async def upsert(self, workspace_id: int, docs: Sequence[VectorDoc], *, vectors: Embeddings | None = None) -> None:
+        """Insert or replace documents by key; `vectors` (from `embed`) spares embedding them again."""
         if docs:
-            await asyncio.to_thread(self._upsert, workspace_id, docs)
+            await asyncio.to_thread(self._upsert, workspace_id, docs, vectors)
 
     async def delete(self, workspace_id: int, keys: Sequence[str]) -> None:
         if keys:
@@ -122,9 +127,10 @@ class VectorIndex:
                 )
             return self._collections[workspace_id]
 
-    def _upsert(self, workspace_id: int, docs: Sequence[VectorDoc]) -> None:
+    def _upsert(self, workspace_id: int, docs: Sequence[VectorDoc], vectors: Embeddings | None) -> None:
         self._collection(workspace_id).upsert(
             ids=[d.key for d in docs],
+            embeddings=vectors,  # None: the collection's embedding function embeds the documents
             documents=[d.text for d in docs],
             metadatas=[{"channel_id": d.channel_id} for d in docs],
         )

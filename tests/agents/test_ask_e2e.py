@@ -10,6 +10,7 @@ from bot.settings import Settings
 from bot.store.db import Database
 from bot.world import World
 from tests.fakes.asks import CODE_NAME, LAUNCH, QUESTION, build, two_fact_world
+from tests.fakes.records import session_channels
 
 
 def _message_id(world: World, text: str) -> str:
@@ -45,9 +46,13 @@ async def test_each_agent_finds_its_own_fact_and_consensus_combines_them(db: Dat
     hits = {t.agent: {h for q in t.data["queries"] for h in q["hit_ids"]} for t in turns if t.idx < 2}
     assert code_id in hits["alice"] and launch_id not in hits["alice"]
     assert launch_id in hits["bob"] and code_id not in hits["bob"]
-    for turn in turns:  # every hit comes from what that member can see
+    for turn in turns:  # every hit comes from what that member can see, in clear and fuzzy memory alike
         seen = {h for q in turn.data["queries"] for h in q["hit_ids"]}
-        assert seen <= _visible_ids(world, turn.agent)
+        sessions = {h.removeprefix("session:") for h in seen if h.startswith("session:")}
+        assert seen - {f"session:{k}" for k in sessions} <= _visible_ids(world, turn.agent)
+        channels = {c.id for c in world.visible_channels(turn.agent)}
+        assert await session_channels(db, sessions) <= channels
+    assert any(q["kind"] == "fuzzy" and q["hit_ids"] for t in turns for q in t.data["queries"])
 
     # InfoNav: statuses move unknown -> known, turn by turn
     alice_first, bob_turn, alice_last = turns

@@ -4,30 +4,17 @@ from __future__ import annotations
 
 import json
 
-from sqlalchemy import select
-
 from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskRequest
 from bot.llm.types import LLMRequest
 from bot.settings import Settings
-from bot.store import models
 from bot.store.db import Database
 from tests.fakes.asks import LAUNCH, QUESTION, build, two_fact_world
-from tests.fakes.records import conversations, hit_ids, llm_calls, turns
+from tests.fakes.records import conversations, hit_ids, llm_calls, session_channels, turns
 
 
 def _launch_id(world) -> str:  # noqa: ANN001
     return next(m.id for msgs in world.messages.values() for m in msgs if m.text == LAUNCH)
-
-
-async def _session_channels(db: Database, keys: set[str]) -> set[str]:
-    async with db.session() as session:
-        rows = await session.execute(
-            select(models.Channel.platform_id)
-            .join(models.MemorySession, models.MemorySession.channel_id == models.Channel.id)
-            .where(models.MemorySession.key.in_(keys))
-        )
-        return set(rows.scalars())
 
 
 def forcing_recruit(who: str, member: str):  # noqa: ANN201
@@ -67,7 +54,7 @@ async def test_bob_brings_in_carol_and_her_fact_reaches_the_answer(db: Database,
     fuzzy = [q for q in bob_queries if q["kind"] == "fuzzy"]
     assert fuzzy and fuzzy[0]["skipped"] is None and fuzzy[0]["params"]["top_k"] == 3
     keys = {h.removeprefix("session:") for q in fuzzy for h in q["hit_ids"]}
-    assert keys and await _session_channels(db, keys) <= {c.id for c in world.visible_channels("bob")}
+    assert keys and await session_channels(db, keys) <= {c.id for c in world.visible_channels("bob")}
 
 
 async def test_a_cycle_back_to_an_agent_in_the_chain_is_refused(db: Database, settings: Settings) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from bot.asks import models
+from bot.store import models as store_models
 from bot.store.db import Database
 
 
@@ -28,6 +29,17 @@ async def llm_calls(db: Database, ask_id: int) -> list[models.LLMCall]:
     async with db.session() as session:
         rows = await session.execute(select(models.LLMCall).where(models.LLMCall.ask_id == ask_id))
         return list(rows.scalars())
+
+
+async def session_channels(db: Database, keys: set[str]) -> set[str]:
+    """Platform ids of the channels holding these fuzzy-memory sessions."""
+    async with db.session() as session:
+        rows = await session.execute(
+            select(store_models.Channel.platform_id)
+            .join(store_models.MemorySession, store_models.MemorySession.channel_id == store_models.Channel.id)
+            .where(store_models.MemorySession.key.in_(keys))
+        )
+        return set(rows.scalars())
 
 
 def hit_ids(turn: models.Turn) -> set[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select, update
 
 from bot.errors import MemoryQueryError, UnknownMemberError
 from bot.memory.clear import ClearMemory
@@ -210,11 +210,26 @@ async def test_blank_keywords_are_an_error_and_stop_words_find_nothing(
     assert await memory.search(who["ann"], ClearQuery(keywords=("the", "is"))) == []
 
 
-@pytest.mark.parametrize("bad", [{"limit": 0}, {"limit": 1000}, {"context_window": -1}, {"context_window": 99}])
-async def test_out_of_range_parameters_are_an_error(team: tuple[ClearMemory, dict[str, Viewer]], bad: dict) -> None:
+async def test_out_of_range_parameters_are_an_error(team: tuple[ClearMemory, dict[str, Viewer]]) -> None:
     memory, who = team
-    with pytest.raises(MemoryQueryError):
-        await memory.search(who["ann"], ClearQuery(keywords=("budget",), **bad))
+    for bad in ({"limit": 0}, {"limit": 1000}, {"context_window": -1}, {"context_window": 99}):
+        with pytest.raises(MemoryQueryError):
+            await memory.search(who["ann"], ClearQuery(keywords=("budget",), **bad))
+
+
+async def test_the_index_follows_edits_and_deletions(
+    team: tuple[ClearMemory, dict[str, Viewer]], db: Database
+) -> None:
+    memory, who = team
+    async with db.session() as session, session.begin():
+        edited = models.Message.text == "I will bring snacks"
+        await session.execute(update(models.Message).where(edited).values(text="I will bring lemonade"))
+        await session.execute(delete(models.Message).where(models.Message.text == "Rooftop it is"))
+    assert await memory.search(who["ann"], ClearQuery(keywords=("snacks",))) == []
+    assert texts(await memory.search(who["ann"], ClearQuery(keywords=("lemonade",)))) == ["I will bring lemonade"]
+    assert texts(await memory.search(who["ann"], ClearQuery(keywords=("rooftop",)))) == [
+        "The launch party moves to the rooftop"
+    ]
 
 
 async def test_an_unknown_viewer_is_an_error(db: Database) -> None:

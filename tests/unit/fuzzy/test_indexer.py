@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import pytest
+from chromadb.api.types import Embeddings
 from sqlalchemy import delete, func, select
 
 from bot import port
@@ -121,11 +122,11 @@ class FailingIndex(VectorIndex):
         super().__init__(inner._connect, inner.embedder, prefix=inner.prefix)
         self.allowed = allowed
 
-    async def upsert(self, workspace_id: int, docs: Sequence[VectorDoc]) -> None:
+    async def upsert(self, workspace_id: int, docs: Sequence[VectorDoc], *, vectors: Embeddings | None = None) -> None:
         if self.allowed == 0:
             raise Interrupted()
         self.allowed -= 1
-        await super().upsert(workspace_id, docs)
+        await super().upsert(workspace_id, docs, vectors=vectors)
 
 
 class FailingSummarizer(SessionSummarizer):

@@ -1,7 +1,7 @@
 """asks: the ask job, its conversations, turns, memory queries, LLM calls and consensus
 
-Revision ID: 0004_asks
-Revises: 0003_negotiation
+Revision ID: 0005_asks
+Revises: 0004_scoped_fts
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import sqlalchemy as sa
 from alembic import op
 
 
-revision: str = "0004_asks"
-down_revision: str | None = "0003_negotiation"
+revision: str = "0005_asks"
+down_revision: str | None = "0004_scoped_fts"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

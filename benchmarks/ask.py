@@ -1,0 +1,177 @@
+"""The cost of an ask, with a fake LLM of fixed latency (the scripted model: NOT evidence of answer quality).
+
+    python benchmarks/ask.py                       # needs ASKWITH_BENCH_DATA_DIR (FriendsTV)
+    python benchmarks/ask.py --latency 0.5 --questions 20 --concurrent 100
+
+Prints, in one run, on the FriendsTV workspace (140 members, 11,593 messages; SQLite, clear + fuzzy memory):
+- LLM calls on the critical path of one agent turn (target <= 2; the iAgents code makes 4-7),
+- whole-ask wall time / critical-path LLM time, for one ask alone (target <= 1.05),
+- N concurrent asks' wall time / one ask's wall time, the same question each time (target <= 1.2),
+- prompt tokens per ask over FriendsTV benchmark questions (target <= 10,000; the paper reports ~30,000).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+
+if __package__ in (None, ""):  # run as a script: make the project importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from adapters.local.workspace import LocalWorkspace  # noqa: E402
+from bot.agents.memory_tools import MemoryAccess  # noqa: E402
+from bot.agents.scripted_model import scripted_model  # noqa: E402
+from bot.asks.service import AskOutcome, AskRequest, AskService  # noqa: E402
+from bot.asks.transcripts import Transcript, load_transcript  # noqa: E402
+from bot.bench.friendstv.dataset import build_friendstv_dataset  # noqa: E402
+from bot.llm.client import LLMClient  # noqa: E402
+from bot.llm.scripted import ScriptedBackend  # noqa: E402
+from bot.memory.clear import ClearMemory  # noqa: E402
+from bot.memory.fuzzy import FuzzyMemory  # noqa: E402
+from bot.memory.indexer import SessionIndexer  # noqa: E402
+from bot.memory.summarizer import SessionSummarizer  # noqa: E402
+from bot.memory.vector_index import VectorIndex  # noqa: E402
+from bot.settings import Settings  # noqa: E402
+from bot.store.db import Database  # noqa: E402
+from memory_ingest.worker import IngestWorker  # noqa: E402
+
+
+TARGETS = {"calls_per_turn": 2.0, "wall_over_llm": 1.05, "concurrent_over_one": 1.2, "prompt_tokens": 10_000}
+
+
+@dataclass
+class Bench:
+    service: AskService
+    questions: list[AskRequest]
+
+
+async def setup(settings: Settings, *, latency_s: float, questions: int) -> Bench:
+    dataset = build_friendstv_dataset(settings.require("bench_data_dir"), seed=0)
+    world = next(iter(dataset.worlds.values()))
+    port = LocalWorkspace(world)
+    db = await Database.open(settings)
+    report = await IngestWorker(port, db).run()
+    index = VectorIndex.from_settings(settings)
+    await SessionIndexer(db, settings, SessionSummarizer(db, None), index).update(report.workspace_id)
+    llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model, latency_s=latency_s))
+    memory = MemoryAccess(ClearMemory(db), FuzzyMemory(db, index))
+    service = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=report.workspace_id)
+    requests = [AskRequest(i.asking[0], [i.asking[1]], i.question) for i in dataset.items[:questions]]
+    return Bench(service, requests)
+
+
+def critical_llm_seconds(transcript: Transcript) -> float:
+    """One colleague: every call of the ask is on the critical path (turns, sub-conversations, consensus)."""
+    return sum(call.latency_s for call in transcript.calls)
+
+
+def calls_per_turn(transcripts: list[Transcript]) -> tuple[float, int]:
+    """Mean and most LLM calls made by one agent turn itself (a sub-conversation's calls belong to its own turns)."""
+    counts = [len(t.data["llm_calls"]) for tr in transcripts for v in tr.all_conversations() for t in v.turns]
+    return statistics.mean(counts), max(counts)
+
+
+async def one_ask(bench: Bench, request: AskRequest) -> tuple[AskOutcome, float]:
+    started = time.perf_counter()
+    outcome = await bench.service.ask(request)
+    return outcome, time.perf_counter() - started
+
+
+async def measure(bench: Bench, concurrent: int) -> dict[str, float]:
+    # Calls and tokens per ask do not depend on timing: the questions run side by side to keep the benchmark short.
+    outcomes = await asyncio.gather(*(bench.service.ask(request) for request in bench.questions))
+    transcripts = [await load_transcript(bench.service.db, o.ask_id) for o in outcomes]
+    mean_calls, most_calls = calls_per_turn(transcripts)
+    tokens = [t.cost().prompt_tokens for t in transcripts]
+    figures = {
+        "calls_per_turn": mean_calls,
+        "calls_per_turn_max": most_calls,
+        "prompt_tokens": statistics.mean(tokens),
+        "prompt_tokens_max": max(tokens),
+        "llm_calls_per_ask": statistics.mean(t.cost().llm_calls for t in transcripts),
+        "answered": sum(t.ask.status == "done" for t in transcripts) / len(transcripts),
+    }
+    figures.update(await overlap(bench, bench.questions[0], concurrent, prefix=""))
+    engine_only = replace(bench.questions[0], ablations=["no-clear-memory", "no-fuzzy-memory"])
+    figures.update(await overlap(bench, engine_only, concurrent, prefix="engine_"))
+    return figures
+
+
+async def overlap(bench: Bench, probe: AskRequest, concurrent: int, *, prefix: str) -> dict[str, float]:
+    """One ask alone (wall / its critical-path LLM time), then `concurrent` copies of it at once."""
+    outcome, alone = await one_ask(bench, probe)
+    llm_s = critical_llm_seconds(await load_transcript(bench.service.db, outcome.ask_id))
+    cpu, started = time.process_time(), time.perf_counter()
+    await asyncio.gather(*(bench.service.ask(probe) for _ in range(concurrent)))
+    together = time.perf_counter() - started
+    return {
+        f"{prefix}wall_over_llm": alone / llm_s,
+        f"{prefix}one_ask_s": alone,
+        f"{prefix}concurrent_over_one": together / alone,
+        f"{prefix}concurrent_s": together,
+        f"{prefix}cpu_ms_per_ask": 1000 * (time.process_time() - cpu) / concurrent,
+    }
+
+
+def report(figures: dict[str, float], args: argparse.Namespace) -> str:
+    ok = {
+        "calls_per_turn": figures["calls_per_turn_max"] <= TARGETS["calls_per_turn"],
+        "wall_over_llm": figures["wall_over_llm"] <= TARGETS["wall_over_llm"],
+        "concurrent_over_one": figures["concurrent_over_one"] <= TARGETS["concurrent_over_one"],
+        "prompt_tokens": figures["prompt_tokens"] <= TARGETS["prompt_tokens"],
+    }
+    mark = {k: "ok" if v else "MISSED" for k, v in ok.items()}
+    return "\n".join(
+        [
+            f"askwith ask benchmark: FriendsTV, {len(args.questions_run)} questions, scripted model "
+            f"(fixed latency {args.latency:g} s/call; not answer quality)",
+            f"LLM calls per agent turn (critical path): mean {figures['calls_per_turn']:.2f}, "
+            f"max {figures['calls_per_turn_max']:.0f}  (target <= 2)  {mark['calls_per_turn']}",
+            f"one ask: wall {figures['one_ask_s']:.2f} s / critical-path LLM time = {figures['wall_over_llm']:.3f}"
+            f"  (target <= 1.05)  {mark['wall_over_llm']}",
+            f"{args.concurrent} concurrent asks: {figures['concurrent_s']:.2f} s / one ask = "
+            f"{figures['concurrent_over_one']:.3f}  (target <= 1.2)  {mark['concurrent_over_one']}"
+            f"  [CPU {figures['cpu_ms_per_ask']:.0f} ms per ask]",
+            f"  the same with memory search switched off (the engine alone): one ask "
+            f"{figures['engine_wall_over_llm']:.3f} x its LLM time; {args.concurrent} at once "
+            f"{figures['engine_concurrent_over_one']:.3f} x one"
+            f"  [CPU {figures['engine_cpu_ms_per_ask']:.0f} ms per ask]",
+            f"prompt tokens per ask: mean {figures['prompt_tokens']:,.0f}, max {figures['prompt_tokens_max']:,.0f}"
+            f"  (target <= 10,000)  {mark['prompt_tokens']}",
+            f"LLM calls per ask: mean {figures['llm_calls_per_ask']:.1f}; asks answered (scripted): "
+            f"{figures['answered']:.0%}",
+        ]
+    )
+
+
+async def run(settings: Settings, args: argparse.Namespace) -> dict[str, float]:
+    bench = await setup(settings, latency_s=args.latency, questions=args.questions)
+    args.questions_run = bench.questions
+    try:
+        return await measure(bench, args.concurrent)
+    finally:
+        await bench.service.db.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--latency", type=float, default=1.0, help="Seconds per fake LLM call.")
+    parser.add_argument("--questions", type=int, default=20, help="FriendsTV questions for calls and tokens.")
+    parser.add_argument("--concurrent", type=int, default=100, help="Asks run at once.")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings.load().replace(data_dir=Path(tmp), embedder="hash", llm_concurrency=4 * args.concurrent)
+        settings = settings.replace(database_url="") if not settings.database_url else settings
+        figures = asyncio.run(run(settings, args))
+    print(report(figures, args))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+"""The SQL of clear memory, built once per statement shape and reused with bind parameters.
+
+Every statement carries the viewer's scope (`visible_channels`) as a condition on each message it reads. The viewer
+enters as bind parameters (`workspace_id`, `viewer_id`), so a compiled statement serves every viewer and building
+SQLAlchemy expressions stays off the hot path of a search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from sqlalchemy import (
+    CTE,
+    ColumnElement,
+    FromClause,
+    Integer,
+    Select,
+    bindparam,
+    func,
+    literal_column,
+    or_,
+    select,
+    table,
+    tuple_,
+    union_all,
+)
+
+from bot.memory.types import Viewer
+from bot.memory.visibility import visible_channels
+from bot.store import models
+
+
+M = models.Message
+ENGLISH = literal_column("'english'::regconfig")
+
+
+@dataclass(frozen=True)
+class SearchShape:
+    """What varies between search statements (everything else is a bind parameter)."""
+
+    dialect: str
+    context: bool = False
+    sender: bool = False
+    channel: bool = False
+    since: bool = False
+    until: bool = False
+
+
+def bound_viewer() -> Viewer:
+    """A viewer whose ids are bind parameters: `visible_channels` of it is the scope of any viewer."""
+    return Viewer(
+        workspace_id=bindparam("workspace_id", type_=Integer),  # type: ignore[arg-type]
+        member_id=bindparam("viewer_id", type_=Integer),  # type: ignore[arg-type]
+    )
+
+
+def scope(*, drive: bool = True) -> list[ColumnElement[bool]]:
+    """The viewer's scope as a condition on a message row: one of their visible channels, in their workspace.
+
+    The workspace is checked on the channel, not on the message: a condition on message.workspace_id tempts
+    SQLite into walking every message of the workspace through its (workspace_id, platform_id) index. With
+    `drive=False` the condition only checks rows found otherwise (by id): `channel_id + 0` cannot use the channel
+    index, so the planner does not walk every message of the viewer's channels looking for them.
+    """
+    viewer = bound_viewer()
+    channel = models.Channel.__table__.alias("scope_channel")  # never correlated with a channel of the outer query
+    channels = select(channel.c.id).where(
+        channel.c.workspace_id == viewer.workspace_id, channel.c.id.in_(visible_channels(viewer))
+    )
+    return [(M.channel_id if drive else M.channel_id + 0).in_(channels)]
+
+
+def filters(shape: SearchShape) -> list[ColumnElement[bool]]:
+    """The optional sender (handle or platform id), channel (name or platform id) and time filters."""
+    conditions: list[ColumnElement[bool]] = []
+    if shape.sender:
+        member = models.Member
+        who = bindparam("sender")
+        senders = select(member.id).where(
+            member.workspace_id == bindparam("workspace_id"), or_(member.name == who, member.platform_id == who)
+        )
+        conditions.append(M.sender_id.in_(senders))
+    if shape.channel:
+        channel = models.Channel
+        where = bindparam("channel")
+        channels = select(channel.id).where(
+            channel.workspace_id == bindparam("workspace_id"), or_(channel.name == where, channel.platform_id == where)
+        )
+        conditions.append(M.channel_id.in_(channels))
+    if shape.since:
+        conditions.append(M.ts >= bindparam("since", type_=M.ts.type))
+    if shape.until:
+        conditions.append(M.ts <= bindparam("until", type_=M.ts.type))
+    return conditions
+
+
+def full_text(dialect: str) -> tuple[FromClause, ColumnElement[bool], ColumnElement[float]]:
+    """(rows to search, match condition on bind parameter `match`, score where higher is better)."""
+    if dialect == "postgresql":
+        tsv = literal_column("message.text_tsv")
+        tsquery = func.to_tsquery(ENGLISH, bindparam("match"))
+        # Normalisation 1 divides by 1 + log(length): long messages do not win by sheer size.
+        return M.__table__, tsv.op("@@")(tsquery), func.ts_rank_cd(tsv, tsquery, 1)
+    fts = literal_column("message_fts")
+    # The unary + keeps SQLite from probing the FTS index once per message row (a plan it likes, and a slow one):
+    # the index is walked once and each match looks its message up by primary key.
+    source = table("message_fts").join(M, M.id == literal_column("+message_fts.rowid"))
+    # bm25() is lower-is-better; negate it so every engine reports higher-is-better. The scope column weighs 0.
+    return source, fts.op("MATCH")(bindparam("match")), -func.bm25(fts, 1.0, 0.0)
+
+
+@cache
+def sqlite_scope_probe() -> Select[tuple[int, int]]:
+    """The viewer's visible channel ids, each row also carrying how many messages of any channel match `match`,
+    counted no further than `cap` (SQLite: decides whether the FTS index should intersect with the channels)."""
+    matching = (
+        select(literal_column("1"))
+        .select_from(table("message_fts"))
+        .where(literal_column("message_fts").op("MATCH")(bindparam("match")))
+        .limit(bindparam("cap", type_=Integer))
+        .subquery()
+    )
+    channel = visible_channels(bound_viewer()).subquery("visible")
+    return select(channel.c.channel_id, select(func.count()).select_from(matching).scalar_subquery())
+
+
+@cache
+def search(shape: SearchShape) -> Select[tuple]:
+    """One statement for a whole search: the ranked hits, then (with context) the walks to their neighbours, then
+    the message views. Rows: (hit_id, id, platform_id, channel_platform_id, channel_name, sender_name, ts, text,
+    score, duplicates); score and duplicates are set on the hit's own row."""
+    best = _ranked(shape)
+    seeds = select(best.c.id.label("hit_id"), best.c.id)
+    if shape.context:
+        before, after = _walk(best, before=True), _walk(best, before=False)
+        seeds = union_all(
+            select(before.c.hit_id, before.c.id), select(after.c.hit_id, after.c.id).where(after.c.depth > 0)
+        )
+    wanted = seeds.subquery("wanted")
+    own = best.alias("own")
+    return _views(wanted).add_columns(own.c.score, own.c.duplicates).outerjoin(own, own.c.id == wanted.c.id)
+
+
+def _ranked(shape: SearchShape) -> CTE:
+    """Visible matches, fan-out copies (same sender, time and text) grouped into one row that the lowest id stands
+    for, best first, at most `limit` rows."""
+    source, matches, score = full_text(shape.dialect)
+    hits = (
+        select(M.id, M.sender_id, M.ts, M.text, score.label("score"))
+        .select_from(source)
+        .where(matches, *scope(), *filters(shape))
+        .cte("hits")
+        # SQLite computes bm25() only while it walks the FTS table, not inside the grouping: keep the two apart.
+        .prefix_with("MATERIALIZED")
+    )
+    best = func.max(hits.c.score).label("score")
+    return (
+        select(func.min(hits.c.id).label("id"), (func.count() - 1).label("duplicates"), best)
+        .group_by(hits.c.sender_id, hits.c.ts, hits.c.text)
+        .order_by(best.desc(), hits.c.ts.desc(), func.min(hits.c.id))
+        .limit(bindparam("limit", type_=Integer))
+        .cte("ranked")
+        .prefix_with("MATERIALIZED")  # read by both walks and by the final join: run it once
+    )
+
+
+def _walk(best: CTE, *, before: bool) -> CTE:
+    """From each hit, step to the previous (or next) message of its channel, `window` times: each step one index
+    seek. (SQLite has no LATERAL join; a correlated `IN (... LIMIT n)` would run once per message of the channel.)"""
+    name = "before" if before else "after"
+    seed = select(M.id.label("hit_id"), M.id.label("id"), M.channel_id, M.ts, literal_column("0").label("depth")).join(
+        best, best.c.id == M.id
+    )
+    walk = seed.cte(name, recursive=True)
+    step = M.__table__.alias(f"{name}_step")
+    position, origin = tuple_(step.c.ts, step.c.id), tuple_(walk.c.ts, walk.c.id)
+    next_id = (
+        select(step.c.id)
+        .where(step.c.channel_id == walk.c.channel_id, position < origin if before else position > origin)
+        .order_by(*((step.c.ts.desc(), step.c.id.desc()) if before else (step.c.ts, step.c.id)))
+        .limit(1)
+        .scalar_subquery()
+    )
+    near = M.__table__.alias(f"{name}_near")
+    return walk.union_all(
+        select(walk.c.hit_id, near.c.id, near.c.channel_id, near.c.ts, walk.c.depth + 1)
+        .join_from(walk, near, near.c.id == next_id)
+        .where(walk.c.depth < bindparam("window", type_=Integer))
+    )
+
+
+def _views(wanted: FromClause) -> Select[tuple]:
+    """Message views of `wanted` (hit_id, id) rows, each checked against the viewer's scope once more."""
+    return (
+        select(
+            wanted.c.hit_id,
+            M.id,
+            M.platform_id,
+            models.Channel.platform_id.label("channel_platform_id"),
+            models.Channel.name.label("channel_name"),
+            models.Member.name.label("sender_name"),
+            M.ts,
+            M.text,
+        )
+        .select_from(wanted)
+        .join(M, M.id == wanted.c.id)
+        .join(models.Channel, models.Channel.id == M.channel_id)
+        .join(models.Member, models.Member.id == M.sender_id)
+        .where(*scope(drive=False))
+    )

@@ -1,0 +1,52 @@
+"""The memory services of one process, built once from settings and closed together.
+
+    services = await MemoryServices.open(settings)
+    report = await IngestWorker(port, services.db, indexer=services.indexer()).run()
+    hits = await services.clear().search(viewer, ClearQuery(keywords=("paris",)))
+    hits = await services.fuzzy().search(viewer, FuzzyQuery("who is moving out?"))
+    await services.close()
+
+The database, the vector index (embedded Chroma, or a server by setting) and, when an endpoint is configured, the
+LLM client that writes session summaries (without one, extractive summaries stand in, labelled as such).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.llm.client import LLMClient
+from bot.memory.clear import ClearMemory
+from bot.memory.fuzzy import FuzzyMemory
+from bot.memory.indexer import SessionIndexer
+from bot.memory.summarizer import SessionSummarizer
+from bot.memory.vector_index import VectorIndex
+from bot.settings import Settings
+from bot.store.db import Database
+
+
+@dataclass
+class MemoryServices:
+    settings: Settings
+    db: Database
+    index: VectorIndex
+    llm: LLMClient | None  # None: no endpoint configured
+
+    @classmethod
+    async def open(cls, settings: Settings) -> MemoryServices:
+        db = await Database.open(settings)
+        llm = LLMClient.from_settings(settings) if settings.llm_configured else None
+        return cls(settings=settings, db=db, index=VectorIndex.from_settings(settings), llm=llm)
+
+    def indexer(self) -> SessionIndexer:
+        return SessionIndexer(self.db, self.settings, SessionSummarizer(self.db, self.llm), self.index)
+
+    def clear(self) -> ClearMemory:
+        return ClearMemory(self.db)
+
+    def fuzzy(self) -> FuzzyMemory:
+        return FuzzyMemory(self.db, self.index)
+
+    async def close(self) -> None:
+        if self.llm is not None:
+            await self.llm.aclose()
+        await self.db.close()

@@ -1,0 +1,62 @@
+"""One ask-worker process for the kill test: `python -m tests.fakes.ask_worker_process --db URL ...`.
+
+It claims asks from the shared database, runs them with the scripted model (a fixed latency per call, so an ask
+takes a few seconds) on the real clear memory, posts through `AppendLogWorkspace`, and exits after one ask.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from pathlib import Path
+
+from bot.agents.memory_tools import MemoryAccess
+from bot.agents.scripted_model import scripted_model
+from bot.asks.service import AskService
+from bot.asks.worker import AskWorker
+from bot.llm.client import LLMClient
+from bot.llm.scripted import ScriptedBackend
+from bot.memory.clear import ClearMemory
+from bot.settings import Settings
+from bot.store.db import Database
+from bot.world import World
+from tests.fakes.durable_port import AppendLogWorkspace
+
+
+async def main(args: argparse.Namespace) -> None:
+    settings = Settings(
+        data_dir=Path(args.data),
+        embedder="hash",
+        worker_stale_seconds=args.stale,
+        worker_heartbeat_seconds=args.heartbeat,
+    )
+    db = await Database.open(settings, url=args.db, migrate=False)
+    port = AppendLogWorkspace(World.load(args.world), posts=Path(args.posts))
+    llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model, latency_s=args.latency))
+    service = AskService(
+        settings=settings, db=db, port=port, llm=llm, memory=MemoryAccess(ClearMemory(db), None),
+        workspace_id=args.workspace_id, worker_id=args.name,
+    )  # fmt: skip
+    worker = AskWorker(service, poll_seconds=0.1)
+    deadline = time.monotonic() + args.timeout
+    try:
+        while time.monotonic() < deadline:
+            if (outcome := await worker.run_once()) is not None:
+                print(f"finished ask {outcome.ask_id}", flush=True)
+                return
+            await asyncio.sleep(0.1)
+    finally:
+        await db.close()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    for name in ("--db", "--data", "--world", "--posts", "--name"):
+        parser.add_argument(name, required=True)
+    parser.add_argument("--workspace-id", type=int, required=True)
+    parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument("--stale", type=float, default=1.0)
+    parser.add_argument("--heartbeat", type=float, default=0.2)
+    parser.add_argument("--timeout", type=float, default=60.0)
+    asyncio.run(main(parser.parse_args()))
