@@ -19,10 +19,7 @@ from adapters.local.workspace import LocalWorkspace
 from bot.agents.memory_tools import MemoryAccess
 from bot.asks.service import AskService
 from bot.llm.client import LLMClient
-from bot.memory.clear import ClearMemory
-from bot.memory.fuzzy import FuzzyMemory
-from bot.memory.indexer import SessionIndexer
-from bot.memory.summarizer import SessionSummarizer
+from bot.memory.services import MemoryServices
 from bot.memory.vector_index import VectorIndex
 from bot.settings import Settings
 from bot.store.db import Database
@@ -62,11 +59,10 @@ class Replays:
         self.db = db
         self.llm = llm
         self.dataset_dir = Path(dataset_dir)
-        index = VectorIndex.from_settings(settings) if fuzzy else None
-        self.memory = MemoryAccess(clear=ClearMemory(db), fuzzy=FuzzyMemory(db, index) if index else None)
-        self.indexer = (
-            SessionIndexer(db, settings, SessionSummarizer(db, summarizer_llm), index) if index is not None else None
-        )
+        index = VectorIndex.from_settings(settings)
+        services = MemoryServices(settings=settings, db=db, index=index, llm=summarizer_llm)
+        self.memory = MemoryAccess(clear=services.clear(), fuzzy=services.fuzzy() if fuzzy else None)
+        self.indexer = services.indexer() if fuzzy else None
         self.on_ingest = on_ingest
         self._replays: dict[str, Replay] = {}
         self._locks: dict[str, asyncio.Lock] = {}
