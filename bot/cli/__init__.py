@@ -22,9 +22,20 @@ def _root() -> None:
 
 
 def _register_all() -> None:
-    from bot.cli import ask, bench, bench_negotiation, ingest, memory, negotiate, serve, slack, transcripts
+    from bot.cli import (
+        ask,
+        bench,
+        bench_negotiation,
+        bench_run,
+        ingest,
+        memory,
+        negotiate,
+        serve,
+        slack,
+        transcripts,
+    )
 
-    for module in (ingest, memory, bench, bench_negotiation, negotiate, ask, transcripts, serve, slack):
+    for module in (ingest, memory, bench, bench_negotiation, bench_run, negotiate, ask, transcripts, serve, slack):
         module.register(app)
 
 

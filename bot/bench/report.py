@@ -1,0 +1,149 @@
+"""`askwith bench report`: the paper's tables from run directories.
+
+- Table 1: mean score per dataset (columns) per run configuration (rows: model + switched-off mechanisms), with the
+  paper's GPT-4 figures beside ours;
+- Table 3: InfoNav behaviour (rationales per plan, solved per update, solved ratio, fake-solved ratio, consensus
+  ratio), split into items predicted right, wrong, and all;
+- cost per item: LLM calls, tokens, wall time, time inside the LLM and the system's own overhead.
+
+    report = build_report(load_runs([run_dir, ...]))
+    report.table1["gpt-4o"]["np"].score
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+from bot.bench.generate import DATASETS
+from bot.bench.results import ItemResult, ResultStore
+from bot.bench.run_config import RUN_FILE, RunConfig
+
+
+PAPER_GPT4 = {"schedule-easy": 0.5667, "schedule-medium": 0.5100, "schedule-hard": 0.2280, "np": 0.6400,
+              "friendstv": 0.5794}  # fmt: skip
+PAPER_LABEL = "paper: iAgents, GPT-4"
+BEHAVIOUR_METRICS = (
+    "rationales_per_plan",
+    "solved_per_update",
+    "solved_ratio",
+    "fake_solved_ratio",
+    "consensus_ratio",
+)
+SPLITS = ("predict right", "predict wrong", "all")
+RIGHT_AT = 0.5  # an item counts as predicted right at this score (precision and exact count are 0 or 1)
+
+
+@dataclass
+class Run:
+    run_dir: Path
+    config: RunConfig
+    results: list[ItemResult]
+
+
+@dataclass
+class Cell:
+    score: float
+    items: int
+    scorers: list[str]
+
+
+@dataclass
+class CostRow:
+    label: str
+    dataset: str
+    items: int
+    llm_calls: float  # per item, and so on below
+    prompt_tokens: float
+    completion_tokens: float
+    wall_s: float
+    llm_s: float
+    overhead_s: float
+
+
+@dataclass
+class Report:
+    labels: list[str]  # configurations, in the order first seen
+    datasets: list[str]  # columns: the five datasets in the paper's order
+    table1: dict[str, dict[str, Cell]]  # label -> dataset -> cell
+    behaviour: dict[str, dict[str, dict[str, float | None]]]  # label -> split -> metric -> mean
+    behaviour_items: dict[str, dict[str, int]]  # label -> split -> items
+    cost: list[CostRow]
+    scripted: set[str] = field(default_factory=set)  # labels played by the scripted stand-in
+
+    def dict(self) -> dict[str, Any]:
+        return {
+            "paper_gpt4": PAPER_GPT4,
+            "configurations": self.labels,
+            "scripted_configurations": sorted(self.scripted),
+            "table1": {lb: {d: c.__dict__ for d, c in row.items()} for lb, row in self.table1.items()},
+            "behaviour": self.behaviour,
+            "behaviour_items": self.behaviour_items,
+            "cost": [row.__dict__ for row in self.cost],
+        }
+
+
+def find_runs(roots: list[Path]) -> list[Path]:
+    """Run directories among `roots`: each root is a run directory or a directory holding some."""
+    found: list[Path] = []
+    for root in roots:
+        if (root / RUN_FILE).is_file():
+            found.append(root)
+        elif root.is_dir():
+            found.extend(sorted(p.parent for p in root.glob(f"*/{RUN_FILE}")))
+    return found
+
+
+def load_runs(run_dirs: list[Path]) -> list[Run]:
+    return [Run(d, RunConfig.load(d), ResultStore(d).load_all()) for d in run_dirs]
+
+
+def build_report(runs: list[Run]) -> Report:
+    by_cell: dict[str, dict[str, dict[str, ItemResult]]] = defaultdict(lambda: defaultdict(dict))
+    scripted: set[str] = set()
+    for run in runs:
+        label = run.config.label
+        if run.config.scripted:
+            scripted.add(label)
+        for result in run.results:
+            by_cell[label][run.config.dataset][result.item_id] = result  # a later run of an item replaces it
+    labels = list(by_cell)
+    table1 = {lb: {d: _cell(list(items.values())) for d, items in row.items() if items} for lb, row in by_cell.items()}
+    behaviour, counts = {}, {}
+    for label, row in by_cell.items():
+        results = [r for items in row.values() for r in items.values()]
+        behaviour[label], counts[label] = _behaviour(results)
+    cost = [_cost(lb, d, list(items.values())) for lb, row in by_cell.items() for d, items in row.items() if items]
+    return Report(labels, list(DATASETS), table1, behaviour, counts, cost, scripted)
+
+
+def _cell(results: list[ItemResult]) -> Cell:
+    return Cell(fmean(r.score for r in results), len(results), sorted({r.scorer for r in results}))
+
+
+def _behaviour(results: list[ItemResult]) -> tuple[dict[str, dict[str, float | None]], dict[str, int]]:
+    splits = {
+        "predict right": [r for r in results if r.score >= RIGHT_AT],
+        "predict wrong": [r for r in results if r.score < RIGHT_AT],
+        "all": results,
+    }
+    means = {name: {m: _mean_of(items, m) for m in BEHAVIOUR_METRICS} for name, items in splits.items()}
+    return means, {name: len(items) for name, items in splits.items()}
+
+
+def _mean_of(results: list[ItemResult], metric: str) -> float | None:
+    values = [r.behaviour.get(metric) for r in results]
+    present = [float(v) for v in values if v is not None]
+    return fmean(present) if present else None
+
+
+def _cost(label: str, dataset: str, results: list[ItemResult]) -> CostRow:
+    return CostRow(
+        label=label, dataset=dataset, items=len(results), llm_calls=fmean(r.llm_calls for r in results),
+        prompt_tokens=fmean(r.prompt_tokens for r in results),
+        completion_tokens=fmean(r.completion_tokens for r in results), wall_s=fmean(r.wall_s for r in results),
+        llm_s=fmean(r.llm_s for r in results), overhead_s=fmean(r.overhead_s for r in results),
+    )  # fmt: skip

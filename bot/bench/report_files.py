@@ -1,0 +1,132 @@
+"""The report's files: CSV per table, one JSON with everything, and two PNG plots (matplotlib, Agg backend).
+
+paths = write_report_files(report, runs, out_dir)   # table1.csv behaviour.csv cost.csv items.csv report.json
+                                                    # scores.png cost.png
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from bot.bench.report import BEHAVIOUR_METRICS, PAPER_GPT4, PAPER_LABEL, SPLITS, Report, Run
+
+
+ITEM_FIELDS = ("configuration", "dataset", "item_id", "score", "scorer", "status", "llm_calls", "prompt_tokens",
+               "completion_tokens", "wall_s", "llm_s", "overhead_s", "ingest_s", "ask_id", "answer",
+               "gold")  # fmt: skip
+
+
+def write_report_files(report: Report, runs: list[Run], out_dir: Path) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = [out_dir / name for name in ("table1.csv", "behaviour.csv", "cost.csv", "items.csv", "report.json")]
+    _write_rows(paths[0], ["configuration", *report.datasets], _table1_rows(report))
+    _write_rows(paths[1], ["configuration", "split", "items", *BEHAVIOUR_METRICS], _behaviour_rows(report))
+    cost_fields = list(report.cost[0].__dict__) if report.cost else ["label"]
+    _write_rows(paths[2], cost_fields, [list(row.__dict__.values()) for row in report.cost])
+    _write_rows(paths[3], list(ITEM_FIELDS), _item_rows(runs))
+    document = {**report.dict(), "runs": [_run_summary(run) for run in runs]}
+    paths[4].write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    paths.append(write_score_plot(report, out_dir / "scores.png"))
+    paths.append(write_cost_plot(report, out_dir / "cost.png"))
+    return paths
+
+
+def _write_rows(path: Path, header: list[str], rows: list[list[Any]]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def _table1_rows(report: Report) -> list[list[Any]]:
+    rows = [[PAPER_LABEL, *(PAPER_GPT4[d] for d in report.datasets)]]
+    for label in report.labels:
+        cells = report.table1[label]
+        rows.append([label, *(round(cells[d].score, 4) if d in cells else "" for d in report.datasets)])
+    return rows
+
+
+def _behaviour_rows(report: Report) -> list[list[Any]]:
+    rows = []
+    for label in report.labels:
+        for split in SPLITS:
+            means = report.behaviour[label][split]
+            values = ["" if means[m] is None else round(means[m], 4) for m in BEHAVIOUR_METRICS]
+            rows.append([label, split, report.behaviour_items[label][split], *values])
+    return rows
+
+
+def _item_rows(runs: list[Run]) -> list[list[Any]]:
+    rows = []
+    for run in runs:
+        for r in run.results:
+            record = {**r.dict(), "overhead_s": r.overhead_s, "configuration": run.config.label}
+            rows.append([record[f] for f in ITEM_FIELDS])
+    return rows
+
+
+def _run_summary(run: Run) -> dict[str, Any]:
+    return {"run_dir": str(run.run_dir), "config": run.config.__dict__, "items": len(run.results)}
+
+
+# ---------------------------------------------------------------------- plots
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    logging.getLogger("matplotlib").setLevel(logging.WARNING)  # its font cache notice is not our news
+    from matplotlib import pyplot as plt
+
+    return plt
+
+
+def write_score_plot(report: Report, path: Path) -> Path:
+    """Grouped bars: one group per dataset, one bar per configuration, the paper's GPT-4 bar hatched beside them."""
+    plt = _pyplot()
+    series = [(PAPER_LABEL, [PAPER_GPT4[d] * 100 for d in report.datasets])]
+    for label in report.labels:
+        cells = report.table1[label]
+        series.append((label, [cells[d].score * 100 if d in cells else 0.0 for d in report.datasets]))
+    width = 0.8 / len(series)
+    figure, axes = plt.subplots(figsize=(max(7, 1.6 * len(report.datasets) * len(series) / 2), 4.5))
+    for index, (label, values) in enumerate(series):
+        offsets = [i + (index - (len(series) - 1) / 2) * width for i in range(len(report.datasets))]
+        hatch = "//" if label == PAPER_LABEL else None
+        axes.bar(offsets, values, width, label=label, hatch=hatch, edgecolor="black", linewidth=0.4)
+    axes.set_xticks(range(len(report.datasets)), report.datasets)
+    title = "InformativeBench: score per dataset and configuration"
+    if report.scripted:
+        title += "\n(scripted stand-in rows check the pipeline: NOT a quality figure)"
+    axes.set(ylabel="score (%)", ylim=(0, 100), title=title)
+    axes.legend(fontsize=7, loc="upper right")
+    return _save(plt, figure, path)
+
+
+def write_cost_plot(report: Report, path: Path) -> Path:
+    """Per configuration and dataset: LLM calls per item, and wall time per item split into LLM time and overhead."""
+    plt = _pyplot()
+    names = [f"{row.label}\n{row.dataset}" for row in report.cost]
+    figure, (calls, seconds) = plt.subplots(1, 2, figsize=(max(8, 1.1 * len(names) + 4), 4.5))
+    positions = list(range(len(names)))
+    calls.bar(positions, [row.llm_calls for row in report.cost], color="tab:blue")
+    calls.set(title="LLM calls per item", ylabel="calls")
+    llm = [row.llm_s for row in report.cost]
+    seconds.bar(positions, llm, label="inside the LLM", color="tab:orange")
+    seconds.bar(positions, [max(0.0, row.overhead_s) for row in report.cost], bottom=llm, label="askwith overhead",
+                color="tab:gray")  # fmt: skip
+    seconds.set(title="wall time per item", ylabel="seconds")
+    seconds.legend(fontsize=7)
+    for axes in (calls, seconds):
+        axes.set_xticks(positions, names, rotation=60, ha="right", fontsize=6)
+    return _save(plt, figure, path)
+
+
+def _save(plt: Any, figure: Any, path: Path) -> Path:
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path

@@ -1,0 +1,177 @@
+"""`askwith bench run` and `askwith bench report`: replay InformativeBench items through askwith, then tabulate.
+
+askwith bench run --dataset np --limit 20 --concurrency 4           # generates the dataset first if needed
+askwith bench run --dataset DIR --ablation no-infonav --out RUN_DIR  # resumable: rerun to continue
+askwith bench report [RUN_DIR ...]                                   # tables, CSV/JSON, PNG plots
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+from bot.agents.ablations import NAMES
+from bot.asks.runtime import build_llm
+from bot.bench.generate import generate
+from bot.bench.report import build_report, find_runs, load_runs
+from bot.bench.report_files import write_report_files
+from bot.bench.results import ItemResult
+from bot.bench.run_config import RunConfig, bench_root, default_run_dir, resolve_dataset
+from bot.bench.runner import RunState, run_bench
+from bot.cli.bench import bench
+from bot.cli.bench_report_view import behaviour_table, cost_table, scores_table
+from bot.cli.ingest import STAGE_LABELS
+from bot.errors import BenchError
+from bot.llm.client import LLMClient
+from bot.settings import Settings
+from bot.store.db import run
+from memory_ingest.report import Stage
+
+
+SCRIPTED_NOTE = (
+    "Scripted stand-in model: these runs check that the pipeline works end to end. "
+    "Their scores are NOT a quality figure."
+)
+DATASET_HELP = "A dataset directory, or a name (schedule-easy|schedule-medium|schedule-hard|np|friendstv)."
+
+out = Console()
+
+
+def run_command(
+    dataset: Annotated[str, typer.Option("--dataset", help=DATASET_HELP)],
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N items.")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Items asked at once.")] = 1,
+    ablation: Annotated[list[str] | None, typer.Option(help=f"Switch a mechanism off: {', '.join(NAMES)}.")] = None,
+    scripted: Annotated[bool, typer.Option(help="The deterministic stand-in plays the model (not quality).")] = False,
+    judge: Annotated[bool, typer.Option(help="NP/FriendsTV: LLM judge (else normalized match).")] = True,
+    judge_model: Annotated[str | None, typer.Option(help="Judge model on the same endpoint.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed when generating a dataset by name.")] = 0,
+    run_dir: Annotated[Path | None, typer.Option("--out", help="Run directory (default: one per config).")] = None,
+) -> None:
+    """Ask every item of a dataset through askwith and score it (resumable: finished items are skipped)."""
+    settings = Settings.load()
+    llm = build_llm(settings, scripted=scripted)  # no model and no --scripted: one clear line, before any work
+    dataset_dir = _dataset(dataset, seed, settings)
+    judge_client = _judge(settings, llm, scripted=scripted, wanted=judge, model=judge_model)
+    config = RunConfig.for_run(
+        dataset_dir, model=llm.model, scripted=scripted, ablations=[*settings.ablations.split(","), *(ablation or [])],
+        judge=judge_client.model if judge_client else None,
+    )  # fmt: skip
+    run_dir = run_dir or default_run_dir(config, settings)
+    if scripted:
+        out.print(f"[yellow]{SCRIPTED_NOTE}[/yellow]")
+    with _display(config) as display:
+        state = run(
+            run_bench(
+                config,
+                run_dir,
+                settings=settings,
+                llm=llm,
+                judge=judge_client,
+                limit=limit,
+                concurrency=concurrency,
+                on_item=display.on_item,
+                on_ingest=display.on_ingest,
+            )  # fmt: skip
+        )
+    out.print(_summary(config, state, run_dir), soft_wrap=True)
+
+
+def _dataset(spec: str, seed: int, settings: Settings) -> Path:
+    directory, missing = resolve_dataset(spec, seed=seed, settings=settings)
+    if missing:
+        built = generate(spec, seed, directory, settings)
+        out.print(f"generated {built.name} (seed {seed}): {len(built.items)} items -> {directory}", soft_wrap=True)
+    return directory
+
+
+def _judge(settings: Settings, llm: LLMClient, *, scripted: bool, wanted: bool, model: str | None) -> LLMClient | None:
+    if scripted or not wanted:
+        return None  # the stand-in cannot judge; NP and FriendsTV fall back to the normalized match
+    if model is None or model == llm.model:
+        return llm
+    return build_llm(settings.replace(llm_model=model))
+
+
+class _Display:
+    """A progress bar of items with the running score, and one line for the ingestion of the current workspace."""
+
+    def __init__(self, bar: Progress, config: RunConfig) -> None:
+        self.bar = bar
+        self.items = bar.add_task(f"{config.dataset} · {config.label}", total=None, score="")
+        self.ingest: TaskID | None = None
+
+    def on_item(self, state: RunState, result: ItemResult | None) -> None:
+        mean = state.mean_score
+        score = f"score {mean:.1%} over {state.done}" if mean is not None else ""
+        self.bar.update(self.items, total=state.total, completed=state.done + state.retry_later, score=score)
+
+    def on_ingest(self, world_file: str, stage: Stage, done: int, total: int) -> None:
+        if self.ingest is None:
+            self.ingest = self.bar.add_task("", total=None, score="")
+        label = f"ingesting {Path(world_file).stem}: {STAGE_LABELS[stage].lower()}"
+        self.bar.update(self.ingest, description=label, completed=done, total=total or None)
+
+
+@contextmanager
+def _display(config: RunConfig) -> Iterator[_Display]:
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("{task.fields[score]}"))  # fmt: skip
+    # Each workspace's ingestion would log a line; with a hundred small workspaces that buries the progress bar.
+    quiet = [logging.getLogger(name) for name in ("memory_ingest", "alembic")]
+    levels = [logger.level for logger in quiet]
+    for logger in quiet:
+        logger.setLevel(logging.WARNING)
+    try:
+        with Progress(*columns, console=Console(stderr=True)) as bar:
+            yield _Display(bar, config)
+    finally:
+        for logger, level in zip(quiet, levels, strict=True):
+            logger.setLevel(level)
+
+
+def _summary(config: RunConfig, state: RunState, run_dir: Path) -> str:
+    mean = "-" if state.mean_score is None else f"{state.mean_score:.2%}"
+    parts = [f"{config.dataset} · {config.label}: {state.done}/{state.total} items scored, mean {mean}"]
+    if state.skipped:
+        parts.append(f"{state.skipped} from an earlier run")
+    if state.retry_later:
+        parts.append(f"{state.retry_later} left for a rerun (the model did not respond)")
+    parts.append(f"results in {run_dir}; tables: askwith bench report {run_dir}")
+    return "; ".join(parts)
+
+
+def report_command(
+    run_dirs: Annotated[list[Path] | None, typer.Argument(help="Run directories (default: every run).")] = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Where to write CSV, JSON and PNG.")] = None,
+) -> None:
+    """Print Table 1 (scores), Table 3 (InfoNav behaviour) and cost per item; write CSV/JSON and PNG plots."""
+    settings = Settings.load()
+    roots = run_dirs or [bench_root(settings) / "runs"]
+    found = find_runs(roots)
+    if not found:
+        raise BenchError(f"No benchmark runs in {', '.join(map(str, roots))}; run `askwith bench run` first.")
+    runs = load_runs(found)
+    report = build_report(runs)
+    if report.scripted:
+        out.print(f"[yellow]{SCRIPTED_NOTE}[/yellow]")
+    for table in (scores_table(report), behaviour_table(report), cost_table(report)):
+        out.print(table)
+    written = write_report_files(report, runs, out_dir or bench_root(settings) / "report")
+    out.print("wrote " + ", ".join(str(p) for p in written), soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    # The `bench` group itself is attached to the app by bot.cli.bench.
+    names = {info.name for info in bench.registered_commands}
+    if "run" not in names:
+        bench.command("run")(run_command)
+    if "report" not in names:
+        bench.command("report")(report_command)
