@@ -180,6 +180,10 @@ class ProfileError(NegotiationError):
     """A member's negotiation profile is missing or malformed."""
 
 
+class NegotiationRejectedError(NegotiationError):
+    """A member's `/negotiate` request cannot start (unknown member, the bot, yourself, no profile)."""
+
+
 # ---------------------------------------------------------------------- memory
 class MemoryQueryError(AskwithError):
     """A memory search that cannot run as asked (no keywords, a limit out of range). Worded for the agent's model."""

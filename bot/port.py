@@ -25,6 +25,13 @@ class SharePolicy(StrEnum):
     NEVER = "never"  # the agent politely declines to take part
 
 
+class ApprovalKind(StrEnum):
+    """What a member is asked to approve; the platforms label the buttons and the outcome after it."""
+
+    SHARE = "share"  # let my agent share what it found (Approve / Deny)
+    TRADE = "trade"  # take the task trade my agent agreed (Accept / Decline)
+
+
 class ApprovalDecision(StrEnum):
     APPROVED = "approved"
     DENIED = "denied"
@@ -88,6 +95,7 @@ class ApprovalRequest:
     title: str  # one line: "Share with Alice's agent?"
     body: str  # what exactly would be shared
     context: dict[str, str] = field(default_factory=dict)
+    kind: ApprovalKind = ApprovalKind.SHARE
 
 
 class ChatPort(ABC):

@@ -67,6 +67,11 @@ class Settings:
     bench_data_dir: Path | None = _setting(
         "ASKWITH_BENCH_DATA_DIR", None, "Directory holding the InformativeBench source data (FriendsTV/, sources/)."
     )
+    bench_reports_dir: Path | None = _setting(
+        "ASKWITH_BENCH_REPORTS_DIR",
+        None,
+        "Where the web admin page finds bench reports (folders holding report.json). Empty = ASKWITH_DATA_DIR/bench.",
+    )
     # ------------------------------------------------------------------ LLM
     llm_base_url: str = _setting(
         "ASKWITH_LLM_BASE_URL",
@@ -248,6 +253,10 @@ class Settings:
     @property
     def resolved_database_url(self) -> str:
         return self.database_url or f"sqlite+aiosqlite:///{self.data_dir / 'askwith.db'}"
+
+    @property
+    def resolved_bench_reports_dir(self) -> Path:
+        return self.bench_reports_dir or self.data_dir / "bench"
 
     @property
     def admin_names(self) -> frozenset[str]:

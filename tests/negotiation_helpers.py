@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from pathlib import Path
 
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
 from bot.llm.types import LLMRequest
+from bot.negotiation.members import load_profiles, sync_directory
 from bot.negotiation.model import Allocation, AtomicTask, Preference, Scenario
+from bot.negotiation.profiles import get_profile, load_profiles_file
+from bot.negotiation.scripted import ScriptedNegotiator
+from bot.port import ChatPort
+from bot.store.db import Database
 
 
 def small_scenario() -> Scenario:
@@ -47,3 +53,24 @@ class Replay:
 def replay_clients(scripts: dict[str, list[str]]) -> tuple[dict[str, LLMClient], dict[str, Replay]]:
     players = {agent: Replay(messages) for agent, messages in scripts.items()}
     return {agent: LLMClient(ScriptedBackend(player)) for agent, player in players.items()}, players
+
+
+# ---------------------------------------------------------------------- members' negotiations over a chat port
+SAMPLE_PROFILES = Path(__file__).parent.parent / "adapters" / "local" / "samples" / "acme-negotiation-profiles.json"
+
+
+def scripted_negotiators(scenario: Scenario, agent: str) -> LLMClient:
+    """A `ClientFor`: the scripted negotiator plays each member's agent."""
+    return LLMClient(ScriptedBackend(ScriptedNegotiator(scenario, agent)))
+
+
+async def load_sample_profiles(db: Database, port: ChatPort) -> None:
+    """alice's and bob's profiles from the bundled sample (the scripted negotiators agree on a trade)."""
+    assert await load_profiles(db, port, load_profiles_file(SAMPLE_PROFILES)) == 2
+
+
+async def holdings(db: Database, port: ChatPort, *handles: str) -> dict[str, list[str]]:
+    """The task ids each member's profile holds now."""
+    directory = await sync_directory(db, port)
+    async with db.session() as session:
+        return {h: [t.id for t in (await get_profile(session, directory.db_ids[h], h)).tasks] for h in handles}

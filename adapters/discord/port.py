@@ -236,9 +236,8 @@ class DiscordPort(ChatPort):
             return decided
         channel = self.client.get_partial_messageable(int(await self.open_dm(request.member_id)))
         async with _platform(f"send {request.member_id} an approval prompt"):
-            prompt = await channel.send(
-                texts.approval_prompt(request), view=approval_view(request.id), allowed_mentions=NO_MENTIONS
-            )
+            view = approval_view(request.id, request.kind)
+            prompt = await channel.send(texts.approval_prompt(request), view=view, allowed_mentions=NO_MENTIONS)
         self.approvals.track(PendingApproval(request, f"{channel.id}:{prompt.id}"))
         decision = await self.approvals.wait(request.id, timeout_s=timeout_s)
         if decision is ApprovalDecision.TIMEOUT and self.approvals.take(request.id) is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
+from bot.port import ApprovalDecision, ApprovalKind, ApprovalRequest, SharePolicy
 
 
 # ---------------------------------------------------------------------- /ask-with
@@ -24,6 +24,19 @@ def asking(colleagues: Sequence[str]) -> str:
     owners = [f"{name}'s" for name in colleagues]
     who = f"{owners[0]} agent" if len(owners) == 1 else ", ".join(owners[:-1]) + f" and {owners[-1]} agents"
     return f"\u23f3 Your agent is asking {who}\u2026 The answer will appear here (only you can see it)."
+
+
+# ---------------------------------------------------------------------- /negotiate
+NEGOTIATE_DESCRIPTION = "Let your agent and a colleague's agent negotiate who does which of your tasks."
+NEGOTIATE_COLLEAGUE_DESCRIPTION = "The colleague to negotiate with"
+
+
+def negotiating(colleague: str) -> str:
+    """The note after a request was accepted; `colleague` is a display name."""
+    return (
+        f"\U0001f91d Your agent is negotiating with {colleague}'s agent\u2026 "
+        "You'll both get the agreed trade by DM to accept or decline."
+    )
 
 
 # ---------------------------------------------------------------------- /askwith
@@ -60,13 +73,27 @@ def approval_prompt(request: ApprovalRequest) -> str:
     return f"**{request.title}**\n{request.body}"
 
 
+BUTTONS = {  # (yes, no) button labels per kind of approval
+    ApprovalKind.SHARE: ("Approve", "Deny"),
+    ApprovalKind.TRADE: ("Accept", "Decline"),
+}
+VERDICTS = {
+    ApprovalKind.SHARE: ("\u2705 You approved this share.", "\u274c You declined."),
+    ApprovalKind.TRADE: ("\u2705 You accepted the trade.", "\u274c You declined the trade."),
+}
+EXPIRED = {
+    ApprovalKind.SHARE: "\u231b No answer in time, so nothing was shared.",
+    ApprovalKind.TRADE: "\u231b No answer in time, so the trade lapsed.",
+}
+
+
 def approval_decided(request: ApprovalRequest, decision: ApprovalDecision) -> str:
-    verdict = "\u2705 You approved this share." if decision is ApprovalDecision.APPROVED else "\u274c You declined."
-    return f"{approval_prompt(request)}\n\n{verdict}"
+    yes, no = VERDICTS[request.kind]
+    return f"{approval_prompt(request)}\n\n{yes if decision is ApprovalDecision.APPROVED else no}"
 
 
 def approval_expired(request: ApprovalRequest) -> str:
-    return f"{approval_prompt(request)}\n\n\u231b No answer in time, so nothing was shared."
+    return f"{approval_prompt(request)}\n\n{EXPIRED[request.kind]}"
 
 
 def approval_not_pending() -> str:

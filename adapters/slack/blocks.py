@@ -14,7 +14,9 @@ APPROVAL_BLOCK = "askwith_approval"
 
 
 def approval_prompt(request: ApprovalRequest) -> list[dict[str, Any]]:
-    """Title, what exactly would be shared, and Approve / Deny buttons carrying the approval id."""
+    """Title, what exactly would be shared (or traded), and Approve / Deny (Accept / Decline) buttons carrying the
+    approval id."""
+    yes, no = texts.BUTTONS[request.kind]
     return [
         {"type": "section", "text": {"type": "mrkdwn", "text": f"*{request.title}*"}},
         {"type": "section", "text": {"type": "mrkdwn", "text": request.body[:2900]}},
@@ -22,8 +24,8 @@ def approval_prompt(request: ApprovalRequest) -> list[dict[str, Any]]:
             "type": "actions",
             "block_id": APPROVAL_BLOCK,
             "elements": [
-                _button(APPROVE_ACTION, texts.APPROVE, request.id, "primary"),
-                _button(DENY_ACTION, texts.DENY, request.id, "danger"),
+                _button(APPROVE_ACTION, yes, request.id, "primary"),
+                _button(DENY_ACTION, no, request.id, "danger"),
             ],
         },
     ]

@@ -14,6 +14,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from adapters.slack.install import MemberInstallFlow
 from adapters.slack.port import SlackPort
 from bot.asks.service import AskService
+from bot.negotiation.members import ClientFor, MemberNegotiation, one_client
 from bot.port import ChatMessage
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
@@ -41,6 +42,7 @@ class SlackServices:
     asks: AskService
     ingest: LiveIngest | None = None
     install: MemberInstallFlow | None = None
+    negotiation_clients: ClientFor | None = None  # who plays the agents in `/negotiate`; None = the asks' LLM
     member_settings: MemberSettingsStore = field(init=False)
     deliveries: DeliveryLog = field(init=False)
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set, init=False)
@@ -57,6 +59,12 @@ class SlackServices:
         process dies mid-way, a worker resumes it (asks are durable)."""
         if await self.asks.claim(ask_id):
             await self.asks.process(ask_id)
+
+    def negotiation(self) -> MemberNegotiation:
+        """The core's `/negotiate` entry point over this Slack workspace."""
+        clients = self.negotiation_clients or one_client(self.asks.llm)
+        timeout_s = self.settings.negotiation_approval_timeout_seconds
+        return MemberNegotiation(self.db, self.port, clients, approval_timeout_s=timeout_s)
 
     def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run work after the listener returned, keeping a reference so it is not garbage-collected mid-way."""

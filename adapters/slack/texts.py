@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
+from bot.port import ApprovalDecision, ApprovalKind, ApprovalRequest, SharePolicy
 
 
 # ---------------------------------------------------------------------- /ask-with
@@ -35,6 +35,28 @@ def asking(colleagues: Sequence[str]) -> str:
 
 def ask_failed_to_start() -> str:
     return "Sorry, something went wrong before your agent could start. Please try again in a minute."
+
+
+# ---------------------------------------------------------------------- /negotiate
+NEGOTIATE_HELP = (
+    "*/negotiate @colleague*\n"
+    "Your askwith agent and your colleague's agent negotiate who does which of your tasks, each knowing only its "
+    "own member's values. You both get the agreed trade with Accept / Decline; nothing changes unless both accept.\n"
+    "• `/negotiate @bob`\n"
+    "Your tasks and what they are worth to you come from your negotiation profile (an admin loads it)."
+)
+
+
+def negotiating(colleague: str) -> str:
+    """The immediate ephemeral ack; `colleague` is a display name or a `<@U…>` mention."""
+    return (
+        f":handshake: Your agent is negotiating with {colleague}'s agent… "
+        "You'll both get the agreed trade by DM to accept or decline."
+    )
+
+
+def negotiate_usage_error(what: str) -> str:
+    return f"I didn't understand `{what}`.\n{NEGOTIATE_HELP}"
 
 
 # ---------------------------------------------------------------------- /askwith (member settings)
@@ -84,17 +106,26 @@ def connect_unavailable() -> str:
 
 
 # ---------------------------------------------------------------------- approvals
-APPROVE = "Approve"
-DENY = "Deny"
-
-
-def approval_outcome(request: ApprovalRequest, decision: ApprovalDecision) -> str:
-    verdict = {
+BUTTONS = {  # (yes, no) button labels per kind of approval
+    ApprovalKind.SHARE: ("Approve", "Deny"),
+    ApprovalKind.TRADE: ("Accept", "Decline"),
+}
+VERDICTS = {
+    ApprovalKind.SHARE: {
         ApprovalDecision.APPROVED: ":white_check_mark: You approved",
         ApprovalDecision.DENIED: ":no_entry_sign: You denied",
         ApprovalDecision.TIMEOUT: ":hourglass: Nobody answered in time, so your agent did not share",
-    }[decision]
-    return f"{verdict}: {request.title}"
+    },
+    ApprovalKind.TRADE: {
+        ApprovalDecision.APPROVED: ":white_check_mark: You accepted",
+        ApprovalDecision.DENIED: ":no_entry_sign: You declined",
+        ApprovalDecision.TIMEOUT: ":hourglass: Nobody answered in time, so the trade lapsed",
+    },
+}
+
+
+def approval_outcome(request: ApprovalRequest, decision: ApprovalDecision) -> str:
+    return f"{VERDICTS[request.kind][decision]}: {request.title}"
 
 
 def approval_not_pending() -> str:

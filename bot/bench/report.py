@@ -86,6 +86,22 @@ class Report:
         }
 
 
+def report_from_dict(document: dict[str, Any]) -> Report:
+    """The report a `report.json` holds (what `Report.dict()` wrote), to show it again without its runs.
+
+    Raises KeyError, TypeError or ValueError when the document is not such a report."""
+    table1 = {label: {d: Cell(**cell) for d, cell in row.items()} for label, row in document["table1"].items()}
+    return Report(
+        labels=list(document["configurations"]),
+        datasets=list(DATASETS),
+        table1=table1,
+        behaviour=document["behaviour"],
+        behaviour_items=document["behaviour_items"],
+        cost=[CostRow(**row) for row in document["cost"]],
+        scripted=set(document.get("scripted_configurations", [])),
+    )
+
+
 def find_runs(roots: list[Path]) -> list[Path]:
     """Run directories among `roots`: each root is a run directory or a directory holding some."""
     found: list[Path] = []

@@ -22,6 +22,7 @@ from bot.asks.runtime import build_llm
 from bot.bench.generate import generate
 from bot.bench.report import build_report, find_runs, load_runs
 from bot.bench.report_files import write_report_files
+from bot.bench.report_tables import SCRIPTED_NOTE
 from bot.bench.results import ItemResult
 from bot.bench.run_config import RunConfig, bench_root, default_run_dir, resolve_dataset
 from bot.bench.runner import RunState, run_bench
@@ -35,10 +36,6 @@ from bot.store.db import run
 from memory_ingest.report import Stage
 
 
-SCRIPTED_NOTE = (
-    "Scripted stand-in model: these runs check that the pipeline works end to end. "
-    "Their scores are NOT a quality figure."
-)
 DATASET_HELP = "A dataset directory, or a name (schedule-easy|schedule-medium|schedule-hard|np|friendstv)."
 
 out = Console()

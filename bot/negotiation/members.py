@@ -11,20 +11,35 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bot.errors import UnknownMemberError
+from bot import messages as ask_messages
+from bot.agents.roster import MemberProfile as RosterMember
+from bot.agents.roster import Roster
+from bot.errors import NegotiationRejectedError, UnknownMemberError
 from bot.llm.client import LLMClient
 from bot.negotiation import messages
 from bot.negotiation.engine import NegotiationEngine
 from bot.negotiation.model import Scenario
-from bot.negotiation.profiles import MemberProfile, apply_trade, get_profile, save_profile, scenario_for
+from bot.negotiation.profiles import (
+    MemberProfile,
+    apply_trade,
+    get_profile,
+    has_profile,
+    save_profile,
+    scenario_for,
+)
 from bot.negotiation.record import ConfirmationStatus, NegotiationRecorder
 from bot.negotiation.transcript import NegotiationOptions, NegotiationResult, Outcome
-from bot.port import ApprovalDecision, ApprovalRequest, ChatPort, Member
+from bot.port import ApprovalDecision, ApprovalKind, ApprovalRequest, ChatPort, Member
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
 
 
 ClientFor = Callable[[Scenario, str], LLMClient]  # the LLM client playing a member's agent in a scenario
+
+
+def one_client(client: LLMClient) -> ClientFor:
+    """Both members' agents played by the same LLM client (the serving process's)."""
+    return lambda _scenario, _agent: client
 
 
 @dataclass(frozen=True)
@@ -51,11 +66,12 @@ class MemberNegotiationOutcome:
 async def sync_directory(db: Database, port: ChatPort) -> MemberDirectory:
     """Mirror the port's workspace and members into the store and index them by handle."""
     info = await port.workspace_info()
-    members = [m for m in await port.list_members() if not m.is_bot]
+    everyone = await port.list_members()
     store = ChatStore(db)
     async with db.session() as session, session.begin():
         workspace_id = await store.ensure_workspace(session, WorkspaceKey(port.platform, info.id), info.name)
-        by_platform_id = await store.upsert_members(session, workspace_id, members)
+        by_platform_id = await store.upsert_members(session, workspace_id, everyone)  # bots too: known as bots
+    members = [m for m in everyone if not m.is_bot]
     return MemberDirectory(workspace_id, {m.name: by_platform_id[m.id] for m in members}, {m.name: m for m in members})
 
 
@@ -86,9 +102,35 @@ class MemberNegotiation:
         self.approval_timeout_s = approval_timeout_s
         self.recorder = NegotiationRecorder(db)
 
+    async def check(self, initiator: str, counterpart: str) -> tuple[str, str]:
+        """Both members' handles (each given as handle or platform id), or NegotiationRejectedError worded for the
+        initiator. Database look-ups only, so a chat command can answer at once."""
+        if not counterpart.strip():
+            raise NegotiationRejectedError(messages.no_counterpart())
+        roster = Roster(self.db, await self._workspace_id())
+        me, other = await _roster_member(roster, initiator), await _roster_member(roster, counterpart)
+        if other.is_bot:
+            raise NegotiationRejectedError(messages.counterpart_is_bot(other.handle))
+        if other.deactivated:
+            raise NegotiationRejectedError(ask_messages.deactivated_member(other.handle))
+        if other.handle == me.handle:
+            raise NegotiationRejectedError(messages.counterpart_is_yourself())
+        async with self.db.session() as session:
+            if not await has_profile(session, me.viewer.member_id):
+                raise NegotiationRejectedError(messages.your_profile_missing())
+            if not await has_profile(session, other.viewer.member_id):
+                raise NegotiationRejectedError(messages.their_profile_missing(other.handle))
+        return me.handle, other.handle
+
+    async def _workspace_id(self) -> int:
+        info = await self.port.workspace_info()
+        async with self.db.session() as session, session.begin():
+            key = WorkspaceKey(self.port.platform, info.id)
+            return await ChatStore(self.db).ensure_workspace(session, key, info.name)
+
     async def negotiate(self, initiator: str, counterpart: str) -> MemberNegotiationOutcome:
         directory = await sync_directory(self.db, self.port)
-        handles = (directory.member(initiator).name, directory.member(counterpart).name)
+        handles = await self.check(initiator, counterpart)
         async with self.db.session() as session:
             profiles = [await get_profile(session, directory.db_ids[h], h) for h in handles]
         scenario = scenario_for(*profiles)
@@ -139,6 +181,7 @@ class MemberNegotiation:
                 after=scenario.utility(handle, result.allocation),
             ),
             context={"negotiation_id": str(negotiation_id), "counterpart": other},
+            kind=ApprovalKind.TRADE,
         )
         return await self.port.request_approval(request, timeout_s=self.approval_timeout_s)
 
@@ -148,6 +191,13 @@ class MemberNegotiation:
         for handle in result.scenario.agents:
             channel = await self.port.open_dm(directory.member(handle).id)
             await self.port.post(channel, note(result.scenario.counterpart(handle)))
+
+
+async def _roster_member(roster: Roster, ref: str) -> RosterMember:
+    try:
+        return await roster.profile(ref)
+    except UnknownMemberError as exc:
+        raise NegotiationRejectedError(ask_messages.unknown_member(ref.strip().lstrip("@"))) from exc
 
 
 def _unconfirmed_note(result: NegotiationResult) -> Callable[[str], str]:

@@ -42,3 +42,28 @@ def no_agreement(counterpart: str, turns: int) -> str:
 
 def negotiation_failed(counterpart: str) -> str:
     return f"The negotiation with {counterpart}'s agent broke down (invalid proposals): your tasks stay as they were."
+
+
+# ---------------------------------------------------------------------- `/negotiate @bob` refused before it starts
+def no_counterpart() -> str:
+    return "Please name the one colleague to negotiate with, e.g. `/negotiate @bob`."
+
+
+def one_counterpart_only() -> str:
+    return "A negotiation is between two people: name exactly one colleague, e.g. `/negotiate @bob`."
+
+
+def counterpart_is_bot(name: str) -> str:
+    return f"{name} is a bot, not a colleague; please negotiate with a person."
+
+
+def counterpart_is_yourself() -> str:
+    return "You can't negotiate with yourself: name a colleague, e.g. `/negotiate @bob`."
+
+
+def your_profile_missing() -> str:
+    return "You have no negotiation profile yet (your tasks and what they are worth to you); ask an admin to load one."
+
+
+def their_profile_missing(name: str) -> str:
+    return f"{name} has no negotiation profile yet, so their agent has nothing to negotiate with; ask an admin."

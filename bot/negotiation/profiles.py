@@ -121,6 +121,10 @@ async def get_profile(session: AsyncSession, member_id: int, handle: str) -> Mem
     return profile_from_dict({"member": handle, "tasks": row.tasks, "preferences": row.preferences})
 
 
+async def has_profile(session: AsyncSession, member_id: int) -> bool:
+    return await _row(session, member_id) is not None
+
+
 async def apply_trade(
     session: AsyncSession, member_ids: dict[str, int], scenario: Scenario, proposal: Proposal, proposer: str
 ) -> None:

@@ -11,11 +11,15 @@ FORBIDDEN = "Only the members who took part in this conversation (and admins) ca
 NOT_FOUND_TITLE = "Not found"
 ADMINS_ONLY = "This page is for admins (ASKWITH_WEB_ADMINS)."
 NO_LOCAL_WORKSPACE = "This server hosts no local workspace: members use askwith from Slack or Discord."
-NO_BENCH_REPORTS = (
-    "No bench reports yet. Reports and their plots appear here once `askwith bench run` has written one."
-)
 UNKNOWN_CHANNEL = "You are not a member of that channel."
 ASK_USAGE = "Usage: /ask-with @colleague [@colleague …] <question>"
+
+
+def no_bench_reports(root: str) -> str:
+    return (
+        f"No bench reports yet in {root} (ASKWITH_BENCH_REPORTS_DIR). Reports and their plots appear here once "
+        "`askwith bench report` has written one there."
+    )
 
 
 def not_found(what: str) -> str:

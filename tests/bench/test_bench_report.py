@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from bot.bench.report import PAPER_GPT4, Run, build_report
+from bot.bench.report import PAPER_GPT4, Run, build_report, report_from_dict
 from bot.bench.results import ItemResult
 from bot.bench.run_config import RunConfig
 
@@ -71,3 +72,11 @@ def test_cost_per_item_separates_llm_time_from_overhead() -> None:
     assert row.label == "scripted (not a quality figure)" and report.scripted == {row.label}
     assert (row.items, row.llm_calls, row.prompt_tokens, row.completion_tokens) == (2, 15, 1500, 150)
     assert (row.wall_s, row.llm_s, row.overhead_s) == (4.0, 2.5, 1.5)
+
+
+def test_a_report_read_back_from_its_json_is_the_same_report() -> None:
+    items = [result("1", 1.0, rationales_per_plan=4, solved_ratio=1.0), result("2", 0.2, calls=3)]
+    runs = [Run(Path("a"), config("np", scripted=True), items), Run(Path("b"), config("schedule-easy"), items[:1])]
+    report = build_report(runs)
+
+    assert report_from_dict(json.loads(json.dumps(report.dict()))) == report

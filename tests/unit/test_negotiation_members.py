@@ -7,9 +7,10 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from adapters.local import LocalWorkspace
-from bot.errors import ProfileError
+from bot.errors import NegotiationRejectedError
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.negotiation import messages
 from bot.negotiation.members import MemberNegotiation, load_profiles, sync_directory
 from bot.negotiation.model import Scenario
 from bot.negotiation.pareto import outcome_space
@@ -99,7 +100,7 @@ async def test_the_negotiation_is_recorded_step_by_step(db: Database, sample_wor
 async def test_a_member_without_a_profile_gets_a_clear_error(db: Database, sample_world: World) -> None:
     port = _port(sample_world, {}, [])
     await load_profiles(db, port, profiles_from_scenario(generate_scenario("cooperative", 3)))  # alice and bob
-    with pytest.raises(ProfileError, match="carol has no negotiation profile"):
+    with pytest.raises(NegotiationRejectedError, match="carol has no negotiation profile"):
         await MemberNegotiation(db, port, scripted).negotiate("alice", "carol")
 
 
@@ -110,3 +111,25 @@ async def test_the_negotiation_tables_match_their_models(db: Database) -> None:
 
     async with db.engine.connect() as conn:
         assert await conn.run_sync(diff) == []
+
+
+@pytest.mark.parametrize(
+    ("initiator", "counterpart", "expected"),
+    [
+        ("alice", "@nobody", "I don't know anyone called 'nobody' in this workspace."),
+        ("alice", "askwith", messages.counterpart_is_bot("askwith")),
+        ("alice", "@alice", messages.counterpart_is_yourself()),
+        ("alice", "  ", messages.no_counterpart()),
+        ("carol", "bob", messages.your_profile_missing()),
+        ("alice", "dave", messages.their_profile_missing("dave")),
+    ],
+)
+async def test_a_request_that_cannot_run_says_why(
+    sqlite_db: Database, sample_world: World, initiator: str, counterpart: str, expected: str
+) -> None:
+    port = _port(sample_world, {}, [])
+    await load_profiles(sqlite_db, port, load_profiles_file(SAMPLE_PROFILES))  # alice and bob
+    await sync_directory(sqlite_db, port)
+    with pytest.raises(NegotiationRejectedError) as refused:
+        await MemberNegotiation(sqlite_db, port, scripted).check(initiator, counterpart)
+    assert str(refused.value) == expected

@@ -16,7 +16,7 @@ MANIFEST = yaml.safe_load((Path(__file__).parents[2] / "manifest.yml").read_text
 
 def test_manifest_commands_scopes_and_events() -> None:
     commands = {c["command"]: c for c in MANIFEST["features"]["slash_commands"]}
-    assert set(commands) == {"/ask-with", "/askwith"}
+    assert set(commands) == {"/ask-with", "/askwith", "/negotiate"}
     assert all(c["should_escape"] and c["url"].endswith("/slack/events") for c in commands.values())
     assert set(MANIFEST["oauth_config"]["scopes"]["bot"]) == set(BOT_SCOPES)
     assert tuple(MANIFEST["oauth_config"]["scopes"]["user"]) == USER_SCOPES

@@ -12,7 +12,8 @@ from typing import Any
 
 import discord
 
-from bot.port import ApprovalDecision
+from adapters.discord import texts
+from bot.port import ApprovalDecision, ApprovalKind
 
 
 CUSTOM_ID = "askwith:approval:{decision}:{approval_id}"
@@ -29,9 +30,10 @@ class ApprovalButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
     template=r"askwith:approval:(?P<decision>approve|deny):(?P<approval_id>[\w.\-]{1,70})",
 ):
-    def __init__(self, decision: str, approval_id: str) -> None:
+    def __init__(self, decision: str, approval_id: str, *, kind: ApprovalKind = ApprovalKind.SHARE) -> None:
         style = discord.ButtonStyle.success if decision == "approve" else discord.ButtonStyle.danger
-        label = "Approve" if decision == "approve" else "Deny"
+        yes, no = texts.BUTTONS[kind]
+        label = yes if decision == "approve" else no
         custom_id = CUSTOM_ID.format(decision=decision, approval_id=approval_id)
         super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id))
         self.decision = decision
@@ -52,10 +54,10 @@ class ApprovalButton(
             await interaction.response.send_message(click.text, ephemeral=True)
 
 
-def approval_view(approval_id: str) -> discord.ui.View:
+def approval_view(approval_id: str, kind: ApprovalKind = ApprovalKind.SHARE) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
-    view.add_item(ApprovalButton("approve", approval_id))
-    view.add_item(ApprovalButton("deny", approval_id))
+    view.add_item(ApprovalButton("approve", approval_id, kind=kind))
+    view.add_item(ApprovalButton("deny", approval_id, kind=kind))
     return view
 
 
