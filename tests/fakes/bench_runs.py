@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 from typer.testing import CliRunner, Result
@@ -31,7 +32,9 @@ def results(run_dir: Path) -> list[dict]:
 
 def asks_in(run_dir: Path) -> list[tuple[int, str]]:
     """(ask id, ablations as stored) of every ask in a run's database."""
-    with sqlite3.connect(run_dir / DATABASE_FILE) as conn:
+    # closing(): sqlite3's own context manager only commits; a connection left to the garbage collector would
+    # delete the WAL files at a random later moment (e.g. while another test copies the run directory).
+    with closing(sqlite3.connect(run_dir / DATABASE_FILE)) as conn:
         return conn.execute("SELECT id, ablations FROM ask ORDER BY id").fetchall()
 
 
