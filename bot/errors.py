@@ -84,6 +84,25 @@ class PlatformInstallError(AskwithError):
     """A member's authorisation of askwith on a chat platform (OAuth install flow) failed; the text says why."""
 
 
+class PlatformStartError(AskwithError):
+    """A chat platform could not be connected when the process started (unreachable API, token refused, ...)."""
+
+    def __init__(self, platform: str, cause: BaseException) -> None:
+        reason = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+        super().__init__(f"{platform.title()} did not start: {reason}")
+        self.platform = platform
+
+
+class NoPlatformError(AskwithError):
+    """`askwith worker` runs asks for Slack or Discord; with neither configured there is nothing for it to run."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "askwith worker runs Slack and Discord asks: set SLACK_BOT_TOKEN or DISCORD_BOT_TOKEN "
+            "(the local web workspace runs its asks inside askwith serve)."
+        )
+
+
 # ---------------------------------------------------------------------- LLM
 class LLMError(AskwithError):
     """The language model could not give a usable answer.

@@ -7,8 +7,8 @@ events; start it; run it until told to stop.
 
     await run_discord(settings, db=db, llm=llm, memory=memory, stop=stop)   # all of the above until `stop` is set
 
-`askwith serve` calls `run_discord` when DISCORD_BOT_TOKEN is set; `runtime.ingest` is the ingestion worker its
-scheduler runs for this server.
+`askwith serve` starts it through `adapters.discord.serve` when DISCORD_BOT_TOKEN is set; `runtime.ingest` is the
+ingestion worker its scheduler runs for this server.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from bot.asks.service import AskService
 from bot.asks.worker import AskWorker
 from bot.errors import AskwithError
 from bot.llm.client import LLMClient
+from bot.memory.indexer import SessionIndexer
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
@@ -100,14 +101,22 @@ class DiscordRuntime:
 
 
 async def start_discord(
-    settings: Settings, *, db: Database, llm: LLMClient, memory: MemoryAccess, client: AskwithClient | None = None
+    settings: Settings,
+    *,
+    db: Database,
+    llm: LLMClient,
+    memory: MemoryAccess,
+    client: AskwithClient | None = None,
+    indexer: SessionIndexer | None = None,
+    worker: bool = True,
 ) -> DiscordRuntime:
-    """Log in, mirror the server, wire the core and the handlers, and sync the commands (no gateway yet)."""
+    """Log in, mirror the server, wire the core and the handlers, and sync the commands (no gateway yet).
+    `worker=False` when the hosting process runs the ask worker itself (`askwith serve`)."""
     token = settings.require("discord_bot_token")
     client = client or build_client()
     await client.login(token)
     port = DiscordPort(client, settings=settings, approvals=ApprovalRegistry())
-    ingest = IngestWorker(port, db, page_size=settings.ingest_page_size)
+    ingest = IngestWorker(port, db, indexer=indexer, page_size=settings.ingest_page_size)
     mirror = await ingest.mirror()
     asks = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=mirror.workspace_id)
     guild = discord.Object(id=int(await port.guild_id()))
@@ -115,7 +124,8 @@ async def start_discord(
     register(client, guild)
     await client.tree.sync(guild=guild)
     runtime = DiscordRuntime(client, client.services, AskWorker(asks, poll_seconds=ASK_POLL_SECONDS))
-    runtime.start_worker()
+    if worker:
+        runtime.start_worker()
     log.info("Discord bot ready for server %s (%s)", mirror.workspace_name, guild.id)
     return runtime
 

@@ -32,9 +32,10 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 class SlackHttpApp:
-    def __init__(self, app: AsyncApp, *, install: MemberInstallFlow | None = None) -> None:
+    def __init__(self, app: AsyncApp, *, install: MemberInstallFlow | None = None, events: bool = True) -> None:
         self.app = app
         self.install = install
+        self.events = events  # False in Socket Mode: events come over the socket, and bolt verifies no signature
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -44,7 +45,7 @@ class SlackHttpApp:
             raise TypeError(f"Unsupported ASGI scope type: {scope['type']!r}")
         request = AsgiHttpRequest(scope, receive)
         route = (scope["method"], _relative_path(scope))
-        if route == ("POST", "/events"):
+        if route == ("POST", "/events") and self.events:
             status, headers, body = await self._events(request)
         elif route == ("GET", "/install") and self.install is not None:
             status, headers, body = 302, {"location": self.install.authorize_url()}, ""

@@ -12,6 +12,7 @@ The caller (`askwith serve`) owns the database, the LLM client, the memory searc
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
@@ -25,6 +26,7 @@ from adapters.slack.services import SlackServices
 from bot.agents.memory_tools import MemoryAccess
 from bot.asks.service import AskService
 from bot.llm.client import LLMClient
+from bot.memory.indexer import SessionIndexer
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.user_tokens import TokenCipher, UserTokenStore
@@ -39,12 +41,22 @@ class SlackRuntime:
     socket_mode: AsyncSocketModeHandler | None = None
 
     @classmethod
-    async def start(cls, settings: Settings, db: Database, *, llm: LLMClient, memory: MemoryAccess) -> SlackRuntime:
-        """Build and connect. A missing SLACK_BOT_TOKEN / SLACK_SIGNING_SECRET raises one line naming it."""
+    async def start(
+        cls,
+        settings: Settings,
+        db: Database,
+        *,
+        llm: LLMClient,
+        memory: MemoryAccess,
+        indexer: SessionIndexer | None = None,
+        listen: bool = True,
+    ) -> SlackRuntime:
+        """Build and connect. A missing SLACK_BOT_TOKEN / SLACK_SIGNING_SECRET raises one line naming it.
+        `listen=False` (a standalone ask worker) leaves Socket Mode unconnected, so events reach one process."""
         client = web_client(settings)
         tokens = UserTokenStore(db, TokenCipher.from_settings(settings)) if settings.token_encryption_key else None
         port = SlackPort(client, user_tokens=tokens, agents_channel=settings.slack_agents_channel)
-        ingest = IngestWorker(port, db, page_size=settings.ingest_page_size)
+        ingest = IngestWorker(port, db, indexer=indexer, page_size=settings.ingest_page_size)
         mirror = await ingest.mirror()  # the workspace's store id, which the core scopes every ask to
         asks = AskService(
             settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=mirror.workspace_id
@@ -55,10 +67,14 @@ class SlackRuntime:
         services = SlackServices(settings, db, port, asks, ingest=ingest, install=install)
         socket = bool(settings.slack_app_token)
         app = build_app(services, socket_mode=socket)
-        runtime = cls(services, app, SlackHttpApp(app, install=install))
-        if socket:
+        runtime = cls(services, app, SlackHttpApp(app, install=install, events=not socket))
+        if socket and listen:
             runtime.socket_mode = await start_socket_mode(app, settings)
         return runtime
+
+    @property
+    def ingest(self) -> IngestWorker:
+        return cast(IngestWorker, self.services.ingest)  # `start` gives the services an IngestWorker
 
     async def stop(self) -> None:
         if self.socket_mode is not None:

@@ -2,14 +2,17 @@
 
 app = serve_app(settings)      # a Starlette app whose lifespan starts the runtime (tests, other ASGI servers)
 await serve_forever(settings, workspace=None, on_ready=print_url)   # start everything, then serve
+await work_forever(settings, on_ready=print_workers)                # `askwith worker`: asks only, no web app
+
+Both stop cleanly on SIGINT or SIGTERM: the runtime's shutdown (ask workers, platforms, database) runs to the end.
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 
 import uvicorn
 from starlette.applications import Starlette
@@ -17,6 +20,7 @@ from starlette.applications import Starlette
 from bot.llm.client import LLMClient
 from bot.serve.platforms import enabled_platforms
 from bot.serve.runtime import MemoryFactory, Runtime, running
+from bot.serve.signals import stop_on_signals
 from bot.settings import Settings
 from bot.web.app import build_app
 from bot.web.auth import picker_allowed
@@ -64,7 +68,7 @@ async def serve_forever(
         config = uvicorn.Config(
             app, host=settings.web_host, port=settings.web_port, lifespan="on", log_level=settings.log_level.lower()
         )
-        server = uvicorn.Server(config)
+        server = _Server(config)
         watcher = asyncio.create_task(_when_started(server, lambda: on_ready(runtime)))
         try:
             await server.serve()
@@ -81,3 +85,24 @@ async def _when_started(server: uvicorn.Server, on_ready: Callable[[], None]) ->
     while not server.started:
         await asyncio.sleep(0.05)
     on_ready()
+
+
+async def work_forever(
+    settings: Settings, *, on_ready: Callable[[Runtime], None], llm: LLMClient | None = None
+) -> None:
+    """`askwith worker`: run the platforms' queued (and abandoned) asks from the shared database until stopped."""
+    stop = asyncio.Event()
+    with stop_on_signals(lambda _signal: stop.set()):
+        async with running(settings, secret=link_secret(settings), llm=llm, serving=False) as runtime:
+            on_ready(runtime)
+            await stop.wait()
+
+
+class _Server(uvicorn.Server):
+    """uvicorn re-raises a captured SIGTERM once it has stopped serving, which would end the process before the
+    runtime around it shuts down; here the signals only ask the server to exit, and `serve_forever` returns."""
+
+    @contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        with stop_on_signals(lambda sig: self.handle_exit(sig, None)):
+            yield

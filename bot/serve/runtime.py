@@ -4,8 +4,10 @@
         ...                                                   # the web app serves requests with `runtime`
 
 With no platform token set, the local workspace named by ASKWITH_SERVE_WORKSPACE is hosted (the web workspace UI
-plays its members). Platform adapters plug in through `bot.serve.platforms`. Without a configured language model
-the process still starts: asks are answered with one message saying how to configure one.
+plays its members). Platform adapters plug in through `bot.serve.platforms`; shutdown runs in reverse: schedule, ask
+workers (a grace period for running asks), platforms, LLM client, database. `askwith worker` runs the same process
+without its inbound side (`serving=False`). Without a configured language model the process still starts: asks
+are answered with one message saying how to configure one.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from bot.agents.memory_tools import MemoryAccess
 from bot.asks.runtime import build_llm
 from bot.asks.service import AskService
 from bot.asks.worker import AskWorker
+from bot.errors import NoPlatformError
 from bot.llm.client import LLMClient
 from bot.memory.clear import ClearMemory
 from bot.memory.fuzzy import FuzzyMemory
@@ -75,8 +78,12 @@ async def running(
     llm: LLMClient | None = None,
     memory: MemoryFactory | None = None,
     local_workspace: str | None = None,
+    serving: bool = True,
 ) -> AsyncIterator[Runtime]:
-    """Start the whole process; `llm` / `memory` replace the configured ones (tests, offline demos)."""
+    """Start the whole process; `llm` / `memory` replace the configured ones (tests, offline demos).
+
+    `serving=False` is `askwith worker`: the platforms' ask services and the ask workers only (no endpoint,
+    socket, gateway, local workspace or ingestion schedule); it needs a platform (NoPlatformError otherwise)."""
     db = await Database.open(settings)
     async with AsyncExitStack() as stack:
         stack.push_async_callback(db.close)
@@ -87,24 +94,37 @@ async def running(
         # Session summaries come from the configured model only; a stand-in (scripted demo) gets extractive ones.
         mem = (memory or build_memory)(settings, db, configured)
         runtime = Runtime(settings, db, llm, local=None)
-        links = TranscriptLinks(settings, secret)
-        runtime.platforms = await start_platforms(settings, db, llm=llm, memory=mem.access, links=links, stack=stack)
+        runtime.platforms = await start_platforms(
+            settings, db, llm=llm, memory=mem.access, indexer=mem.indexer, links=TranscriptLinks(settings, secret),
+            stack=stack, listen=serving,
+        )  # fmt: skip
+        if not runtime.platforms and not serving:
+            raise NoPlatformError()
         if not runtime.platforms:
             spec = local_workspace or settings.serve_workspace
             runtime.local = await start_local(settings, db, spec, llm=llm, memory=mem)
         _collect_workers(runtime)
-        stop = asyncio.Event()
-        tasks = _start_background(runtime, stop)
-        scheduler = build_scheduler(settings, workers=runtime.ingest)
-        scheduler.start()
-        try:
+        async with _background(runtime, schedule=serving):
             yield runtime
-        finally:
+
+
+@asynccontextmanager
+async def _background(runtime: Runtime, *, schedule: bool) -> AsyncIterator[None]:
+    """The ask workers (and the local workspace's saving), and the ingestion schedule when `schedule`."""
+    stop = asyncio.Event()
+    tasks = _start_background(runtime, stop)
+    scheduler = build_scheduler(runtime.settings, workers=runtime.ingest) if schedule else None
+    if scheduler is not None:
+        scheduler.start()
+    try:
+        yield
+    finally:
+        if scheduler is not None:
             scheduler.shutdown(wait=False)
-            stop.set()
-            await _drain(tasks)
-            if runtime.local is not None:
-                await runtime.local.save()
+        stop.set()
+        await _drain(tasks)
+        if runtime.local is not None:
+            await runtime.local.save()
 
 
 async def start_local(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from starlette.applications import Starlette
@@ -37,7 +37,12 @@ RuntimeFactory = Callable[[], AbstractAsyncContextManager[Runtime]]
 def build_app(settings: Settings, *, secret: str, start: RuntimeFactory, local_picker: bool) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
-        async with start() as runtime:
+        async with AsyncExitStack() as stack:
+            try:
+                runtime = await stack.enter_async_context(start())
+            except Exception as exc:  # the ASGI server prints the trace; the operator reads this line first
+                log.error("askwith did not start: %s", exc)
+                raise
             _mount_platforms(app, runtime)
             yield {"runtime": runtime}
 

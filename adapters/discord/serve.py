@@ -1,0 +1,70 @@
+"""Discord as `askwith serve` hosts it: enabled by DISCORD_BOT_TOKEN; logs in, mirrors the server, syncs the commands,
+then keeps the gateway connection (events, interactions) in a background task until the process stops.
+
+discord.py is imported inside `start`, so registering the starter costs nothing when Discord is not used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING
+
+from bot.serve.platforms import PlatformContext, PlatformRuntime, PlatformStarter
+from bot.settings import Settings
+
+
+if TYPE_CHECKING:
+    from adapters.discord.bot import DiscordRuntime
+
+
+log = logging.getLogger(__name__)
+GATEWAY_CLOSE_S = 5.0
+
+
+def _enabled(settings: Settings) -> bool:
+    return bool(settings.discord_bot_token)
+
+
+async def _start(context: PlatformContext) -> PlatformRuntime:
+    from adapters.discord.bot import build_client, start_discord
+
+    client = build_client()
+    context.stack.push_async_callback(client.close)  # closes the HTTP session even if start fails half-way
+    runtime = await start_discord(
+        context.settings,
+        db=context.db,
+        llm=context.llm,
+        memory=context.memory,
+        client=client,
+        indexer=context.indexer,
+        worker=False,  # the hosting process runs the ask worker for every platform
+    )
+    asks = runtime.services.asks
+    asks.transcript_link = context.links.for_workspace(asks.workspace_id)
+    if context.listen:
+        gateway = asyncio.create_task(_gateway(runtime), name="askwith-discord-gateway")
+        context.stack.push_async_callback(_stop_gateway, runtime, gateway)
+    return PlatformRuntime("discord", asks, runtime.ingest)
+
+
+async def _gateway(runtime: DiscordRuntime) -> None:
+    """The gateway connection; discord.py reconnects by itself, so ending here means it gave up (bad token,
+    privileged intents not enabled in the Developer Portal, ...): said once, in the log."""
+    try:
+        await runtime.connect()
+    except Exception as exc:
+        log.error("Discord gateway stopped: %s", exc or type(exc).__name__)
+
+
+async def _stop_gateway(runtime: DiscordRuntime, gateway: asyncio.Task[None]) -> None:
+    await runtime.close()  # closing the client ends the gateway loop
+    _, pending = await asyncio.wait({gateway}, timeout=GATEWAY_CLOSE_S)
+    for task in pending:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+DISCORD = PlatformStarter("discord", _enabled, _start)
