@@ -23,7 +23,9 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+import discord.gateway
 import discord.http
+import yarl
 from aiohttp import web
 
 from bot.port import Channel, ChannelKind, ChatMessage
@@ -81,6 +83,7 @@ class FakeDiscordApi:
     _limits: list[_RateLimit] = field(default_factory=list)
     _runner: web.AppRunner | None = None
     _old_base: str = ""
+    _old_gateway: yarl.URL = discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
     _changed: asyncio.Event | None = None
 
     def __post_init__(self) -> None:
@@ -100,11 +103,16 @@ class FakeDiscordApi:
         self.base_url = f"http://127.0.0.1:{port}{API_PREFIX}"
         self._old_base = discord.http.Route.BASE
         discord.http.Route.BASE = self.base_url
+        # The gateway websocket goes to DEFAULT_GATEWAY, not through Route.BASE: point it here too, so no test ever
+        # reaches for the real Discord (this fake has no gateway; a client that tries gets a local 404 and retries).
+        self._old_gateway = discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gateway/")
         self._changed = asyncio.Event()
         return self.base_url
 
     async def stop(self) -> None:
         discord.http.Route.BASE = self._old_base or discord.http.Route.BASE
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = self._old_gateway
         if self._runner is not None:
             await self._runner.cleanup()
 

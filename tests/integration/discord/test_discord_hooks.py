@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 
 import discord
+import discord.gateway
 import discord.http
 import discord.webhook.async_
 from discord.state import ConnectionState
@@ -20,6 +21,8 @@ def test_private_discord_py_hooks_the_tests_rely_on_are_still_there() -> None:
         assert discord.http.Route("GET", "/users/@me").url == "http://127.0.0.1:9/api/v10/users/@me"
     finally:
         discord.http.Route.BASE = saved
+    # the gateway websocket's address, pointed at the fake so nothing ever reaches for the real Discord
+    assert hasattr(discord.gateway.DiscordWebSocket, "DEFAULT_GATEWAY"), "DiscordWebSocket.DEFAULT_GATEWAY is gone"
     # gateway events are injected where the websocket would hand them over
     for parser in ("parse_interaction_create", "parse_message_create"):
         assert callable(getattr(ConnectionState, parser, None)), f"ConnectionState.{parser} is gone"
