@@ -46,9 +46,8 @@ from bot.memory.types import ClearQuery, Viewer  # noqa: E402
 from bot.memory.visibility import visible_channels  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store import models  # noqa: E402
-from bot.store.chat_store import ChatStore, WorkspaceKey  # noqa: E402
 from bot.store.db import Database  # noqa: E402
-from bot.world import World  # noqa: E402
+from bot.store.world_mirror import mirror_world  # noqa: E402
 from memory_ingest.sources.friendstv import load_friendstv  # noqa: E402
 
 
@@ -215,18 +214,6 @@ async def measure(
 
 
 # ---------------------------------------------------------------------- workspaces
-async def mirror(db: Database, world: World) -> int:
-    """Write a world into the store through ChatStore (what ingestion does, minus the chat port)."""
-    store = ChatStore(db)
-    async with db.session() as session, session.begin():
-        workspace_id = await store.ensure_workspace(session, WorkspaceKey("local", world.id), world.name)
-        member_ids = await store.upsert_members(session, workspace_id, world.members.values(), world.policies)
-        channel_ids = await store.upsert_channels(session, workspace_id, world.channels.values(), member_ids)
-        for messages in world.messages.values():
-            await store.add_messages(session, workspace_id, messages, channel_ids, member_ids)
-    return workspace_id
-
-
 async def run_async(
     settings: Settings, *, postgres_url: str | None = None, messages: int = 1_000_000
 ) -> dict[str, float]:
@@ -237,7 +224,7 @@ async def run_async(
     with tempfile.TemporaryDirectory() as scratch:
         db = await Database.open(settings, url=postgres_url or f"sqlite+aiosqlite:///{Path(scratch) / 'friendstv.db'}")
         try:
-            workspace_id = await mirror(db, world)
+            workspace_id = await mirror_world(db, world)
             figures |= await measure(db, workspace_id, "friendstv", viewers=10, per_viewer=20, like_probes=200)
         finally:
             await db.close()

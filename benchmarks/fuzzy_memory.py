@@ -39,8 +39,8 @@ from bot.memory.types import FuzzyQuery, Viewer  # noqa: E402
 from bot.memory.vector_index import VectorIndex  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store import models  # noqa: E402
-from bot.store.chat_store import ChatStore, WorkspaceKey  # noqa: E402
 from bot.store.db import Database  # noqa: E402
+from bot.store.world_mirror import mirror_world  # noqa: E402
 from bot.world import World  # noqa: E402
 from memory_ingest.sources.friendstv import load_friendstv  # noqa: E402
 
@@ -49,18 +49,6 @@ TARGETS = {"pipeline_to_model_ratio": 0.8}
 SEARCHES = 200
 BARE_SAMPLE = 1_000  # texts the bare model embeds per timing
 TOP_K = 3
-
-
-async def store_world(db: Database, world: World) -> int:
-    """Write a world straight into the store (no ingestion pipeline); returns the workspace id."""
-    store = ChatStore(db)
-    async with db.session() as session, session.begin():
-        workspace_id = await store.ensure_workspace(session, WorkspaceKey("local", world.id), world.name)
-        member_ids = await store.upsert_members(session, workspace_id, world.members.values(), world.policies)
-        channel_ids = await store.upsert_channels(session, workspace_id, world.channels.values(), member_ids)
-        for messages in world.messages.values():
-            await store.add_messages(session, workspace_id, messages, channel_ids, member_ids)
-    return workspace_id
 
 
 def texts_per_second(embedder: MiniLMEmbedder, texts: list[str]) -> float:
@@ -146,7 +134,7 @@ async def _in_fresh_store(scratch: Path, settings: Settings, world: World, work)
     settings = settings.replace(data_dir=scratch)
     db = await Database.open(settings, url=f"sqlite+aiosqlite:///{scratch / 'bench.db'}")
     try:
-        return await work(db, settings, world, await store_world(db, world))
+        return await work(db, settings, world, await mirror_world(db, world))
     finally:
         await db.close()
 
