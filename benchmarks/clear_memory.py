@@ -23,13 +23,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from random import Random
 
@@ -40,15 +38,15 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 from sqlalchemy import Select, func, or_, select  # noqa: E402
 
 from benchmarks.synthetic_workspace import WorkspaceSpec, load_synthetic  # noqa: E402
+from benchmarks.timing import Timings, percentile  # noqa: E402
 from bot.memory.clear import ClearMemory  # noqa: E402
 from bot.memory.keywords import STOP_WORDS, phrase_of  # noqa: E402
 from bot.memory.types import ClearQuery, Viewer  # noqa: E402
 from bot.memory.visibility import visible_channels  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store import models  # noqa: E402
-from bot.store.chat_store import ChatStore, WorkspaceKey  # noqa: E402
 from bot.store.db import Database  # noqa: E402
-from bot.world import World  # noqa: E402
+from bot.store.world_mirror import mirror_world  # noqa: E402
 from memory_ingest.sources.friendstv import load_friendstv  # noqa: E402
 
 
@@ -144,22 +142,6 @@ def scoped_like(viewer: Viewer, query: ClearQuery) -> Select:
 
 
 # ---------------------------------------------------------------------- timing
-@dataclass
-class Timings:
-    """Per-query wall-clock and CPU milliseconds (CPU of this process, database thread included: on a busy
-    machine it shows what a query costs, where wall-clock also shows how long it waited for a core)."""
-
-    wall: list[float] = field(default_factory=list)
-    cpu: list[float] = field(default_factory=list)
-
-    @asynccontextmanager
-    async def one(self) -> AsyncIterator[None]:
-        wall, cpu = time.perf_counter(), time.process_time()
-        yield
-        self.wall.append((time.perf_counter() - wall) * 1000)
-        self.cpu.append((time.process_time() - cpu) * 1000)
-
-
 async def time_clear(memory: ClearMemory, probes: list[Probe]) -> Timings:
     for probe in probes[:20]:  # warm the page cache and the statement caches
         await memory.search(probe.viewer, probe.query)
@@ -179,10 +161,6 @@ async def time_statement(db: Database, probes: list[Probe], build: Callable[[Vie
             async with timings.one():
                 (await conn.execute(statement)).all()
     return timings
-
-
-def percentile(values: list[float], q: int) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
 
 
 async def measure(
@@ -215,43 +193,41 @@ async def measure(
 
 
 # ---------------------------------------------------------------------- workspaces
-async def mirror(db: Database, world: World) -> int:
-    """Write a world into the store through ChatStore (what ingestion does, minus the chat port)."""
-    store = ChatStore(db)
-    async with db.session() as session, session.begin():
-        workspace_id = await store.ensure_workspace(session, WorkspaceKey("local", world.id), world.name)
-        member_ids = await store.upsert_members(session, workspace_id, world.members.values(), world.policies)
-        channel_ids = await store.upsert_channels(session, workspace_id, world.channels.values(), member_ids)
-        for messages in world.messages.values():
-            await store.add_messages(session, workspace_id, messages, channel_ids, member_ids)
-    return workspace_id
-
-
-async def run_async(
-    settings: Settings, *, postgres_url: str | None = None, messages: int = 1_000_000
-) -> dict[str, float]:
-    """Every figure of this benchmark; the synthetic workspace is built on first use and kept for later runs."""
-    bench_dir = Path(settings.data_dir) / "bench"
-    figures: dict[str, float] = {}
+async def friendstv_figures(settings: Settings, *, postgres_url: str | None = None) -> dict[str, float]:
+    """Clear memory on FriendsTV, mirrored into a scratch SQLite file (or the given PostgreSQL database)."""
     world = load_friendstv(settings.require("bench_data_dir"))
     with tempfile.TemporaryDirectory() as scratch:
         db = await Database.open(settings, url=postgres_url or f"sqlite+aiosqlite:///{Path(scratch) / 'friendstv.db'}")
         try:
-            workspace_id = await mirror(db, world)
-            figures |= await measure(db, workspace_id, "friendstv", viewers=10, per_viewer=20, like_probes=200)
+            workspace_id = await mirror_world(db, world)
+            return await measure(db, workspace_id, "friendstv", viewers=10, per_viewer=20, like_probes=200)
         finally:
             await db.close()
+
+
+async def synthetic_figures(
+    settings: Settings, *, postgres_url: str | None = None, messages: int = 1_000_000
+) -> dict[str, float]:
+    """Clear memory on the generated workspace, built on first use under ASKWITH_DATA_DIR/bench and kept."""
+    bench_dir = Path(settings.data_dir) / "bench"
     db = await Database.open(settings, url=postgres_url or f"sqlite+aiosqlite:///{bench_dir / 'clear-synthetic.db'}")
     try:
         start = time.perf_counter()
         workspace_id = await load_synthetic(db, WorkspaceSpec(messages=messages))
-        figures["synthetic_messages"] = float(messages)
-        figures["synthetic_setup_s"] = time.perf_counter() - start
+        figures = {"synthetic_messages": float(messages), "synthetic_setup_s": time.perf_counter() - start}
         figures |= await measure(db, workspace_id, "synthetic", viewers=20, per_viewer=10, like_probes=40)
     finally:
         await db.close()
     figures["like_scan_speedup"] = figures["synthetic_like_scan_speedup"]
     return figures
+
+
+async def run_async(
+    settings: Settings, *, postgres_url: str | None = None, messages: int = 1_000_000
+) -> dict[str, float]:
+    """Every figure of this benchmark."""
+    figures = await friendstv_figures(settings, postgres_url=postgres_url)
+    return figures | await synthetic_figures(settings, postgres_url=postgres_url, messages=messages)
 
 
 def run(settings: Settings, *, postgres_url: str | None = None, messages: int = 1_000_000) -> dict[str, float]:

@@ -1,27 +1,35 @@
-"""Fuzzy-memory throughput and latency on FriendsTV (11,593 messages in 594 DM channels).
+"""Ingestion throughput and fuzzy-memory latency on FriendsTV (11,593 messages in 594 DM channels).
 
-    python benchmarks/fuzzy_memory.py            # needs ASKWITH_BENCH_DATA_DIR
+    python benchmarks/fuzzy_memory.py                         # needs ASKWITH_BENCH_DATA_DIR
+    python benchmarks/fuzzy_memory.py --postgres postgresql+asyncpg://postgres@127.0.0.1:5432/postgres
 
 Measures, in one run, with the real embedding model (all-MiniLM-L6-v2 int8) and embedded Chroma:
-- the bare model: texts/s embedding FriendsTV messages, and texts/s embedding exactly the documents the pipeline
-  embeds (the session summaries), in the pipeline's batch size;
-- the indexing pipeline (`SessionIndexer.update`: sessionize, extractive summaries, embed, Chroma upsert, progress
-  in the database) on the same material: sessions/s and messages/s, and its ratio to the bare model on the same
-  documents (target >= 0.8: the pipeline should add little beyond the model);
-- a rerun with no new messages (must add 0 sessions, 0 summaries, 0 embeddings) and its time;
+- ingestion through the real path, into an empty store: `IngestWorker` over the local workspace with the session
+  indexer (mirror, pull history, sessionize, extractive summaries, MiniLM embeddings, Chroma upsert): messages/s
+  and summaries embedded per second;
+- the bare model on exactly the documents ingestion embeds (every session summary, in the indexer's batches), timed
+  just before and just after ingestion and averaged, so drift in machine load hits both sides; the ratio of
+  ingestion's throughput to the model's (target >= 0.8: ingestion adds little beyond the model), by wall-clock and
+  by CPU time (the CPU ratio holds on a machine busy with other work, where wall-clock is at the mercy of the load);
+- the same ingestion with the hash embedder first: what everything but the model costs, and the documents;
+- a rerun (must add 0 messages, 0 sessions, 0 summaries, 0 embeddings) and its time;
 - `FuzzyMemory.search` p50/p95 for members' own lines as queries, and how often the session holding that line is
   among the top 3 (a sanity check of retrieval, not a quality benchmark).
 
-`run(settings)` returns the figures as a dict for a combined benchmark script.
+With `--postgres URL`, each ingestion runs in a scratch database created on that server and dropped afterwards.
+`run_async(settings)` returns the figures as a flat dict for the combined `benchmarks/memory.py`.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
-import statistics
 import sys
 import tempfile
-import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from random import Random
 
@@ -29,60 +37,98 @@ from random import Random
 if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import asyncpg  # noqa: E402
+from chromadb.api.types import Documents, EmbeddingFunction  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
 
-from bot.memory.embeddings import MiniLMEmbedder  # noqa: E402
+from adapters.local.workspace import LocalWorkspace  # noqa: E402
+from benchmarks.timing import Spent, Timings, percentile, spent  # noqa: E402
+from bot.memory.embeddings import HashEmbedder, MiniLMEmbedder  # noqa: E402
 from bot.memory.fuzzy import FuzzyMemory  # noqa: E402
-from bot.memory.indexer import EMBED_BATCH, IndexStats, SessionIndexer  # noqa: E402
+from bot.memory.indexer import EMBED_BATCH, SessionIndexer  # noqa: E402
 from bot.memory.summarizer import SessionSummarizer  # noqa: E402
 from bot.memory.types import FuzzyQuery, Viewer  # noqa: E402
 from bot.memory.vector_index import VectorIndex  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store import models  # noqa: E402
-from bot.store.chat_store import ChatStore, WorkspaceKey  # noqa: E402
 from bot.store.db import Database  # noqa: E402
-from bot.world import World  # noqa: E402
+from memory_ingest.report import IngestReport  # noqa: E402
 from memory_ingest.sources.friendstv import load_friendstv  # noqa: E402
+from memory_ingest.worker import IngestWorker  # noqa: E402
 
 
-TARGETS = {"pipeline_to_model_ratio": 0.8}
+TARGETS = {"ingest_to_model_ratio": 0.8}
 SEARCHES = 200
-BARE_SAMPLE = 1_000  # texts the bare model embeds per timing
+BARE_SAMPLE = 1_000  # FriendsTV messages the bare model embeds, for a texts/s figure on short texts
 TOP_K = 3
 
 
-async def store_world(db: Database, world: World) -> int:
-    """Write a world straight into the store (no ingestion pipeline); returns the workspace id."""
-    store = ChatStore(db)
-    async with db.session() as session, session.begin():
-        workspace_id = await store.ensure_workspace(session, WorkspaceKey("local", world.id), world.name)
-        member_ids = await store.upsert_members(session, workspace_id, world.members.values(), world.policies)
-        channel_ids = await store.upsert_channels(session, workspace_id, world.channels.values(), member_ids)
-        for messages in world.messages.values():
-            await store.add_messages(session, workspace_id, messages, channel_ids, member_ids)
-    return workspace_id
+@dataclass
+class Ingestion:
+    first: IngestReport
+    first_cost: Spent
+    rerun: IngestReport
+    rerun_cost: Spent
+    index: VectorIndex
 
 
-def texts_per_second(embedder: MiniLMEmbedder, texts: list[str]) -> float:
-    started = time.perf_counter()
-    for start in range(0, len(texts), EMBED_BATCH):  # the pipeline's batches, so both sides do the same work
-        embedder(texts[start : start + EMBED_BATCH])
-    return len(texts) / (time.perf_counter() - started)
+# ---------------------------------------------------------------------- stores
+@asynccontextmanager
+async def fresh_store(settings: Settings, scratch: Path, postgres_url: str | None) -> AsyncIterator[Database]:
+    """An empty, migrated database: a SQLite file under `scratch`, or a scratch database on the PostgreSQL server."""
+    async with _scratch_postgres(postgres_url) if postgres_url else _nothing_to_drop() as url:
+        db = await Database.open(settings, url=url or f"sqlite+aiosqlite:///{scratch / 'bench.db'}")
+        try:
+            yield db
+        finally:
+            await db.close()
 
 
-async def index_workspace(db: Database, settings: Settings, embedder: MiniLMEmbedder, workspace_id: int) -> dict:
+@asynccontextmanager
+async def _nothing_to_drop() -> AsyncIterator[str | None]:
+    yield None
+
+
+@asynccontextmanager
+async def _scratch_postgres(postgres_url: str) -> AsyncIterator[str]:
+    """A new database on the server of `postgres_url`, dropped afterwards; yields its URL."""
+    server = make_url(postgres_url)
+    admin_dsn = server.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
+    name = f"askwith_bench_{uuid.uuid4().hex[:12]}"
+    await _admin(admin_dsn, f'CREATE DATABASE "{name}"')
+    try:
+        yield server.set(database=name).render_as_string(hide_password=False)
+    finally:
+        await _admin(admin_dsn, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+async def _admin(dsn: str, statement: str) -> None:
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute(statement)
+    finally:
+        await conn.close()
+
+
+# ---------------------------------------------------------------------- ingestion and the bare model
+async def ingest(
+    db: Database, settings: Settings, data_dir: Path, embedder: EmbeddingFunction[Documents]
+) -> Ingestion:
+    """FriendsTV through the ingestion worker and session indexer, timed; then a rerun, which must add nothing."""
     index = VectorIndex.from_settings(settings, embedder=embedder)
     indexer = SessionIndexer(db, settings, SessionSummarizer(db, None), index)
-    started = time.perf_counter()
-    first = await indexer.update(workspace_id)
-    elapsed = time.perf_counter() - started
-    started = time.perf_counter()
-    rerun = await indexer.update(workspace_id)
-    return {"first": first, "seconds": elapsed, "rerun": rerun, "rerun_seconds": time.perf_counter() - started}
+    port = LocalWorkspace(load_friendstv(data_dir))
+    worker = IngestWorker(port, db, indexer=indexer, page_size=settings.ingest_page_size)
+    with spent() as first_cost:
+        first = await worker.run()
+    with spent() as rerun_cost:
+        rerun = await worker.run()
+    return Ingestion(first, first_cost, rerun, rerun_cost, index)
 
 
-async def summary_texts(db: Database, workspace_id: int) -> list[str]:
-    """The documents the pipeline embedded: one summary per session, in session order."""
+async def embedded_documents(db: Database, workspace_id: int) -> list[str]:
+    """The documents ingestion embedded: one summary per session, in the indexer's order (session id)."""
     async with db.session() as session:
         rows = await session.execute(
             select(models.SessionSummary.text)
@@ -93,6 +139,19 @@ async def summary_texts(db: Database, workspace_id: int) -> list[str]:
         return list(rows.scalars())
 
 
+async def time_model(embedder: MiniLMEmbedder, texts: list[str]) -> Spent:
+    """The bare model on `texts`, in the indexer's batches, in a worker thread as the indexer runs it."""
+
+    def embed_all() -> Spent:
+        with spent() as cost:
+            for start in range(0, len(texts), EMBED_BATCH):
+                embedder(texts[start : start + EMBED_BATCH])
+        return cost
+
+    return await asyncio.to_thread(embed_all)
+
+
+# ---------------------------------------------------------------------- fuzzy search
 async def search_probes(db: Database, workspace_id: int, rng: Random) -> list[tuple[Viewer, str, set[str]]]:
     """(viewer, one of the viewer's own lines, the keys of the sessions holding it), drawn deterministically.
 
@@ -120,102 +179,101 @@ async def search_probes(db: Database, workspace_id: int, rng: Random) -> list[tu
     ]
 
 
-async def time_searches(memory: FuzzyMemory, probes: list[tuple[Viewer, str, set[str]]]) -> dict:
-    latencies: list[float] = []
+async def time_searches(memory: FuzzyMemory, probes: list[tuple[Viewer, str, set[str]]]) -> dict[str, float]:
+    timings = Timings()
     found = 0
     for viewer, text, keys in probes:
-        started = time.perf_counter()
-        hits = await memory.search(viewer, FuzzyQuery(text, top_k=TOP_K))
-        latencies.append((time.perf_counter() - started) * 1000)
+        async with timings.one():
+            hits = await memory.search(viewer, FuzzyQuery(text, top_k=TOP_K))
         found += bool(keys & {hit.session_key for hit in hits})
-    cuts = statistics.quantiles(latencies, n=100)
-    return {"p50_ms": cuts[49], "p95_ms": cuts[94], "searches": len(probes), "hit_at_3": found / len(probes)}
-
-
-async def _run(settings: Settings) -> dict:
-    world = load_friendstv(settings.require("bench_data_dir"))
-    with tempfile.TemporaryDirectory(prefix="askwith-fuzzy-bench-") as scratch:
-        base = settings.replace(embedder="minilm", chroma_host="")
-        model_free = await _in_fresh_store(Path(scratch) / "hash", base.replace(embedder="hash"), world, _index_only)
-        return await _in_fresh_store(
-            Path(scratch) / "minilm", base, world, lambda db, s, w, ws: _measure(db, s, w, ws, model_free)
-        )
-
-
-async def _in_fresh_store(scratch: Path, settings: Settings, world: World, work) -> dict:  # noqa: ANN001
-    settings = settings.replace(data_dir=scratch)
-    db = await Database.open(settings, url=f"sqlite+aiosqlite:///{scratch / 'bench.db'}")
-    try:
-        return await work(db, settings, world, await store_world(db, world))
-    finally:
-        await db.close()
-
-
-async def _index_only(db: Database, settings: Settings, world: World, workspace_id: int) -> dict:
-    """The pipeline with the hash embedder: its cost without the model, and the summaries it embeds."""
-    index = VectorIndex.from_settings(settings)
-    indexer = SessionIndexer(db, settings, SessionSummarizer(db, None), index)
-    started = time.perf_counter()
-    await indexer.update(workspace_id)
-    return {"seconds": time.perf_counter() - started, "summaries": await summary_texts(db, workspace_id)}
-
-
-async def _measure(db: Database, settings: Settings, world: World, workspace_id: int, model_free: dict) -> dict:
-    embedder = MiniLMEmbedder()
-    embedder(["warm up: load the model before anything is timed"])
-    rng = Random(7)
-    messages = [m.text for channel in world.messages.values() for m in channel]
-    bare_messages = texts_per_second(embedder, rng.sample(messages, k=min(BARE_SAMPLE, len(messages))))
-    summaries = rng.sample(model_free["summaries"], k=min(BARE_SAMPLE, len(model_free["summaries"])))
-    # The bare model is timed just before and just after the pipeline, so drift in machine load hits both sides.
-    bare_before = texts_per_second(embedder, summaries)
-    indexed = await index_workspace(db, settings, embedder, workspace_id)
-    bare_summaries = (bare_before + texts_per_second(embedder, summaries)) / 2
-    first: IndexStats = indexed["first"]
-    pipeline = first.embeddings_new / indexed["seconds"]
-    memory = FuzzyMemory(db, VectorIndex.from_settings(settings, embedder=embedder))
-    search = await time_searches(memory, await search_probes(db, workspace_id, Random(11)))
     return {
-        "messages": len(messages),
-        "sessions": first.sessions_new,
-        "model_messages_per_s": bare_messages,
-        "model_summaries_per_s": bare_summaries,
-        "pipeline_sessions_per_s": pipeline,
-        "pipeline_messages_per_s": len(messages) / indexed["seconds"],
-        "pipeline_seconds": indexed["seconds"],
-        "pipeline_without_model_seconds": model_free["seconds"],
-        "pipeline_to_model_ratio": pipeline / bare_summaries,
-        "first_run": first.__dict__,
-        "rerun": indexed["rerun"].__dict__,
-        "rerun_seconds": indexed["rerun_seconds"],
-        "search": search,
+        "fuzzy_searches": float(len(probes)),
+        "fuzzy_p50_ms": percentile(timings.wall, 50),
+        "fuzzy_p95_ms": percentile(timings.wall, 95),
+        "fuzzy_cpu_p50_ms": percentile(timings.cpu, 50),
+        "fuzzy_cpu_p95_ms": percentile(timings.cpu, 95),
+        "fuzzy_hit_at_3": found / len(probes),
     }
 
 
-def run(settings: Settings) -> dict:
-    """All figures of this benchmark, as a dict (see the module docstring)."""
-    return asyncio.run(_run(settings))
+# ---------------------------------------------------------------------- the run
+async def run_async(settings: Settings, *, postgres_url: str | None = None) -> dict[str, float]:
+    """All figures of this benchmark, as a flat dict (see the module docstring)."""
+    data_dir = settings.require("bench_data_dir")
+    base = settings.replace(chroma_host="")  # embedded Chroma in the scratch directory
+    with tempfile.TemporaryDirectory(prefix="askwith-fuzzy-bench-") as scratch:
+        hashed = base.replace(data_dir=Path(scratch) / "hash")
+        async with fresh_store(hashed, hashed.data_dir, postgres_url) as db:
+            model_free = await ingest(db, hashed, data_dir, HashEmbedder())
+            documents = await embedded_documents(db, model_free.first.workspace_id)
+        real = base.replace(data_dir=Path(scratch) / "minilm")
+        async with fresh_store(real, real.data_dir, postgres_url) as db:
+            return await measure(db, real, data_dir, documents, model_free)
 
 
-def report(figures: dict) -> str:
-    search, ratio = figures["search"], figures["pipeline_to_model_ratio"]
-    verdict = "ok" if ratio >= TARGETS["pipeline_to_model_ratio"] else "BELOW TARGET"
-    return "\n".join(
-        [
-            f"FriendsTV: {figures['messages']:,} messages -> {figures['sessions']:,} sessions",
-            f"bare model, messages:          {figures['model_messages_per_s']:8.1f} texts/s",
-            f"bare model, session summaries: {figures['model_summaries_per_s']:8.1f} texts/s",
-            f"indexing pipeline:             {figures['pipeline_sessions_per_s']:8.1f} sessions/s "
-            f"({figures['pipeline_messages_per_s']:.0f} messages/s, {figures['pipeline_seconds']:.1f} s)",
-            f"pipeline with a hash embedder: {figures['pipeline_without_model_seconds']:8.1f} s (all but the model)",
-            f"pipeline / model:              {ratio:8.2f} (target >= {TARGETS['pipeline_to_model_ratio']}: {verdict})",
-            f"first run: {figures['first_run']}",
-            f"rerun:     {figures['rerun']} in {figures['rerun_seconds'] * 1000:.0f} ms",
-            f"fuzzy search ({search['searches']} queries, top {TOP_K}): p50 {search['p50_ms']:.1f} ms, "
-            f"p95 {search['p95_ms']:.1f} ms; own session in top {TOP_K}: {search['hit_at_3']:.0%}",
-        ]
-    )
+async def measure(
+    db: Database, settings: Settings, data_dir: Path, documents: list[str], model_free: Ingestion
+) -> dict[str, float]:
+    embedder = MiniLMEmbedder()
+    embedder(["warm up: load the model before anything is timed"])
+    messages = [m.text for channel in load_friendstv(data_dir).messages.values() for m in channel]
+    bare_messages = await time_model(embedder, Random(7).sample(messages, k=min(BARE_SAMPLE, len(messages))))
+    # The bare model runs just before and just after ingestion, so drift in machine load hits both sides.
+    before = await time_model(embedder, documents)
+    ingested = await ingest(db, settings, data_dir, embedder)
+    model = (before + await time_model(embedder, documents)) / 2
+    if await embedded_documents(db, ingested.first.workspace_id) != documents:
+        raise RuntimeError("ingestion embedded other documents than the model was timed on")
+    memory = FuzzyMemory(db, ingested.index)
+    searches = await time_searches(memory, await search_probes(db, ingested.first.workspace_id, Random(11)))
+    figures = ingest_figures(ingested, model, len(documents), model_free) | searches
+    figures["model_messages_per_s"] = min(BARE_SAMPLE, len(messages)) / bare_messages.wall_s
+    return figures
+
+
+def ingest_figures(ingested: Ingestion, model: Spent, documents: int, model_free: Ingestion) -> dict[str, float]:
+    first, cost, rerun = ingested.first, ingested.first_cost, ingested.rerun
+    embedded = first.embeddings_added or 0
+    return {
+        "ingest_messages": float(first.messages_added),
+        "ingest_sessions": float(first.sessions_added or 0),
+        "ingest_embeddings": float(embedded),
+        "ingest_s": cost.wall_s,
+        "ingest_cpu_s": cost.cpu_s,
+        "ingest_messages_per_s": first.messages_added / cost.wall_s,
+        "ingest_summaries_per_s": embedded / cost.wall_s,
+        "ingest_without_model_s": model_free.first_cost.wall_s,
+        "model_s": model.wall_s,
+        "model_cpu_s": model.cpu_s,
+        "model_summaries_per_s": documents / model.wall_s,
+        # Throughput ratio on the same documents: (embedded / ingest time) / (documents / model time).
+        "ingest_to_model_ratio": (embedded / cost.wall_s) / (documents / model.wall_s),
+        "ingest_to_model_cpu_ratio": (embedded / cost.cpu_s) / (documents / model.cpu_s),
+        "rerun_added": float(added_by(rerun)),
+        "rerun_ms": ingested.rerun_cost.wall_s * 1000,
+    }
+
+
+def added_by(report: IngestReport) -> int:
+    """Everything a run added: messages, sessions, summaries and embeddings (a rerun must add 0)."""
+    counts = (report.sessions_added, report.summaries_added, report.embeddings_added)
+    return report.messages_added + sum(count or 0 for count in counts)
+
+
+def report(figures: dict[str, float]) -> str:
+    lines = [f"{name:<28} {value:>12.3f}" for name, value in figures.items()]
+    for name, target in TARGETS.items():
+        verdict = "met" if figures[name] >= target else "MISSED"
+        lines.append(f"target {name:<21} {verdict:>6} ({figures[name]:.3f} vs >= {target})")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--postgres", metavar="URL", help="ingest into scratch databases on this PostgreSQL server")
+    args = parser.parse_args()
+    print(report(asyncio.run(run_async(Settings.load(), postgres_url=args.postgres))))
 
 
 if __name__ == "__main__":
-    print(report(run(Settings.load())))
+    main()

@@ -1,4 +1,7 @@
-"""Shared fixtures: databases (SQLite and PostgreSQL), the sample workspace, a mirrored store."""
+"""Shared fixtures: databases (SQLite and PostgreSQL), the sample workspace, a mirrored store.
+
+`mirror_world` (re-exported from `bot.store.world_mirror`) writes a World straight into the store.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +15,13 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from bot.settings import Settings
-from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
+from bot.store.world_mirror import mirror_world
 from bot.world import World
 from tests.fakes.openai_server import FakeOpenAIServer
 
+
+__all__ = ["mirror_world"]  # kept importable from here for tests written before it moved into bot.store
 
 SAMPLE_WORKSPACE = Path(__file__).parent.parent / "adapters" / "local" / "samples" / "acme.json"
 # An admin connection to a PostgreSQL server; each test gets a database of its own, dropped afterwards.
@@ -86,22 +91,6 @@ async def sqlite_db(settings: Settings) -> AsyncIterator[Database]:
         yield database
     finally:
         await database.close()
-
-
-async def mirror_world(db: Database, world: World) -> int:
-    """Write a world straight into the store (no ingestion pipeline): for memory tests. Returns the workspace id."""
-    store = ChatStore(db)
-    async with db.session() as session, session.begin():
-        workspace_id = await store.ensure_workspace(session, WorkspaceKey("local", world.id), world.name)
-        member_ids = await store.upsert_members(session, workspace_id, world.members.values(), world.policies)
-        channel_ids = await store.upsert_channels(session, workspace_id, world.channels.values(), member_ids)
-        for member_id, policy in world.policies.items():
-            await store.set_exclusions(
-                session, member_ids[member_id], [channel_ids[c] for c in policy.excluded_channels]
-            )
-        for messages in world.messages.values():
-            await store.add_messages(session, workspace_id, messages, channel_ids, member_ids)
-    return workspace_id
 
 
 @pytest.fixture

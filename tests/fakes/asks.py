@@ -20,8 +20,8 @@ from bot.memory.vector_index import VectorIndex
 from bot.port import Channel, ChannelKind, Member, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.store.world_mirror import mirror_world
 from bot.world import MemberPolicy, World
-from tests.conftest import mirror_world
 
 
 QUESTION = "What is the project code name and when is the launch date?"

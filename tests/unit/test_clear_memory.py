@@ -14,8 +14,8 @@ from bot.memory.visibility import resolve_viewer
 from bot.port import Channel, ChannelKind, Member
 from bot.store import models
 from bot.store.db import Database
+from bot.store.world_mirror import mirror_world
 from bot.world import MemberPolicy, World
-from tests.conftest import mirror_world
 
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

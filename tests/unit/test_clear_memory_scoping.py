@@ -24,8 +24,8 @@ from bot.memory.types import ClearHit, ClearQuery
 from bot.memory.visibility import resolve_viewer
 from bot.port import Channel, ChannelKind, ChatMessage, Member
 from bot.store.db import Database
+from bot.store.world_mirror import mirror_world
 from bot.world import MemberPolicy, World
-from tests.conftest import mirror_world
 
 
 VOCABULARY = ("apple", "river", "stone", "cloud", "lamp", "tiger", "paper", "green")

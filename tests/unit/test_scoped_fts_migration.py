@@ -10,8 +10,8 @@ from bot.memory.clear import ClearMemory
 from bot.memory.types import ClearQuery
 from bot.memory.visibility import resolve_viewer
 from bot.store.db import Database, alembic_config
+from bot.store.world_mirror import mirror_world
 from bot.world import World
-from tests.conftest import mirror_world
 
 
 def _downgrade(sync_conn: Any, revision: str) -> None:

@@ -17,8 +17,8 @@ from bot.store.db import Database
 from bot.store.deliveries import DeliveryLog
 from bot.store.member_settings import MemberSettingsStore
 from bot.store.user_tokens import TokenCipher, UserTokenGrant, UserTokenStore
+from bot.store.world_mirror import mirror_world
 from bot.world import World
-from tests.conftest import mirror_world
 
 
 async def test_a_delivery_key_is_first_only_once_even_concurrently(db: Database) -> None:

@@ -2,8 +2,8 @@ from sqlalchemy import func, select
 
 from bot.store import models
 from bot.store.db import Database
+from bot.store.world_mirror import mirror_world
 from bot.world import World
-from tests.conftest import mirror_world
 
 
 async def test_mirroring_twice_adds_nothing(db: Database, sample_world: World) -> None:

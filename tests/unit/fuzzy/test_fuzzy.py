@@ -14,8 +14,8 @@ from bot.settings import Settings
 from bot.store import models
 from bot.store.chat_store import ChatStore
 from bot.store.db import Database
+from bot.store.world_mirror import mirror_world
 from bot.world import World
-from tests.conftest import mirror_world
 
 
 async def indexed(db: Database, settings: Settings, index: VectorIndex, world: World) -> int:

@@ -15,8 +15,8 @@ from bot.settings import Settings
 from bot.store import models
 from bot.store.chat_store import ChatStore
 from bot.store.db import Database
+from bot.store.world_mirror import mirror_world
 from bot.world import World
-from tests.conftest import mirror_world
 
 
 def indexer(db: Database, settings: Settings, index: VectorIndex, **batches: int) -> SessionIndexer:
