@@ -56,12 +56,10 @@ class AskContext:
     gate: SharingGate
     budget: RecursionBudget
     participants: frozenset[str] = frozenset()  # requester and colleagues: already asked, never brought in
-    private_llm: LLMClient | None = None  # privacy split (L2): the only model that reads memory hits
     searches: SearchCache = field(default_factory=dict)  # memory hits already found in this ask
 
     async def agent(self, who: str, *, plan: Plan | None = None) -> Agent:
         profile = await self.roster.profile(who)
         tools = MemoryTools(profile.viewer, self.memory, self.ablations, cache=self.searches)
-        return Agent(
-            profile, llm=self.llm, tools=tools, infonav=self.ablations.infonav, plan=plan, private_llm=self.private_llm
-        )
+        infonav = self.ablations.infonav
+        return Agent(profile, llm=self.llm, tools=tools, infonav=infonav, plan=plan, private_llm=self.memory.reader)

@@ -3,7 +3,7 @@
 llm = build_llm(settings)                 # LLMNotConfiguredError when no endpoint is set
 llm = build_llm(settings, scripted=True)  # the offline scripted stand-in (demos only: not answer quality)
 private = build_private_llm(settings)     # the privacy split's private model (endpoint), or None when it is off
-memory = open_memory(settings, db)
+memory = open_memory(settings, db, reader=private)
 """
 
 from __future__ import annotations
@@ -49,5 +49,7 @@ def build_private_llm(settings: Settings, *, scripted: bool = False) -> LLMClien
     return LLMClient.from_settings(private_settings(settings))
 
 
-def open_memory(settings: Settings, db: Database) -> MemoryAccess:
-    return MemoryAccess(clear=ClearMemory(db), fuzzy=FuzzyMemory(db, VectorIndex.from_settings(settings)))
+def open_memory(settings: Settings, db: Database, *, reader: LLMClient | None = None) -> MemoryAccess:
+    """`reader`: the private model of the privacy split, the only one that reads memory hits (None: no split)."""
+    index = VectorIndex.from_settings(settings)
+    return MemoryAccess(clear=ClearMemory(db), fuzzy=FuzzyMemory(db, index), reader=reader)

@@ -1,7 +1,6 @@
 """`AskService`: the one entry point for asks. Adapters (Slack, Discord, web) and the CLI call it.
 
     service = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=ws)
-    service = AskService(..., llm=llm, private_llm=private)   # privacy split: only `private` reads memory hits
     outcome = await service.ask(AskRequest("alice", ["bob"], "When is the rehearsal?"))   # submit + run here
     ask_id = await service.submit(request)   # or: enqueue, and let an `AskWorker` run it
 
@@ -80,13 +79,11 @@ class AskService:
         workspace_id: int,
         worker_id: str | None = None,
         transcript_link: TranscriptLink | None = None,
-        private_llm: LLMClient | None = None,
     ) -> None:
         self.settings = settings
         self.db = db
         self.port = port
         self.llm = llm
-        self.private_llm = private_llm
         self.memory = memory
         self.workspace_id = workspace_id
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
@@ -245,7 +242,6 @@ class AskService:
             ),  # fmt: skip
             budget=RecursionBudget(self.settings.recursion_llm_budget),
             participants=frozenset([ask.requester, *ask.colleagues]),
-            private_llm=self.private_llm,
         )
         saved = await recorder.load_saved()
         return await run_ask(ctx, list(ask.colleagues), saved=saved)

@@ -70,8 +70,8 @@ async def ask_on_local_workspace(
         ingest = IngestWorker(port, db, page_size=settings.ingest_page_size)
         report = await ingest.run()
         service = AskService(
-            settings=settings, db=db, port=port, llm=llm, memory=open_memory(settings, db),
-            workspace_id=report.workspace_id, private_llm=private_llm,
+            settings=settings, db=db, port=port, llm=llm, memory=open_memory(settings, db, reader=private_llm),
+            workspace_id=report.workspace_id,
         )  # fmt: skip
         outcome = await service.ask(request)
         port.save()  # the answer and the hidden thread stay in the workspace's file

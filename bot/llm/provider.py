@@ -74,6 +74,11 @@ class LLMClients:
         return self.private or self.main
 
 
+def model_configured(settings: Settings) -> bool:
+    """Whether a main model is set up: an endpoint, or a local model askwith starts."""
+    return settings.llm_configured or resolve_local_model(settings.local_llm) is not None
+
+
 def private_settings(settings: Settings) -> Settings:
     """`settings` with the private model in the main model's fields, so one code path opens either model."""
     if resolve_local_model(settings.private_local_llm) is None:

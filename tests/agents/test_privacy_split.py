@@ -87,11 +87,10 @@ async def ask_service(db: Database, settings: Settings, world: World, llms: LLMC
     workspace_id = await mirror_world(db, world)
     index = VectorIndex.from_settings(settings)
     await SessionIndexer(db, settings, SessionSummarizer(db, llms.memory_reader), index).update(workspace_id)
-    memory = MemoryAccess(clear=ClearMemory(db), fuzzy=FuzzyMemory(db, index))
+    memory = MemoryAccess(clear=ClearMemory(db), fuzzy=FuzzyMemory(db, index), reader=llms.private)
     return AskService(
-        settings=settings, db=db, port=LocalWorkspace(world), llm=llms.main, memory=memory,
-        workspace_id=workspace_id, private_llm=llms.private,
-    )  # fmt: skip
+        settings=settings, db=db, port=LocalWorkspace(world), llm=llms.main, memory=memory, workspace_id=workspace_id
+    )
 
 
 def texts_of(server: FakeOpenAIServer) -> str:
