@@ -49,6 +49,7 @@ from bot.store.db import Database  # noqa: E402
 
 
 NEEDS_SOURCE_DATA = ("np", "friendstv")
+CLIENT_OUTPUT_ERROR = "The language model's answer to"  # the client's own LLMOutputError: already recorded
 QUALITY_NOTE = "smoke-test figures of a 135M model, not quality claims"
 
 
@@ -121,13 +122,23 @@ async def run_dataset(
         replays = Replays(local, db, llm, dataset_dir=dataset_dir, fuzzy=True, summarizer_llm=None)
         for item in chosen:
             recorder.context = f"{name}/{item.id}"
-            smoke.rows.append(await run_one(name, item, replays, db, config, smoke))
+            smoke.rows.append(await run_one(name, item, replays, db, config, smoke, recorder))
             print(_row_line(smoke.rows[-1]), flush=True)
+            for error in smoke.rows[-1].turn_errors:
+                print(f"      turn error {error}", flush=True)
     finally:
         await db.close()
 
 
-async def run_one(name: str, item: BenchItem, replays: Replays, db: Database, config: RunConfig, smoke: Smoke) -> Row:
+async def run_one(
+    name: str,
+    item: BenchItem,
+    replays: Replays,
+    db: Database,
+    config: RunConfig,
+    smoke: Smoke,
+    recorder: RecordingBackend,
+) -> Row:
     started = time.perf_counter()
     try:
         result = await run_item(item, replays, db, config=config, judge=None)
@@ -138,19 +149,26 @@ async def run_one(name: str, item: BenchItem, replays: Replays, db: Database, co
     if result is None:  # the model did not respond at all: not terminated by the ask
         return Row(name, item.id, terminated=False, crashed=False, wall_s=wall_s, outcome="model unavailable")
     terminated = result.status in ("done", "failed") and bool(result.answer or result.failure)
-    errors = await _turn_errors(db, result.ask_id) if result.ask_id else []
+    errors = await _turn_errors(db, result.ask_id, recorder) if result.ask_id else []
     outcome = result.status if not result.failure else f"{result.status}: {result.failure}"
     return Row(name, item.id, terminated, False, wall_s, result.score, outcome, errors)
 
 
-async def _turn_errors(db: Database, ask_id: int) -> list[str]:
+async def _turn_errors(db: Database, ask_id: int, recorder: RecordingBackend) -> list[str]:
+    """The ask's turn errors; a JSON answer of the right shape that the agent still could not use (the client saw
+    nothing wrong with it) is added to the malformed cases, with its text."""
     transcript = await load_transcript(db, ask_id)
     errors = []
     for conversation in transcript.all_conversations():
         for turn in conversation.turns:
             error = (turn.data or {}).get("error")
-            if error:
-                errors.append(f"{error.get('type')}: {str(error.get('message', ''))[:120]}")
+            if not error:
+                continue
+            errors.append(f"{error.get('type')}: {str(error.get('message', ''))[:160]}")
+            if error.get("reply") and not str(error.get("message", "")).startswith(CLIENT_OUTPUT_ERROR):
+                purpose = (turn.data.get("llm_calls") or [{}])[-1].get("purpose", "?")
+                case = {"purpose": purpose, "kind": "unusable", "error": error["message"], "text": error["reply"]}
+                recorder.malformed.append({"context": recorder.context, **case})
     return errors
 
 

@@ -9,6 +9,8 @@ call gets only the facts it extracted (`facts.py`).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from bot import messages
@@ -18,6 +20,7 @@ from bot.agents.outputs import ACT_SCHEMA, parse_act, parse_think, think_schema
 from bot.agents.plan import Plan
 from bot.agents.roster import MemberProfile
 from bot.agents.steps import TaskStep, TurnStep, history_messages
+from bot.errors import LLMOutputError
 from bot.llm.client import LLMClient
 from bot.llm.types import LLMRequest, LLMResult
 from bot.port import SharePolicy
@@ -87,7 +90,8 @@ class Agent:
             error=obs.error,
         )
         result = await self._call("think", obs, prompt, step)
-        step.think = parse_think(result.data, with_plan=self.infonav)
+        with _keeping_reply(result):
+            step.think = parse_think(result.data, with_plan=self.infonav)
         if self.infonav and step.think.plan is not None:
             step.update = step.update.merge(self.plan.revise(step.think.plan))
 
@@ -110,7 +114,8 @@ class Agent:
             recruit=recruit,
         )
         result = await self._call("act", obs, prompt, step)
-        step.act = parse_act(result.data)
+        with _keeping_reply(result):
+            step.act = parse_act(result.data)
         step.utterance = step.act.utterance
         step.shared_facts = bool(hits or step.act.learned or (step.recruit and step.recruit.status == "done"))
 
@@ -154,6 +159,16 @@ class Agent:
 
     def _plan_json(self) -> str:
         return json.dumps(self.plan.dict(), ensure_ascii=False, separators=(",", ":"))
+
+
+@contextmanager
+def _keeping_reply(result: LLMResult) -> Iterator[None]:
+    """An answer in the right JSON shape that still cannot be used keeps its text, for the turn's error record."""
+    try:
+        yield
+    except LLMOutputError as exc:
+        exc.reply = result.text
+        raise
 
 
 def _search_lines(turns: list[TurnStep], handle: str) -> list[str]:

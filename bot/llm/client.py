@@ -185,10 +185,12 @@ class LLMClient:
             return LLMResult(reply.text, record, check_reply(reply.text, schema))
         except ReplyProblem as exc:
             record.problems.append(exc.kind)
-            raise LLMOutputError(
+            error = LLMOutputError(
                 f"The language model's answer to {request.purpose!r} was not in the shape asked for, "
                 f"even after one repair request: {exc}."
-            ) from None
+            )
+            error.reply = reply.text
+            raise error from None
 
     # ------------------------------------------------------------------ JSON form fallback
     async def _send_json(self, request: LLMRequest, record: LLMCallRecord) -> LLMReply:
