@@ -1,18 +1,24 @@
 """Malformed replies the real local model (SmolLM2-135M, `benchmarks/real_model_smoke.py`) gave, replayed verbatim.
 
-Each case is the exact text one call got back. It is replayed at the client seam in place of the scripted model's
-answer to the first call of that purpose: once (the client's repair re-ask then gets a good answer) and twice (the
-repair gets the same text, so the call fails). Either way the ask must end cleanly: an answer or a user-readable
-failure, with the problem recorded on the call. Never a crash.
+Each case in data/real_model_replies.jsonl is the exact text one call got back (from the smoke run's
+malformed.jsonl). It is replayed at the client seam in place of the scripted model's answer to the first call of
+that purpose: once (the client's repair re-ask then gets a good answer) and twice (the repair gets the same text, so
+the call fails). Either way the ask must end cleanly: an answer or a user-readable failure, with the problem
+recorded. Never a crash.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
+from bot.agents.conversation import ERROR_REPLY_CHARS
 from bot.agents.scripted_model import scripted_model
+from bot.asks import models
 from bot.asks.service import AskRequest
 from bot.llm.types import LLMRequest
 from bot.settings import Settings
@@ -24,14 +30,13 @@ from tests.fakes.asks import QUESTION, build, two_fact_world
 class Case:
     name: str
     purpose: str  # the call it answered: think | act | consensus | extract_facts
-    kind: str  # how the client classifies it: empty | invalid_json | wrong_schema | ok (schema-valid, unusable)
+    kind: str  # how the client classifies it: empty | invalid_json | wrong_schema | unusable (right shape, unusable)
     text: str  # verbatim
 
 
 REPAIR_NUDGE = "Your reply"  # how prompts/llm_repair.yaml opens
-CASES = [
-    Case("think cut off by the reply-length cap", "think", "invalid_json", '{"plan": [{"id": "r1", "need": "When is'),
-]
+CASES_FILE = Path(__file__).parent / "data" / "real_model_replies.jsonl"
+CASES = [Case(**{k: v for k, v in json.loads(line).items() if k != "seen"}) for line in CASES_FILE.open()]
 
 
 class Replayer:
@@ -69,8 +74,32 @@ async def test_a_real_malformed_reply_never_breaks_an_ask(
     assert replayer.left == 0  # the case was replayed
     assert outcome.status in ("done", "failed") and outcome.final_text
     assert outcome.answer or outcome.failure
-    if case.kind != "ok":  # the client saw the problem and says how it was handled
+    if case.kind != "unusable":  # the client saw the problem and says how it was handled
         handled = "repaired" if times == 1 else "failed after repair"
         assert h.llm.totals.malformed == {f"{case.kind} -> {handled}": 1}
-    if times == 1 and case.kind != "ok":
+    if times == 1 and case.kind != "unusable":
         assert outcome.status == "done"  # one bad reply, repaired: the ask still gets its answer
+    errors = [turn.data["error"] for turn in await turns_of(sqlite_db) if turn.data["error"]]
+    if times == 2 or case.kind == "unusable":  # the failed turn keeps the unusable answer in its record
+        assert [e["reply"] for e in errors] == [case.text[:ERROR_REPLY_CHARS]]
+
+
+async def test_an_answer_of_the_right_shape_that_cannot_be_used_is_kept_with_the_turn_error(
+    sqlite_db: Database, settings: Settings
+) -> None:
+    empty_utterance = Case("act with an empty utterance", "act", "unusable", '{"utterance": "", "learned": []}')
+    h = await build(sqlite_db, two_fact_world(), settings=settings, script=Replayer(empty_utterance, 1))
+
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+
+    assert outcome.status in ("done", "failed") and outcome.final_text
+    errors = [turn.data["error"] for turn in await turns_of(sqlite_db) if turn.data["error"]]
+    assert errors == [
+        {"type": "LLMOutputError", "message": "the act answer has no 'utterance' text", "reply": empty_utterance.text}
+    ]
+    assert h.llm.totals.malformed == {}  # the client saw valid JSON: only the agent could tell
+
+
+async def turns_of(db: Database) -> list[models.Turn]:
+    async with db.session() as session:
+        return list((await session.execute(select(models.Turn).order_by(models.Turn.id))).scalars())
