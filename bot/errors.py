@@ -126,7 +126,11 @@ class LLMUnavailableError(LLMError):
 
 
 class LLMOutputError(LLMError):
-    """The model answered, but not in the shape asked for, even after a repair attempt."""
+    """The model answered, but not in the shape asked for, even after a repair attempt.
+
+    `reply` is the unusable answer itself, when known (kept with the turn's error in the transcript)."""
+
+    reply: str | None = None
 
 
 class LLMRejectedError(LLMError):

@@ -89,6 +89,12 @@ class Settings:
     llm_backoff_seconds: float = _setting(
         "ASKWITH_LLM_BACKOFF_SECONDS", 1.0, "First retry wait; doubles each retry (with jitter), capped at 30 s."
     )
+    llm_max_tokens: int = _setting(
+        "ASKWITH_LLM_MAX_TOKENS",
+        0,
+        "Longest reply, in tokens, for calls that set no length of their own (0 = the endpoint's default). A small "
+        "local model may ramble until its context is full; a cap makes such a reply fail fast and be repaired.",
+    )
     llm_cache_dir: Path | None = _setting(
         "ASKWITH_LLM_CACHE_DIR", None, "On-disk response cache (identical requests answered from disk). Empty = off."
     )
@@ -168,6 +174,24 @@ class Settings:
     )
     local_llm_startup_seconds: float = _setting(
         "ASKWITH_LOCAL_LLM_STARTUP_SECONDS", 120.0, "How long the local server may take to load and answer."
+    )
+    # ------------------------------------------------------------------ private model (privacy level L2)
+    private_llm_base_url: str = _setting(
+        "ASKWITH_PRIVATE_LLM_BASE_URL",
+        "",
+        "Privacy split (L2): OpenAI-compatible endpoint of the private model, the only model that reads raw memory "
+        "(search hits, session texts); it passes extracted facts on to the main model. Empty (and "
+        "ASKWITH_PRIVATE_LOCAL_LLM off) = no split: the main model reads memory itself.",
+    )
+    private_llm_model: str = _setting("ASKWITH_PRIVATE_LLM_MODEL", "", "Model name sent to the private endpoint.")
+    private_llm_api_key: str = _setting(
+        "ASKWITH_PRIVATE_LLM_API_KEY", "", "API key for the private endpoint (local servers accept any).", secret=True
+    )
+    private_local_llm: str = _setting(
+        "ASKWITH_PRIVATE_LOCAL_LLM",
+        "off",
+        "Run the private model locally, as ASKWITH_LOCAL_LLM does for the main one: off, smollm2 or a path to a .gguf "
+        "file. When on, it replaces ASKWITH_PRIVATE_LLM_BASE_URL and ASKWITH_PRIVATE_LLM_MODEL.",
     )
     # ------------------------------------------------------------------ negotiation
     negotiation_approval_timeout_seconds: float = _setting(
@@ -269,6 +293,11 @@ class Settings:
     @property
     def llm_configured(self) -> bool:
         return bool(self.llm_base_url)
+
+    @property
+    def privacy_split(self) -> bool:
+        """Whether a private model reads raw memory in place of the main model (privacy level L2)."""
+        return bool(self.private_llm_base_url) or self.private_local_llm.strip().lower() not in ("", "off")
 
     def __repr__(self) -> str:  # never print secrets
         shown = ", ".join(

@@ -2,20 +2,25 @@
 
 The agent fills in the `TurnStep` it is given; the conversation loop (`conversation.py`) decides whose turn it is,
 handles errors and records the step. With InfoNav switched off (ablation "no-infonav") the agent prompts plainly:
-no plan, no rationales.
+no plan, no rationales. With a private model (privacy level L2) the memory hits go to the private model, and the act
+call gets only the facts it extracted (`facts.py`).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from bot import messages
+from bot.agents.facts import extract_facts
 from bot.agents.memory_tools import MemoryTools, QueryRecord
 from bot.agents.outputs import ACT_SCHEMA, parse_act, parse_think, think_schema
 from bot.agents.plan import Plan
 from bot.agents.roster import MemberProfile
 from bot.agents.steps import TaskStep, TurnStep, history_messages
+from bot.errors import LLMOutputError
 from bot.llm.client import LLMClient
 from bot.llm.types import LLMRequest, LLMResult
 from bot.port import SharePolicy
@@ -38,11 +43,24 @@ class Observation:
 
 
 class Agent:
+    """Args:
+    llm (`LLMClient`): the main model (think, act).
+    private_llm (`LLMClient | None`): the private model, the only one that reads memory hits; None = no split.
+    """
+
     def __init__(
-        self, profile: MemberProfile, *, llm: LLMClient, tools: MemoryTools, infonav: bool, plan: Plan | None = None
+        self,
+        profile: MemberProfile,
+        *,
+        llm: LLMClient,
+        tools: MemoryTools,
+        infonav: bool,
+        plan: Plan | None = None,
+        private_llm: LLMClient | None = None,
     ) -> None:
         self.profile = profile
         self.llm = llm
+        self.private_llm = private_llm
         self.tools = tools
         self.infonav = infonav
         self.plan = Plan() if plan is None else plan
@@ -57,7 +75,7 @@ class Agent:
 
     def fork(self) -> Agent:
         """The same member's agent with a fresh plan, for a sub-conversation it opens."""
-        return Agent(self.profile, llm=self.llm, tools=self.tools, infonav=self.infonav)
+        return Agent(self.profile, llm=self.llm, tools=self.tools, infonav=self.infonav, private_llm=self.private_llm)
 
     # ------------------------------------------------------------------ the turn
     async def think(self, obs: Observation, step: TurnStep) -> None:
@@ -72,7 +90,8 @@ class Agent:
             error=obs.error,
         )
         result = await self._call("think", obs, prompt, step)
-        step.think = parse_think(result.data, with_plan=self.infonav)
+        with _keeping_reply(result):
+            step.think = parse_think(result.data, with_plan=self.infonav)
         if self.infonav and step.think.plan is not None:
             step.update = step.update.merge(self.plan.revise(step.think.plan))
 
@@ -81,7 +100,7 @@ class Agent:
             step.queries = await self.tools.run(step.think.clear, step.think.fuzzy)
 
     async def act(self, obs: Observation, step: TurnStep) -> None:
-        hits = _hit_lines(step.queries)
+        hits = await self._memory_lines(obs, step)
         recruit = None
         if step.recruit is not None:
             recruit = {"member": step.recruit.request.member, "text": step.recruit.conclusion}
@@ -95,7 +114,8 @@ class Agent:
             recruit=recruit,
         )
         result = await self._call("act", obs, prompt, step)
-        step.act = parse_act(result.data)
+        with _keeping_reply(result):
+            step.act = parse_act(result.data)
         step.utterance = step.act.utterance
         step.shared_facts = bool(hits or step.act.learned or (step.recruit and step.recruit.status == "done"))
 
@@ -113,6 +133,18 @@ class Agent:
     def snapshot(self, step: TurnStep) -> None:
         step.plan = self.plan.copy() if self.infonav else None
 
+    async def _memory_lines(self, obs: Observation, step: TurnStep) -> list[str]:
+        """What the act prompt shows of this turn's memory: the hits, or with a private model only its facts."""
+        hits = _hit_lines(step.queries)
+        if self.private_llm is None or not hits:
+            return hits
+        facts, call = await extract_facts(
+            self.private_llm, me=self.handle, question=obs.task.question, plan=self._plan_json(), hits=hits
+        )
+        step.llm_calls.append(call)
+        step.facts = facts
+        return facts
+
     # ------------------------------------------------------------------ the LLM
     async def _call(self, purpose: str, obs: Observation, prompt: str, step: TurnStep) -> LLMResult:
         schema = think_schema(with_plan=self.infonav) if purpose == "think" else ACT_SCHEMA
@@ -127,6 +159,16 @@ class Agent:
 
     def _plan_json(self) -> str:
         return json.dumps(self.plan.dict(), ensure_ascii=False, separators=(",", ":"))
+
+
+@contextmanager
+def _keeping_reply(result: LLMResult) -> Iterator[None]:
+    """An answer in the right JSON shape that still cannot be used keeps its text, for the turn's error record."""
+    try:
+        yield
+    except LLMOutputError as exc:
+        exc.reply = result.text
+        raise
 
 
 def _search_lines(turns: list[TurnStep], handle: str) -> list[str]:

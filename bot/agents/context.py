@@ -61,4 +61,5 @@ class AskContext:
     async def agent(self, who: str, *, plan: Plan | None = None) -> Agent:
         profile = await self.roster.profile(who)
         tools = MemoryTools(profile.viewer, self.memory, self.ablations, cache=self.searches)
-        return Agent(profile, llm=self.llm, tools=tools, infonav=self.ablations.infonav, plan=plan)
+        infonav = self.ablations.infonav
+        return Agent(profile, llm=self.llm, tools=tools, infonav=infonav, plan=plan, private_llm=self.memory.reader)

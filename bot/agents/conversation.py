@@ -16,6 +16,7 @@ from bot.agents.steps import TaskStep, TurnStep
 from bot.errors import LLMError, LLMOutputError, LLMUnavailableError
 
 
+ERROR_REPLY_CHARS = 2000  # how much of an unusable answer the turn's error keeps
 MAX_OUTPUT_ERRORS = 2  # consecutive unusable answers from one agent before the conversation gives up
 SUB_CONVERSATION_TURNS = 4  # a sub-conversation answers one question: ask, answer, follow up, conclude
 
@@ -108,6 +109,8 @@ class Conversation:
                 await self._share(agent, step)
         except LLMError as exc:  # caused by the model or its endpoint: record it, let the loop decide
             step.error = exc.dict()
+            if reply := getattr(exc, "reply", None):
+                step.error["reply"] = reply[:ERROR_REPLY_CHARS]
             if (call := getattr(exc, "call", None)) is not None:
                 step.llm_calls.append(call)
         finally:

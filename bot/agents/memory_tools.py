@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from bot.agents.ablations import Ablations
 from bot.errors import AskwithError, LLMOutputError
+from bot.llm.client import LLMClient
 from bot.memory.types import ClearHit, ClearQuery, FuzzyHit, FuzzyQuery, Viewer
 
 
@@ -37,10 +38,14 @@ class FuzzySearch(Protocol):
 
 @dataclass(frozen=True)
 class MemoryAccess:
-    """The memory stores an ask reads through; None = that store is not available in this deployment."""
+    """The memory stores an ask reads through; None = that store is not available in this deployment.
+
+    `reader` is the private model of the privacy split (L2): the only model that reads what these stores return
+    (it extracts facts for the main model). None = no split: the main model reads the hits itself."""
 
     clear: ClearSearch | None
     fuzzy: FuzzySearch | None
+    reader: LLMClient | None = None
 
 
 # ---------------------------------------------------------------------- parameters the model chooses

@@ -3,7 +3,9 @@
 It reads the same prompts a real model gets (the upper-case labels in `prompts/agent.yaml`) and plays the agent
 protocol mechanically: the plan has one rationale per part of the question ("X and Y" -> two), clear-memory keywords
 are the content words of an unknown rationale, a rationale becomes known when a hit contains all its keywords or
-another agent's message states it, and consensus joins the kept values. Use it behind the real client:
+another agent's message states it, and consensus joins the kept values. As the private model of the privacy split
+it "extracts" each hit's text as a fact (mechanically: a stand-in, not a privacy filter). Use it behind the real
+client:
 
     llm = LLMClient(ScriptedBackend(scripted_model))
 """
@@ -25,6 +27,7 @@ STOPWORDS = frozenset(
 )
 EXHAUSTED = "Nothing left to try."
 _HIT = re.compile(r"^\[(?P<id>[^\]]+)\] #\S+ (?:\S+ \S+ (?P<sender>[^:]+)|\S+): (?P<text>.*?)(?: \| context: .*)?$")
+_FACT = re.compile(r"^\[(?P<id>[^\]]+)\] (?P<sender>)(?P<text>.+)$")  # a fact line from the private model
 
 
 def scripted_model(request: LLMRequest) -> str:
@@ -32,6 +35,8 @@ def scripted_model(request: LLMRequest) -> str:
     view = PromptView.of(request)
     if request.purpose == "consensus":
         return json.dumps(_consensus(view))
+    if request.purpose == "extract_facts":
+        return json.dumps(_extract(view))
     plain = "PLAN:" not in view.instruction
     if request.purpose == "think":
         return json.dumps(_plain_think(view) if plain else _think(view))
@@ -161,9 +166,18 @@ def _asked_someone(view: PromptView) -> str | None:
 
 
 # ---------------------------------------------------------------------- act
+def _hits(view: PromptView) -> list[dict[str, str]]:
+    """The MEMORY RESULTS lines: memory hits, or (with a private model) the facts it extracted from them."""
+    return [m.groupdict() for line in view.block("MEMORY RESULTS") if (m := _HIT.match(line) or _FACT.match(line))]
+
+
+def _extract(view: PromptView) -> dict[str, Any]:
+    return {"facts": [{"fact": h["text"], "source": h["id"]} for h in _hits(view)]}
+
+
 def _act(view: PromptView) -> dict[str, Any]:
     plan = json.loads(_label(view.instruction, "PLAN") or "[]")
-    hits = [m.groupdict() for line in view.block("MEMORY RESULTS") if (m := _HIT.match(line))]
+    hits = _hits(view)
     sub = re.search(r"^SUB-CONVERSATION with (\S+)'s agent: (.*)$", view.instruction, re.M)
     learned = []
     for r in (r for r in plan if r["status"] == "unknown"):
@@ -210,7 +224,7 @@ def _plain_think(view: PromptView) -> dict[str, Any]:
 
 
 def _plain_act(view: PromptView) -> dict[str, Any]:
-    hits = [m.groupdict() for line in view.block("MEMORY RESULTS") if (m := _HIT.match(line))]
+    hits = _hits(view)
     found = [f"{h['text']} [{h['id']}]" for h in hits]
     heard = [u for _, u in view.heard if u.startswith("Found:")]
     utterance = f"Found: {' '.join(found)}" if found else "I found nothing."

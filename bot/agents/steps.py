@@ -66,6 +66,7 @@ class TurnStep:
     latency_s: float = 0.0
     think: ThinkOutput | None = None
     queries: list[QueryRecord] = field(default_factory=list)
+    facts: list[str] | None = None  # with a private model: what it extracted from the hits for the act call
     recruit: RecruitOutcome | None = None
     act: ActOutput | None = None
     utterance: str = ""  # what the other agents heard (after privacy)
@@ -102,6 +103,7 @@ class TurnStep:
             "latency_s": self.latency_s,
             "think": self.think.dict() if self.think else None,
             "queries": [q.dict() for q in self.queries],
+            "facts": self.facts,
             "recruit": self.recruit.dict() if self.recruit else None,
             "act": self.act.dict() if self.act else None,
             "utterance": self.utterance,
@@ -125,6 +127,7 @@ class TurnStep:
             latency_s=raw.get("latency_s", 0.0),
             think=_think_from_dict(raw.get("think")),
             queries=[QueryRecord.from_dict(q) for q in raw.get("queries", [])],
+            facts=raw.get("facts"),
             recruit=RecruitOutcome.from_dict(raw["recruit"]) if raw.get("recruit") else None,
             act=ActOutput(act["utterance"], [Fact(**f) for f in act["learned"]], act["answer"]) if act else None,
             utterance=raw.get("utterance", ""),

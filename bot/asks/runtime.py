@@ -2,14 +2,18 @@
 
 llm = build_llm(settings)                 # LLMNotConfiguredError when no endpoint is set
 llm = build_llm(settings, scripted=True)  # the offline scripted stand-in (demos only: not answer quality)
-memory = open_memory(settings, db)
+private = build_private_llm(settings)     # the privacy split's private model (endpoint), or None when it is off
+memory = open_memory(settings, db, reader=private)
 """
 
 from __future__ import annotations
 
 from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import scripted_model
+from bot.errors import LocalLLMError
 from bot.llm.client import LLMClient
+from bot.llm.local_server import resolve_local_model
+from bot.llm.provider import private_settings
 from bot.llm.scripted import ScriptedBackend
 from bot.memory.clear import ClearMemory
 from bot.memory.fuzzy import FuzzyMemory
@@ -18,10 +22,34 @@ from bot.settings import Settings
 from bot.store.db import Database
 
 
+SCRIPTED_MODEL = "scripted-demo"
+SCRIPTED_PRIVATE_MODEL = "scripted-private"
+
+
+def scripted_backend(model: str = SCRIPTED_MODEL) -> ScriptedBackend:
+    return ScriptedBackend(scripted_model, model=model)
+
+
 def build_llm(settings: Settings, *, scripted: bool = False) -> LLMClient:
-    backend = ScriptedBackend(scripted_model, model="scripted-demo") if scripted else None
-    return LLMClient.from_settings(settings, backend=backend)
+    return LLMClient.from_settings(settings, backend=scripted_backend() if scripted else None)
 
 
-def open_memory(settings: Settings, db: Database) -> MemoryAccess:
-    return MemoryAccess(clear=ClearMemory(db), fuzzy=FuzzyMemory(db, VectorIndex.from_settings(settings)))
+def build_private_llm(settings: Settings, *, scripted: bool = False) -> LLMClient | None:
+    """The private model of the privacy split, or None when the split is off. A local private model
+    (ASKWITH_PRIVATE_LOCAL_LLM) needs its server started: use `bot.llm.provider.open_llm_clients` for that."""
+    if not settings.privacy_split:
+        return None
+    if scripted:
+        return LLMClient.from_settings(settings, backend=scripted_backend(SCRIPTED_PRIVATE_MODEL))
+    if resolve_local_model(settings.private_local_llm) is not None:
+        raise LocalLLMError(
+            "This command cannot start a local private model (ASKWITH_PRIVATE_LOCAL_LLM); "
+            "point ASKWITH_PRIVATE_LLM_BASE_URL at a running server instead."
+        )
+    return LLMClient.from_settings(private_settings(settings))
+
+
+def open_memory(settings: Settings, db: Database, *, reader: LLMClient | None = None) -> MemoryAccess:
+    """`reader`: the private model of the privacy split, the only one that reads memory hits (None: no split)."""
+    index = VectorIndex.from_settings(settings)
+    return MemoryAccess(clear=ClearMemory(db), fuzzy=FuzzyMemory(db, index), reader=reader)

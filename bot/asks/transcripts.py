@@ -33,6 +33,7 @@ class Cost:
     by_purpose: dict[str, int]
     llm_seconds: float  # summed latency of every call (not wall time: calls overlap)
     wall_s: float
+    by_model: dict[str, int] = field(default_factory=dict)  # two models with the privacy split (main, private)
 
 
 @dataclass
@@ -53,8 +54,10 @@ class Transcript:
 
     def cost(self) -> Cost:
         by_purpose: dict[str, int] = defaultdict(int)
+        by_model: dict[str, int] = defaultdict(int)
         for call in self.calls:
             by_purpose[call.purpose] += 1
+            by_model[call.model] += 1
         return Cost(
             llm_calls=len(self.calls),
             prompt_tokens=sum(c.prompt_tokens for c in self.calls),
@@ -62,6 +65,7 @@ class Transcript:
             by_purpose=dict(by_purpose),
             llm_seconds=sum(c.latency_s for c in self.calls),
             wall_s=self.ask.wall_s,
+            by_model=dict(by_model),
         )
 
 

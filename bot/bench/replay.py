@@ -54,6 +54,7 @@ class Replays:
         fuzzy: bool,  # False when fuzzy memory is switched off: then no sessions are indexed at all
         summarizer_llm: LLMClient | None,  # None = extractive session summaries (no model calls)
         on_ingest: OnIngest | None = None,
+        reader: LLMClient | None = None,  # the privacy split's private model: the only one that reads hits
     ) -> None:
         self.settings = settings
         self.db = db
@@ -61,7 +62,7 @@ class Replays:
         self.dataset_dir = Path(dataset_dir)
         index = VectorIndex.from_settings(settings)
         services = MemoryServices(settings=settings, db=db, index=index, llm=summarizer_llm)
-        self.memory = MemoryAccess(clear=services.clear(), fuzzy=services.fuzzy() if fuzzy else None)
+        self.memory = MemoryAccess(clear=services.clear(), fuzzy=services.fuzzy() if fuzzy else None, reader=reader)
         self.indexer = services.indexer() if fuzzy else None
         self.on_ingest = on_ingest
         self._replays: dict[str, Replay] = {}

@@ -75,7 +75,9 @@ async def run_bench(
     concurrency: int = 1,
     on_item: OnItem | None = None,
     on_ingest: OnIngest | None = None,
+    private_llm: LLMClient | None = None,
 ) -> RunState:
+    """`private_llm`: the privacy split's private model (session summaries, reading hits); None = no split."""
     run_dir = Path(run_dir)
     check_resumable(run_dir, config)
     config.save(run_dir)
@@ -91,7 +93,7 @@ async def run_bench(
         replays = Replays(
             settings, db, llm, dataset_dir=Path(config.dataset_dir),
             fuzzy="no-fuzzy-memory" not in config.effective_ablations,
-            summarizer_llm=None if config.scripted else llm, on_ingest=on_ingest,
+            summarizer_llm=None if config.scripted else private_llm or llm, on_ingest=on_ingest, reader=private_llm,
         )  # fmt: skip
         slots = asyncio.Semaphore(max(1, concurrency))
 

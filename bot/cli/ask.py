@@ -11,10 +11,12 @@ from rich.text import Text
 
 from adapters.local.registry import LocalWorkspaces
 from bot.agents.ablations import NAMES
-from bot.asks.runtime import build_llm, open_memory
+from bot.asks.runtime import SCRIPTED_PRIVATE_MODEL, open_memory, scripted_backend
 from bot.asks.service import AskOutcome, AskRequest, AskService
 from bot.asks.transcripts import Transcript, load_transcript
 from bot.cli.transcript_view import render_transcript
+from bot.llm.client import LLMClient
+from bot.llm.provider import open_llm_clients
 from bot.settings import Settings
 from bot.store.db import Database, run
 from memory_ingest.worker import IngestWorker
@@ -39,9 +41,8 @@ def ask(
 ) -> None:
     """Ask a question with colleagues' agents; print the answer, a short transcript and the cost."""
     settings = Settings.load()
-    llm = build_llm(settings, scripted=scripted)  # fails first, in one line, when no model is configured
     request = AskRequest(as_member, list(colleagues), question, ablations=list(ablation or []))
-    outcome, transcript = run(ask_on_local_workspace(settings, workspace, request, llm=llm))
+    outcome, transcript = run(_ask_with_models(settings, workspace, request, scripted=scripted))
     if scripted:
         out.print(f"[yellow]{SCRIPTED_NOTE}[/yellow]")
     style = "green" if outcome.status == "done" else "red"
@@ -49,8 +50,18 @@ def ask(
     out.print(render_transcript(transcript, short=True))
 
 
+async def _ask_with_models(
+    settings: Settings, spec: str, request: AskRequest, *, scripted: bool
+) -> tuple[AskOutcome, Transcript]:
+    # Opening the models comes first, so a missing model is one line before any work (and local servers start).
+    backend = scripted_backend() if scripted else None
+    private_backend = scripted_backend(SCRIPTED_PRIVATE_MODEL) if scripted else None
+    async with open_llm_clients(settings, backend=backend, private_backend=private_backend) as llms:
+        return await ask_on_local_workspace(settings, spec, request, llm=llms.main, private_llm=llms.private)
+
+
 async def ask_on_local_workspace(
-    settings: Settings, spec: str, request: AskRequest, *, llm: object
+    settings: Settings, spec: str, request: AskRequest, *, llm: LLMClient, private_llm: LLMClient | None = None
 ) -> tuple[AskOutcome, Transcript]:
     port = LocalWorkspaces(settings).open(spec)
     db = await Database.open(settings)
@@ -59,7 +70,7 @@ async def ask_on_local_workspace(
         ingest = IngestWorker(port, db, page_size=settings.ingest_page_size)
         report = await ingest.run()
         service = AskService(
-            settings=settings, db=db, port=port, llm=llm, memory=open_memory(settings, db),
+            settings=settings, db=db, port=port, llm=llm, memory=open_memory(settings, db, reader=private_llm),
             workspace_id=report.workspace_id,
         )  # fmt: skip
         outcome = await service.ask(request)

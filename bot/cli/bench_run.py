@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from bot.agents.ablations import NAMES
-from bot.asks.runtime import build_llm
+from bot.asks.runtime import build_llm, build_private_llm
 from bot.bench.generate import generate
 from bot.bench.report import build_report, find_runs, load_runs
 from bot.bench.report_files import write_report_files
@@ -55,6 +55,7 @@ def run_command(
     """Ask every item of a dataset through askwith and score it (resumable: finished items are skipped)."""
     settings = Settings.load()
     llm = build_llm(settings, scripted=scripted)  # no model and no --scripted: one clear line, before any work
+    private_llm = build_private_llm(settings, scripted=scripted)
     dataset_dir = _dataset(dataset, seed, settings)
     judge_client = _judge(settings, llm, scripted=scripted, wanted=judge, model=judge_model)
     config = RunConfig.for_run(
@@ -76,6 +77,7 @@ def run_command(
                 concurrency=concurrency,
                 on_item=display.on_item,
                 on_ingest=display.on_ingest,
+                private_llm=private_llm,
             )  # fmt: skip
         )
     out.print(_summary(config, state, run_dir), soft_wrap=True)

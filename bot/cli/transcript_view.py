@@ -28,9 +28,10 @@ def render_transcript(transcript: Transcript, *, short: bool = False) -> Group:
 def render_cost(transcript: Transcript) -> Text:
     cost = transcript.cost()
     purposes = ", ".join(f"{name} {count}" for name, count in sorted(cost.by_purpose.items()))
+    models = ", ".join(f"{name} {count}" for name, count in sorted(cost.by_model.items()))
     return Text(
-        f"cost: {cost.llm_calls} LLM calls ({purposes}) · {cost.prompt_tokens:,} prompt + "
-        f"{cost.completion_tokens:,} completion tokens · {cost.wall_s:.2f} s wall",
+        f"cost: {cost.llm_calls} LLM calls ({purposes}) · by model: {models or 'none'} · {cost.prompt_tokens:,} "
+        f"prompt + {cost.completion_tokens:,} completion tokens · {cost.wall_s:.2f} s wall",
         style="dim",
     )
 

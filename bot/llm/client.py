@@ -33,6 +33,7 @@ from bot.llm.retry import RetryPolicy
 from bot.llm.structured import (
     FALLBACK_ORDER,
     JsonMode,
+    ReplyProblem,
     check_reply,
     json_repair_messages,
     response_format,
@@ -55,6 +56,7 @@ class LLMClient:
     attempt_timeout_s (`float`): one attempt taking longer counts as a transient failure.
     cache (`ResponseCache | None`): answer identical requests from disk.
     temperature (`float | None`): used when a request sets none.
+    max_tokens (`int | None`): the reply-length cap used when a request sets none (None: the endpoint's own).
     sleep: the wait between retries (tests pass a recorder).
     """
 
@@ -67,6 +69,7 @@ class LLMClient:
         attempt_timeout_s: float = 60.0,
         cache: ResponseCache | None = None,
         temperature: float | None = None,
+        max_tokens: int | None = None,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
         self.backend = backend
@@ -74,6 +77,7 @@ class LLMClient:
         self.attempt_timeout_s = attempt_timeout_s
         self.cache = cache
         self.temperature = temperature
+        self.max_tokens = max_tokens
         self.totals = LLMTotals()
         self._sleep = sleep
         self._slots = asyncio.Semaphore(concurrency)
@@ -99,6 +103,7 @@ class LLMClient:
             attempt_timeout_s=settings.llm_timeout_seconds,
             cache=ResponseCache(settings.llm_cache_dir) if settings.llm_cache_dir else None,
             temperature=settings.llm_temperature,
+            max_tokens=settings.llm_max_tokens or None,
         )
 
     @property
@@ -124,6 +129,8 @@ class LLMClient:
         """Answer `request`. Raises LLMUnavailableError, LLMOutputError or LLMRejectedError, with `.call` set."""
         if request.temperature is None and self.temperature is not None:
             request = replace(request, temperature=self.temperature)
+        if request.max_tokens is None and self.max_tokens is not None:
+            request = replace(request, max_tokens=self.max_tokens)
         record = LLMCallRecord(purpose=request.purpose, model=self.model)
         started = time.perf_counter()
         try:
@@ -154,9 +161,11 @@ class LLMClient:
         if reply.text.strip():
             return LLMResult(reply.text, record)
         record.repaired = True
+        record.problems.append(ReplyProblem.EMPTY)
         retry = replace(request, messages=text_repair_messages(request, reply.text))
         reply = await self._send(retry, None, record)
         if not reply.text.strip():
+            record.problems.append(ReplyProblem.EMPTY)
             raise LLMOutputError(f"The language model gave an empty answer to {request.purpose!r}, twice.")
         return LLMResult(reply.text, record)
 
@@ -165,19 +174,23 @@ class LLMClient:
         reply = await self._send_json(request, record)
         try:
             return LLMResult(reply.text, record, check_reply(reply.text, schema))
-        except ValueError as exc:
+        except ReplyProblem as exc:
             problem = str(exc)
+            record.problems.append(exc.kind)
         log.info("LLM %s reply unusable (%s); asking once more", request.purpose, problem)
         record.repaired = True
         repair = replace(request, messages=json_repair_messages(request, reply.text, problem))
         reply = await self._send_json(repair, record)
         try:
             return LLMResult(reply.text, record, check_reply(reply.text, schema))
-        except ValueError as exc:
-            raise LLMOutputError(
+        except ReplyProblem as exc:
+            record.problems.append(exc.kind)
+            error = LLMOutputError(
                 f"The language model's answer to {request.purpose!r} was not in the shape asked for, "
                 f"even after one repair request: {exc}."
-            ) from None
+            )
+            error.reply = reply.text
+            raise error from None
 
     # ------------------------------------------------------------------ JSON form fallback
     async def _send_json(self, request: LLMRequest, record: LLMCallRecord) -> LLMReply:

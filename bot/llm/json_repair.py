@@ -26,6 +26,9 @@ def parse_json_object(text: str) -> dict[str, Any]:
         direct = _loads_or_none(direct)
     if isinstance(direct, dict):
         return direct
+    if candidate.startswith("{") and _matching_brace(candidate, 0) is None:
+        # A reply cut off by the length limit: an object nested in it is not the answer, so say what happened.
+        raise ValueError("the reply holds no complete JSON object: it is cut off before its end (too long?)")
     block = first_balanced_object(candidate)
     if block is None:
         raise ValueError("the reply holds no complete JSON object")

@@ -71,13 +71,29 @@ def _subschemas(schema: dict[str, Any]) -> list[dict[str, Any]]:
     return [child for child in children if isinstance(child, dict)]
 
 
+class ReplyProblem(ValueError):
+    """Why a reply is unusable: the message is for the model (the repair re-ask shows it), `kind` for the record."""
+
+    EMPTY = "empty"
+    INVALID_JSON = "invalid_json"  # no JSON object could be read out of it
+    WRONG_SCHEMA = "wrong_schema"  # a JSON object, but not in the shape asked for
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
 def check_reply(text: str, schema: dict[str, Any]) -> dict[str, Any]:
-    """The reply's JSON object if it matches `schema`; otherwise ValueError saying what is wrong, for the model."""
-    data = parse_json_object(text)
+    """The reply's JSON object if it matches `schema`; otherwise ReplyProblem saying what is wrong."""
+    try:
+        data = parse_json_object(text)
+    except ValueError as exc:
+        kind = ReplyProblem.EMPTY if not text.strip() else ReplyProblem.INVALID_JSON
+        raise ReplyProblem(kind, str(exc)) from None
     error = best_match(Draft202012Validator(schema).iter_errors(data))
     if error is not None:
         where = "/".join(str(part) for part in error.absolute_path) or "the top level"
-        raise ValueError(f"at {where}: {error.message}")
+        raise ReplyProblem(ReplyProblem.WRONG_SCHEMA, f"at {where}: {error.message}")
     return data
 
 

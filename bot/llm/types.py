@@ -41,9 +41,12 @@ class LLMCallRecord:
     json_mode: str = "text"  # text | json_schema | json_object_schema | json_object | prompt_only
     repaired: bool = False
     error: str | None = None
+    # Each unusable reply met on the way, by kind (empty | invalid_json | wrong_schema), in order: with `repaired`
+    # and `error` this says how every malformed output was handled.
+    problems: list[str] = field(default_factory=list)
 
     def dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {**self.__dict__, "problems": list(self.problems)}
 
 
 @dataclass
@@ -64,6 +67,9 @@ class LLMTotals:
     cached: int = 0
     repaired: int = 0
     latency_s: float = 0.0
+    # Calls that met an unusable reply, by its kind and what became of the call: "invalid_json -> repaired",
+    # "wrong_schema -> failed after repair", ...
+    malformed: dict[str, int] = field(default_factory=dict)
 
     def add(self, record: LLMCallRecord) -> None:
         self.calls += 1
@@ -75,6 +81,9 @@ class LLMTotals:
         self.cached += record.cached
         self.repaired += record.repaired
         self.latency_s += record.latency_s
+        if record.problems:
+            key = f"{record.problems[0]} -> {'failed after repair' if record.error else 'repaired'}"
+            self.malformed[key] = self.malformed.get(key, 0) + 1
 
 
 class LLMBackend(Protocol):

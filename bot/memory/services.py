@@ -7,7 +7,8 @@
     await services.close()
 
 The database, the vector index (embedded Chroma, or a server by setting) and, when an endpoint is configured, the
-LLM client that writes session summaries (without one, extractive summaries stand in, labelled as such).
+LLM client that writes session summaries (without one, extractive summaries stand in, labelled as such). With the
+privacy split that is the private model's endpoint, never the main one.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.llm.client import LLMClient
+from bot.llm.provider import private_settings
 from bot.memory.clear import ClearMemory
 from bot.memory.fuzzy import FuzzyMemory
 from bot.memory.indexer import SessionIndexer
@@ -34,8 +36,7 @@ class MemoryServices:
     @classmethod
     async def open(cls, settings: Settings) -> MemoryServices:
         db = await Database.open(settings)
-        llm = LLMClient.from_settings(settings) if settings.llm_configured else None
-        return cls(settings=settings, db=db, index=VectorIndex.from_settings(settings), llm=llm)
+        return cls(settings=settings, db=db, index=VectorIndex.from_settings(settings), llm=_summary_model(settings))
 
     def indexer(self) -> SessionIndexer:
         return SessionIndexer(self.db, self.settings, SessionSummarizer(self.db, self.llm), self.index)
@@ -50,3 +51,9 @@ class MemoryServices:
         if self.llm is not None:
             await self.llm.aclose()
         await self.db.close()
+
+
+def _summary_model(settings: Settings) -> LLMClient | None:
+    """The endpoint allowed to read sessions, or None (extractive summaries). A local model is not started here."""
+    chosen = private_settings(settings) if settings.privacy_split else settings
+    return LLMClient.from_settings(chosen) if chosen.llm_configured else None

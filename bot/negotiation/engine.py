@@ -111,7 +111,7 @@ class NegotiationEngine:
         try:
             result = await self.clients[turn.agent].complete(request)
         except LLMOutputError as exc:
-            call = LLMCallRecord(purpose=purpose, model=self.clients[turn.agent].model, error=str(exc))
+            call = exc.call or LLMCallRecord(purpose=purpose, model=self.clients[turn.agent].model, error=str(exc))
             return Attempt("", "", None, None, call, feedback=feedback("bad_output"))
         message, estimate = _read_reply(result.data)
         if message is None:

@@ -16,15 +16,15 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from adapters.local.registry import LocalWorkspaces
 from bot.agents.memory_tools import MemoryAccess
-from bot.asks.runtime import build_llm
 from bot.asks.service import AskService
 from bot.asks.worker import AskWorker
 from bot.errors import NoPlatformError
 from bot.llm.client import LLMClient
+from bot.llm.provider import model_configured, open_llm_clients
 from bot.memory.clear import ClearMemory
 from bot.memory.fuzzy import FuzzyMemory
 from bot.memory.indexer import SessionIndexer
@@ -87,12 +87,17 @@ async def running(
     db = await Database.open(settings)
     async with AsyncExitStack() as stack:
         stack.push_async_callback(db.close)
-        configured = build_llm(settings) if llm is None and settings.llm_configured else None
-        llm = llm or configured
-        if llm is not None:
+        configured = None
+        if llm is None and model_configured(settings):  # local models start here, and stop with the stack
+            configured = await stack.enter_async_context(open_llm_clients(settings))
+        elif llm is not None:
             stack.push_async_callback(llm.aclose)
-        # Session summaries come from the configured model only; a stand-in (scripted demo) gets extractive ones.
-        mem = (memory or build_memory)(settings, db, configured)
+        llm = llm or (configured.main if configured else None)
+        # Session summaries come from the configured model only (the private one with the privacy split); a
+        # stand-in (scripted demo) gets extractive ones.
+        mem = (memory or build_memory)(settings, db, configured.memory_reader if configured else None)
+        if configured is not None and configured.private is not None:
+            mem.access = replace(mem.access, reader=configured.private)
         runtime = Runtime(settings, db, llm, local=None)
         runtime.platforms = await start_platforms(
             settings, db, llm=llm, memory=mem.access, indexer=mem.indexer, links=TranscriptLinks(settings, secret),

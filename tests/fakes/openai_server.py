@@ -9,6 +9,8 @@ endpoint has them for every request: `api_key` (any other bearer token gets HTTP
     server = FakeOpenAIServer()
     await server.start()
     server.enqueue(rate_limited(retry_after="0"), reply_json({"answer": 42}, prompt_tokens=30))
+
+    model_server = FakeOpenAIServer(script=lambda body: ...)  # plays a model: request body -> reply text
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,11 +88,20 @@ LLAMA_CPP_JSON_SCHEMA_ERROR = (
 )
 
 
+BodyScript = Callable[[dict[str, Any]], str]  # a request body -> the reply text
+
+
 class FakeOpenAIServer:
     def __init__(
-        self, *, api_key: str | None = None, reject_json_schema: bool = False, default: Behaviour | None = None
+        self,
+        *,
+        api_key: str | None = None,
+        reject_json_schema: bool = False,
+        default: Behaviour | None = None,
+        script: BodyScript | None = None,
     ) -> None:
         self.api_key = api_key
+        self.script = script  # when set, answers every request the queue does not
         self.reject_json_schema = reject_json_schema
         self.default = reply("ok") if default is None else default
         self.queue: deque[Behaviour] = deque()
@@ -135,12 +147,15 @@ class FakeOpenAIServer:
             return _error(401, "Invalid API Key", "authentication_error", {})
         if self.reject_json_schema and (body.get("response_format") or {}).get("type") == "json_schema":
             return _error(500, LLAMA_CPP_JSON_SCHEMA_ERROR, "internal_server_error", {})
-        behaviour = self.queue.popleft() if self.queue else self.default
+        behaviour = self.queue.popleft() if self.queue else self._unqueued(body)
         if behaviour.delay_s:
             await asyncio.sleep(behaviour.delay_s)
         if behaviour.status != 200:
             return _error(behaviour.status, behaviour.error_message, behaviour.error_type, behaviour.headers)
         return web.json_response(_completion(body, behaviour), headers=behaviour.headers)
+
+    def _unqueued(self, body: dict[str, Any]) -> Behaviour:
+        return self.default if self.script is None else reply(self.script(body))
 
 
 def _error(status: int, message: str, kind: str, headers: dict[str, str]) -> web.Response:

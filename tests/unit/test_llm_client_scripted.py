@@ -54,16 +54,37 @@ async def test_an_endpoint_that_is_always_down_gives_up_readably() -> None:
 @pytest.mark.parametrize("fault", [Fault.EMPTY, Fault.INVALID_JSON, Fault.WRONG_SCHEMA])
 async def test_output_faults_are_repaired(fault: Fault) -> None:
     inner = ScriptedBackend(good_model)
-    result = await client_over(FaultyBackend(inner, [fault])).complete(ask())
+    client = client_over(FaultyBackend(inner, [fault]))
+    result = await client.complete(ask())
     assert result.data == GOOD and result.call.repaired
     assert "JSON schema" in inner.requests[0].messages[-1]["content"]  # the model saw the repair request
+    assert result.call.problems == [fault.value]  # the record says what was wrong, and that it was repaired
+    assert client.totals.malformed == {f"{fault.value} -> repaired": 1}
 
 
 @pytest.mark.parametrize("fault", [Fault.EMPTY, Fault.INVALID_JSON, Fault.WRONG_SCHEMA])
 async def test_output_faults_twice_are_a_clean_output_error(fault: Fault) -> None:
     backend = FaultyBackend(ScriptedBackend(good_model), [fault, fault])
-    with pytest.raises(LLMOutputError, match="not in the shape asked for"):
-        await client_over(backend).complete(ask())
+    client = client_over(backend)
+    with pytest.raises(LLMOutputError, match="not in the shape asked for") as info:
+        await client.complete(ask())
+    assert info.value.call.problems == [fault.value, fault.value]
+    assert client.totals.malformed == {f"{fault.value} -> failed after repair": 1}
+
+
+async def test_an_empty_text_reply_is_asked_again_and_recorded() -> None:
+    replies = iter(["", "Tuesday"])
+    client = client_over(ScriptedBackend(lambda request: next(replies)))
+    result = await client.complete(ask(schema=None))
+    assert result.text == "Tuesday" and result.call.problems == ["empty"] and result.call.repaired
+
+
+async def test_the_reply_length_cap_applies_to_requests_without_their_own() -> None:
+    backend = ScriptedBackend(good_model)
+    client = client_over(backend, max_tokens=64)
+    await client.complete(ask())
+    await client.complete(LLMRequest(ask().messages, purpose="act", json_schema=SCHEMA, max_tokens=8))
+    assert [r.max_tokens for r in backend.requests] == [64, 8]
 
 
 async def test_format_refusal_falls_back_and_is_remembered() -> None:

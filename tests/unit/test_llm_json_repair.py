@@ -28,6 +28,7 @@ def test_tolerant_parse_finds_the_first_object(text: str, expected: dict) -> Non
         ("", "empty"),
         ("   \n", "empty"),
         ('{"answer": "half of it', "no complete JSON object"),
+        ('{"plan":[{"id":"r1","need":""},{"id":"r2","ne', "cut off before its end"),  # not the inner object
         ("just words", "no complete JSON object"),
         ("[1, 2, 3]", "no complete JSON object"),
         ("{'a': 1}", "not valid JSON"),

@@ -16,7 +16,7 @@ import pytest
 from bot.errors import LocalLLMError
 from bot.llm import local_server
 from bot.llm.local_server import PACKAGED_MODELS, LocalLLMServer, LocalModel, PackagedModel, resolve_local_model
-from bot.llm.provider import llm_endpoint, open_llm_client
+from bot.llm.provider import llm_endpoint, open_llm_client, open_llm_clients
 from bot.settings import Settings
 
 
@@ -176,3 +176,23 @@ async def test_local_on_points_the_client_at_the_started_server(
     with pytest.raises(httpx.ConnectError):
         async with httpx.AsyncClient() as http:
             await http.get(f"{url}/models")
+
+
+async def test_the_private_model_shares_the_local_server_of_the_same_model_or_gets_its_own(
+    tmp_path: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    main_gguf, private_gguf = tmp_path / "Main.gguf", tmp_path / "Edge.gguf"
+    for gguf in (main_gguf, private_gguf):
+        gguf.write_bytes(b"GGUF")
+    monkeypatch.setattr(LocalLLMServer, "command", StandInServer.command)
+    monkeypatch.setattr(LocalLLMServer, "flags", (), raising=False)
+    shared = settings.replace(local_llm=str(main_gguf), private_local_llm=str(main_gguf))
+    async with open_llm_clients(shared) as llms:
+        assert llms.private is llms.main and llms.memory_reader.model == "Main"
+    split = settings.replace(local_llm=str(main_gguf), private_local_llm=str(private_gguf))
+    async with open_llm_clients(split) as llms:
+        assert llms.private is not None and (llms.main.model, llms.private.model) == ("Main", "Edge")
+        assert llms.main.endpoint != llms.private.endpoint
+        async with httpx.AsyncClient() as http:
+            assert (await http.get(f"{llms.private.endpoint}/models")).json()["data"][0]["id"] == "Edge"
+    assert (settings.data_dir / "logs" / "local-llm-Edge.log").is_file()
