@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from bot.port import SharePolicy
+
 
 # ---------------------------------------------------------------------- rejected requests
 def empty_question() -> str:
@@ -118,3 +120,15 @@ def failure_internal() -> str:
 def citation(need: str, value: str, owner: str, source: str) -> str:
     where = f" [{source}]" if source else ""
     return f"{need}: {value} ({owner}'s agent{where})"
+
+
+# ---------------------------------------------------------------------- member settings (every platform)
+SHARE_MEANING = {
+    SharePolicy.AUTO: "your agent shares what it finds",
+    SharePolicy.ASK: "your agent asks you (by DM) before sharing anything it found",
+    SharePolicy.NEVER: "your agent politely declines to take part",
+}
+
+
+def memory_state(opted_in: bool) -> str:
+    return "on: askwith remembers what you can see" if opted_in else "off: askwith does not remember anything"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot import messages
 from bot.port import ApprovalDecision, ApprovalKind, ApprovalRequest, SharePolicy
 
 
@@ -41,20 +42,15 @@ def negotiating(colleague: str) -> str:
 
 # ---------------------------------------------------------------------- /askwith
 SETTINGS_DESCRIPTION = "Your askwith agent's settings"
-SHARE_MEANING = {
-    SharePolicy.AUTO: "your agent shares what it finds",
-    SharePolicy.ASK: "your agent asks you (by DM) before sharing anything it found",
-    SharePolicy.NEVER: "your agent politely declines to take part",
-}
 
 
 def settings_summary(opted_in: bool, share: SharePolicy, excluded_channel_ids: Sequence[str]) -> str:
-    memory = "on: askwith remembers what you can see" if opted_in else "off: askwith does not remember anything"
+    memory = messages.memory_state(opted_in)
     excluded = ", ".join(f"<#{c}>" for c in excluded_channel_ids) or "none"
     return (
         f"**Your askwith settings**\n"
         f"\u2022 Memory: {memory}\n"
-        f"\u2022 Sharing: `{share.value}`: {SHARE_MEANING[share]}\n"
+        f"\u2022 Sharing: `{share.value}`: {messages.SHARE_MEANING[share]}\n"
         f"\u2022 Kept out of your agent's memory: {excluded}\n"
         "Change them with `/askwith on|off`, `/askwith share`, `/askwith exclude`, `/askwith include`."
     )

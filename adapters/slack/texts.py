@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot import messages
 from bot.port import ApprovalDecision, ApprovalKind, ApprovalRequest, SharePolicy
 
 
@@ -69,18 +70,12 @@ SETTINGS_HELP = (
     "• `/askwith connect` — let your agent read your DMs (a one-time Slack authorisation)"
 )
 
-SHARE_MEANING = {
-    SharePolicy.AUTO: "your agent shares what it finds",
-    SharePolicy.ASK: "your agent asks you before sharing anything it found",
-    SharePolicy.NEVER: "your agent politely declines to take part",
-}
-
 
 def settings_summary(opted_in: bool, share: SharePolicy, excluded_channel_ids: Sequence[str]) -> str:
-    memory = "on: askwith remembers what you can see" if opted_in else "off: askwith does not remember anything"
+    memory = messages.memory_state(opted_in)
     excluded = ", ".join(f"<#{c}>" for c in excluded_channel_ids) or "none"
     return (
-        f"*Your askwith settings*\n• memory: {memory}\n• sharing: `{share.value}` ({SHARE_MEANING[share]})\n"
+        f"*Your askwith settings*\n• memory: {memory}\n• sharing: `{share.value}` ({messages.SHARE_MEANING[share]})\n"
         f"• excluded channels: {excluded}"
     )
 
