@@ -35,6 +35,7 @@ from bot.llm.client import LLMClient  # noqa: E402
 from bot.llm.scripted import ScriptedBackend  # noqa: E402
 from bot.memory.clear import ClearMemory  # noqa: E402
 from bot.memory.fuzzy import FuzzyMemory  # noqa: E402
+from bot.memory.history import WholeHistory  # noqa: E402
 from bot.memory.indexer import SessionIndexer  # noqa: E402
 from bot.memory.summarizer import SessionSummarizer  # noqa: E402
 from bot.memory.vector_index import VectorIndex  # noqa: E402
@@ -61,7 +62,7 @@ async def setup(settings: Settings, *, latency_s: float, questions: int) -> Benc
     index = VectorIndex.from_settings(settings)
     await SessionIndexer(db, settings, SessionSummarizer(db, None), index).update(report.workspace_id)
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model, latency_s=latency_s))
-    memory = MemoryAccess(ClearMemory(db), FuzzyMemory(db, index))
+    memory = MemoryAccess(ClearMemory(db), FuzzyMemory(db, index), history=WholeHistory(db))
     service = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=report.workspace_id)
     requests = [AskRequest(i.asking[0], [i.asking[1]], i.question) for i in dataset.items[:questions]]
     return Bench(service, requests)

@@ -7,7 +7,8 @@ Measures, in one run, with the real embedding model (all-MiniLM-L6-v2 int8) and 
 - ingestion through the real path, into an empty store: `IngestWorker` over the local workspace with the session
   indexer (mirror, pull history, sessionize, extractive summaries, MiniLM embeddings, Chroma upsert): messages/s
   and summaries embedded per second;
-- the bare model on exactly the documents ingestion embeds (every session summary, in the indexer's batches), timed
+- the bare model on exactly the documents ingestion embeds (every session summary and message window, in the
+  indexer's batches), timed
   just before and just after ingestion and averaged, so drift in machine load hits both sides; the ratio of
   ingestion's throughput to the model's (target >= 0.8: ingestion adds little beyond the model), by wall-clock and
   by CPU time (the CPU ratio holds on a machine busy with other work, where wall-clock is at the mercy of the load);
@@ -44,9 +45,11 @@ from sqlalchemy.engine import make_url  # noqa: E402
 
 from adapters.local.workspace import LocalWorkspace  # noqa: E402
 from benchmarks.timing import Spent, Timings, percentile, spent  # noqa: E402
+from bot.memory import session_store  # noqa: E402
 from bot.memory.embeddings import HashEmbedder, MiniLMEmbedder  # noqa: E402
 from bot.memory.fuzzy import FuzzyMemory  # noqa: E402
-from bot.memory.indexer import EMBED_BATCH, SessionIndexer  # noqa: E402
+from bot.memory.indexer import EMBED_BATCH, SessionIndexer, window_doc  # noqa: E402
+from bot.memory.sessions import windows  # noqa: E402
 from bot.memory.summarizer import SessionSummarizer  # noqa: E402
 from bot.memory.types import FuzzyQuery, Viewer  # noqa: E402
 from bot.memory.vector_index import VectorIndex  # noqa: E402
@@ -127,16 +130,29 @@ async def ingest(
     return Ingestion(first, first_cost, rerun, rerun_cost, index)
 
 
-async def embedded_documents(db: Database, workspace_id: int) -> list[str]:
-    """The documents ingestion embedded: one summary per session, in the indexer's order (session id)."""
+async def embedded_documents(db: Database, workspace_id: int, window_messages: int) -> list[str]:
+    """The documents ingestion embedded, in the indexer's order: per batch of sessions (by id), their summaries,
+    then their message windows (hybrid retrieval's dense side)."""
     async with db.session() as session:
-        rows = await session.execute(
-            select(models.SessionSummary.text)
-            .join(models.MemorySession, models.MemorySession.content_hash == models.SessionSummary.content_hash)
-            .where(models.MemorySession.workspace_id == workspace_id)
-            .order_by(models.MemorySession.id)
-        )
-        return list(rows.scalars())
+        rows = (
+            await session.execute(
+                select(models.MemorySession.id, models.MemorySession.key, models.SessionSummary.text)
+                .join(models.SessionSummary, models.SessionSummary.content_hash == models.MemorySession.content_hash)
+                .where(models.MemorySession.workspace_id == workspace_id)
+                .order_by(models.MemorySession.id)
+            )
+        ).all()
+        lines = await session_store.session_lines(session, [row[0] for row in rows]) if window_messages else {}
+    documents: list[str] = []
+    for start in range(0, len(rows), EMBED_BATCH):
+        batch = rows[start : start + EMBED_BATCH]
+        documents += [text for _, _, text in batch]
+        documents += [
+            window_doc(key, 0, index, window).text
+            for id_, key, _ in batch
+            for index, window in enumerate(windows(lines.get(id_, []), window_messages))
+        ]
+    return documents
 
 
 async def time_model(embedder: MiniLMEmbedder, texts: list[str]) -> Spent:
@@ -205,7 +221,7 @@ async def run_async(settings: Settings, *, postgres_url: str | None = None) -> d
         hashed = base.replace(data_dir=Path(scratch) / "hash")
         async with fresh_store(hashed, hashed.data_dir, postgres_url) as db:
             model_free = await ingest(db, hashed, data_dir, HashEmbedder())
-            documents = await embedded_documents(db, model_free.first.workspace_id)
+            documents = await embedded_documents(db, model_free.first.workspace_id, hashed.window_messages)
         real = base.replace(data_dir=Path(scratch) / "minilm")
         async with fresh_store(real, real.data_dir, postgres_url) as db:
             return await measure(db, real, data_dir, documents, model_free)
@@ -222,7 +238,7 @@ async def measure(
     before = await time_model(embedder, documents)
     ingested = await ingest(db, settings, data_dir, embedder)
     model = (before + await time_model(embedder, documents)) / 2
-    if await embedded_documents(db, ingested.first.workspace_id) != documents:
+    if await embedded_documents(db, ingested.first.workspace_id, settings.window_messages) != documents:
         raise RuntimeError("ingestion embedded other documents than the model was timed on")
     memory = FuzzyMemory(db, ingested.index)
     searches = await time_searches(memory, await search_probes(db, ingested.first.workspace_id, Random(11)))
@@ -245,10 +261,11 @@ def ingest_figures(ingested: Ingestion, model: Spent, documents: int, model_free
         "ingest_without_model_s": model_free.first_cost.wall_s,
         "model_s": model.wall_s,
         "model_cpu_s": model.cpu_s,
-        "model_summaries_per_s": documents / model.wall_s,
-        # Throughput ratio on the same documents: (embedded / ingest time) / (documents / model time).
-        "ingest_to_model_ratio": (embedded / cost.wall_s) / (documents / model.wall_s),
-        "ingest_to_model_cpu_ratio": (embedded / cost.cpu_s) / (documents / model.cpu_s),
+        "ingest_documents": float(documents),  # summaries and windows
+        "model_summaries_per_s": documents / model.wall_s,  # documents: summaries and windows
+        # Throughput ratio on the same documents: (documents / ingest time) / (documents / model time).
+        "ingest_to_model_ratio": model.wall_s / cost.wall_s,
+        "ingest_to_model_cpu_ratio": model.cpu_s / cost.cpu_s,
         "rerun_added": float(added_by(rerun)),
         "rerun_ms": ingested.rerun_cost.wall_s * 1000,
     }

@@ -69,8 +69,8 @@ def ingest_rows(f: dict[str, float]) -> list[Row]:
             f"{f['ingest_messages_per_s']:.0f} msg/s, {f['ingest_summaries_per_s']:.1f} summaries/s",
         ),
         Row(f"  {f['ingest_messages']:,.0f} messages in", f"{f['ingest_s']:.1f} s, CPU {f['ingest_cpu_s']:.1f} s"),
-        Row("bare model on the same summaries", f"{f['model_summaries_per_s']:.1f} summaries/s"),
-        Row("  all summaries embedded in (mean of 2 runs)", f"{f['model_s']:.1f} s, CPU {f['model_cpu_s']:.1f} s"),
+        Row("bare model on the same documents", f"{f['model_summaries_per_s']:.1f} documents/s"),
+        Row("  all documents embedded in (mean of 2 runs)", f"{f['model_s']:.1f} s, CPU {f['model_cpu_s']:.1f} s"),
         Row(
             "ingest / bare model throughput",
             f"{f['ingest_to_model_ratio']:.2f}",

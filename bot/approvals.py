@@ -5,16 +5,25 @@
     registry.resolve("appr-1", ApprovalDecision.APPROVED)       # in the button's handler
 
 A decision that arrives before anyone waits is kept, so a click racing the prompt is never lost. Waiting again on
-an id already decided returns that decision (a resumed ask re-asks with the same stable id). Held in memory: a
-prompt answered after the process restarted is reported to the member as no longer pending.
+an id already decided returns that decision (a resumed ask re-asks with the same stable id). The registry is the
+platform's in-process view of its prompts; `ApprovalStore` (below) is the record asks rely on: decisions in the
+database, so an ask waiting on one holds no worker slot, and a restart or another worker loses nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
+from sqlalchemy import update
+
+from bot.asks.models import Approval
 from bot.port import ApprovalDecision, ApprovalRequest
+from bot.store.db import Database, as_utc
+
+
+PENDING = "pending"
 
 
 @dataclass(frozen=True)
@@ -66,3 +75,59 @@ class ApprovalRegistry:
             return False
         future.set_result(decision)
         return True
+
+
+# ---------------------------------------------------------------------- stored approvals (asks)
+class ApprovalStore:
+    """Approvals of an ask's shares, in the database: the decision survives a restart and reaches whichever worker
+    runs the ask, whichever process heard the click.
+
+        store = ApprovalStore(db)
+        row = await store.open(request, ask_id=7, timeout_s=600)         # once; a resumed ask finds the same row
+        await store.decide(row.id, ApprovalDecision.APPROVED, member_id="U1")   # the click, anywhere
+        decision = await store.wait(row.id, poll_s=1.0)                  # the decision, or TIMEOUT at the deadline
+
+    A decision is final: the first of the click and the deadline wins, and a late click changes nothing.
+    """
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def open(self, request: ApprovalRequest, *, ask_id: int | None, timeout_s: float) -> Approval:
+        now = datetime.now(UTC)
+        row = {
+            "id": request.id, "ask_id": ask_id, "member_id": request.member_id, "status": PENDING, "created_at": now,
+            "deadline_at": now + timedelta(seconds=timeout_s),
+        }  # fmt: skip
+        async with self.db.session() as session, session.begin():
+            await session.execute(self.db.insert(Approval).values(**row).on_conflict_do_nothing())
+        return await self.get(request.id)  # type: ignore[return-value]  # inserted or already there
+
+    async def get(self, approval_id: str) -> Approval | None:
+        async with self.db.session() as session:
+            return await session.get(Approval, approval_id)
+
+    async def decide(self, approval_id: str, decision: ApprovalDecision, *, member_id: str | None = None) -> bool:
+        """Record a decision; False when it was already decided (or expired) or `member_id` is not the one asked."""
+        conditions = [Approval.id == approval_id, Approval.status == PENDING]
+        if member_id is not None:
+            conditions.append(Approval.member_id == member_id)
+        async with self.db.session() as session, session.begin():
+            result = await session.execute(
+                update(Approval).where(*conditions).values(status=decision.value, decided_at=datetime.now(UTC))
+            )
+        return result.rowcount == 1
+
+    async def wait(self, approval_id: str, *, poll_s: float) -> ApprovalDecision:
+        """Poll until decided; at the deadline, TIMEOUT (unless a click got in first)."""
+        while True:
+            row = await self.get(approval_id)
+            if row is None:
+                raise KeyError(approval_id)
+            if row.status != PENDING:
+                return ApprovalDecision(row.status)
+            left = (as_utc(row.deadline_at) - datetime.now(UTC)).total_seconds()
+            if left <= 0:
+                await self.decide(approval_id, ApprovalDecision.TIMEOUT)
+                continue
+            await asyncio.sleep(min(poll_s, left))

@@ -80,6 +80,31 @@ class ChatPlatformError(WorkspaceError):
         self.reason = reason
 
 
+class PlatformObjectGoneError(ChatPlatformError):
+    """The object a call named no longer exists (a deleted thread, channel or message): ingestion retires it."""
+
+
+class PlatformTokenRevokedError(ChatPlatformError):
+    """The token a call used was revoked or is invalid: ingestion disables that token and tells its member
+    (`token_owner`, the member's platform id; None when it is the bot's own token)."""
+
+    def __init__(self, call: str, reason: str, *, token_owner: str | None = None) -> None:
+        super().__init__(call, reason)
+        self.token_owner = token_owner
+
+
+class PlatformAccessError(ChatPlatformError):
+    """The token may not read the object (not in the channel, a missing scope): that object waits and is retried."""
+
+
+class PlatformRateLimitedError(ChatPlatformError):
+    """The platform asked to wait `retry_after` seconds before calling again (longer than askwith waits inline)."""
+
+    def __init__(self, call: str, reason: str, *, retry_after: float) -> None:
+        super().__init__(call, f"{reason} (retry after {retry_after:g}s)")
+        self.retry_after = retry_after
+
+
 class PlatformInstallError(AskwithError):
     """A member's authorisation of askwith on a chat platform (OAuth install flow) failed; the text says why."""
 
@@ -135,6 +160,18 @@ class LLMOutputError(LLMError):
 
 class LLMRejectedError(LLMError):
     """The endpoint refused the request for good (bad key, unknown model, bad request): retrying cannot help."""
+
+
+class LLMConfigurationError(LLMRejectedError):
+    """The endpoint refuses how askwith is set up to call it (HTTP 400/401/403/404, out of quota): the key, model
+    name, URL or account is wrong. No other turn can succeed, so the ask ends at once.
+
+    `reason` is short and safe to show a member ("HTTP 401: the API key was not accepted; check ..."): it names
+    settings, never the endpoint's address or the key."""
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class LLMTransientError(LLMError):

@@ -5,7 +5,7 @@ Adapters render these strings as they are; the model never sees them (its text l
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from bot.port import SharePolicy
 
@@ -60,8 +60,36 @@ def approval_title(owner_requester: str) -> str:
     return f"Share this with {owner_requester}'s agent?"
 
 
-def approval_body(question: str, utterance: str) -> str:
-    return f"They asked: {question}\nYour agent would reply:\n> {utterance}"
+APPROVAL_LINES = 8  # cited lines an approval prompt shows in full; the rest are counted
+APPROVAL_LINE_CHARS = 280
+
+
+def approval_body(
+    question: str,
+    utterance: str,
+    *,
+    facts: Sequence[tuple[str, str, str]] = (),
+    answer: str | None = None,
+    cited: Sequence[str] = (),
+) -> str:
+    """Everything the turn would pass on: the reply, the facts (need, value, source), the answer, the cited lines."""
+    parts = [f"They asked: {question}", f"Your agent would reply:\n> {utterance}"]
+    if facts:
+        shown = "\n".join(f"• {need}: {value}" + (f" [{source}]" if source else "") for need, value, source in facts)
+        parts.append(f"And pass on these facts (they can reach the final answer):\n{shown}")
+    if answer:
+        parts.append(f"Its answer so far:\n> {answer}")
+    if cited:
+        lines = [f"> {_clip(line)}" for line in cited[:APPROVAL_LINES]]
+        if len(cited) > APPROVAL_LINES:
+            lines.append(f"(and {len(cited) - APPROVAL_LINES} more)")
+        parts.append("Quoting from your messages:\n" + "\n".join(lines))
+    return "\n".join(parts)
+
+
+def _clip(line: str) -> str:
+    line = " ".join(line.split())
+    return line if len(line) <= APPROVAL_LINE_CHARS else line[: APPROVAL_LINE_CHARS - 1] + "…"
 
 
 def hidden_thread_title(ask_id: int, requester: str, colleagues: Iterable[str], question: str) -> str:
@@ -93,12 +121,81 @@ def final_answer(ask_id: int, answer: str, citations: Iterable[str], *, link: st
     return f"{answer}{based_on}\n{transcript_ref(ask_id)}{transcript_link(link)}"
 
 
+def final_cited_answer(
+    ask_id: int,
+    answer: str,
+    claims: Iterable[tuple[str, list[str]]],
+    disagreements: Iterable[str],
+    *,
+    link: str | None = None,
+) -> str:
+    """The answer, each claim with the messages it rests on, and where the agents disagreed."""
+    lines = [answer]
+    shown = [(text, refs) for text, refs in claims if refs]
+    if shown:
+        lines.append("Based on:")
+        lines.extend(f"• {text}\n" + "\n".join(f"    {ref}" for ref in refs) for text, refs in shown)
+    if disagreements := list(disagreements):
+        lines.append("The agents disagreed:")
+        lines.extend(f"• {d}" for d in disagreements)
+    return "\n".join(lines) + f"\n{transcript_ref(ask_id)}{transcript_link(link)}"
+
+
+def final_unsupported(
+    ask_id: int, answer: str, tried: Iterable[str], disagreements: Iterable[str], *, link: str | None = None
+) -> str:
+    """An answer no message supports: said as such, with what the agents tried."""
+    tried = list(tried)
+    lines = [f"Unsupported: no message the agents could share supports this answer, so treat it as a guess:\n{answer}"]
+    if tried:
+        lines.append("What the agents tried:")
+        lines.extend(f"• {t}" for t in tried[:MAX_TRIED_LINES])
+        if len(tried) > MAX_TRIED_LINES:
+            lines.append(f"• … and {len(tried) - MAX_TRIED_LINES} more (see the transcript)")
+    if disagreements := list(disagreements):
+        lines.append("The agents disagreed:")
+        lines.extend(f"• {d}" for d in disagreements)
+    return "\n".join(lines) + f"\n{transcript_ref(ask_id)}{transcript_link(link)}"
+
+
+MAX_TRIED_LINES = 8
+
+
+def reference_own(channel: str, when: str, sender: str, message_id: str) -> str:
+    """A message the requester can see: where to open it."""
+    return f"#{channel}, {when}, {sender} (message {message_id})"
+
+
+def reference_quote(text: str, holder: str, channel: str) -> str:
+    """A message the requester cannot see, quoted as the colleague's agent shared it."""
+    return f"\u201c{text}\u201d \u2014 shared by {holder}'s agent (from #{channel})"
+
+
+def prompt_withheld() -> str:
+    return "(not kept: the member did not approve sharing this turn, so nothing of it is recorded)"
+
+
+def origin_direct() -> str:
+    return "a direct message to askwith"
+
+
+def origin_channel(name: str, *, in_thread: bool) -> str:
+    return f"a thread in #{name}" if in_thread else f"#{name}"
+
+
 def final_failure(ask_id: int, reason: str, *, link: str | None = None) -> str:
     return f"Sorry, I could not answer this ask: {reason}\n{transcript_ref(ask_id)}{transcript_link(link)}"
 
 
 def failure_llm_unavailable() -> str:
     return "the language model did not respond (it kept failing or timing out). Please try again later."
+
+
+def failure_llm_misconfigured(reason: str) -> str:
+    return (
+        f"the language model is misconfigured, so the agents could not work ({reason}). "
+        "Please tell whoever runs askwith."
+    )
 
 
 def failure_llm_output() -> str:
@@ -132,3 +229,35 @@ SHARE_MEANING = {
 
 def memory_state(opted_in: bool) -> str:
     return "on: askwith remembers what you can see" if opted_in else "off: askwith does not remember anything"
+
+
+def memory_off_effect() -> str:
+    """What turning memory off does, exactly (every platform says this when a member turns it off)."""
+    return (
+        "askwith stops at once reading anything with your own token (your DMs), no longer reads channels for your "
+        "sake (a channel stays remembered for colleagues in it who have memory on), and colleagues' agents can no "
+        "longer ask yours. What it already remembers of your DMs stays until you forget it."
+    )
+
+
+def forgot(channels: int) -> str:
+    return (
+        f"Done: askwith deleted what it remembered only because of you ({channels} conversation(s) read with your "
+        "own token) and no longer holds your token. Channels stay remembered for the colleagues in them."
+    )
+
+
+def disconnected(had_token: bool) -> str:
+    if not had_token:
+        return "askwith holds no token of yours: it reads only the channels its bot was invited to."
+    return (
+        "Done: your token is revoked and forgotten; askwith no longer reads your DMs. What it already remembered of "
+        "them stays until you forget it."
+    )
+
+
+def token_disabled(reason: str) -> str:
+    return (
+        f"askwith stopped reading your DMs: your authorisation no longer works ({reason}). Nobody's agent reads "
+        "what it remembered of them until you connect again."
+    )

@@ -36,6 +36,7 @@ class ApprovalDecision(StrEnum):
     APPROVED = "approved"
     DENIED = "denied"
     TIMEOUT = "timeout"
+    UNREACHABLE = "unreachable"  # the member could not be asked (closed DMs): counts as not approved
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,22 @@ class ChatPort(ABC):
         """Replies in one thread after `cursor`, oldest first (the parent itself is not included)."""
         raise NotImplementedError()
 
+    async def thread_states(self, channel_id: str, thread_ids: list[str]) -> dict[str, str] | None:
+        """A marker per known thread that changes whenever the thread gets a reply (e.g. reply count and latest
+        reply), so ingestion re-reads only threads whose marker changed. None (the fallback): unknown, every known
+        thread is read. A thread missing from the dict is left to live events."""
+        return None
+
+    async def lookup_member(self, member_id: str) -> Member | None:
+        """One member, looked up alone (a live event named someone new). Platforms override this with a single
+        call; the fallback lists everyone."""
+        return next((m for m in await self.list_members() if m.id == member_id), None)
+
+    async def lookup_channel(self, channel_id: str) -> Channel | None:
+        """One channel with its members, looked up alone (None when askwith cannot read it). Platforms override
+        this with single calls; the fallback lists every channel."""
+        return next((c for c in await self.list_channels() if c.id == channel_id), None)
+
     # ------------------------------------------------------------------ writing
     @abstractmethod
     async def post(self, channel_id: str, text: str, *, thread_id: str | None = None) -> str:
@@ -155,5 +172,6 @@ class ChatPort(ABC):
 
     @abstractmethod
     async def request_approval(self, request: ApprovalRequest, *, timeout_s: float) -> ApprovalDecision:
-        """Ask a member to approve something; TIMEOUT when they do not answer within `timeout_s`."""
+        """Ask a member to approve something; TIMEOUT when they do not answer within `timeout_s`, UNREACHABLE when
+        the platform refuses to deliver the prompt (a member who closed their DMs)."""
         raise NotImplementedError()

@@ -22,8 +22,26 @@ from dotenv import dotenv_values
 from bot.errors import InvalidSettingError, MissingSettingError
 
 
+# Numbers that must be positive (a count of 0 or a 0 s timeout hangs or does nothing) or at least 0 (0 = none/off).
+_POSITIVE = frozenset({
+    "chroma_port", "session_gap_minutes", "session_max_messages", "ingest_page_size", "llm_timeout_seconds",
+    "llm_concurrency", "max_turns", "approval_timeout_seconds", "worker_heartbeat_seconds", "worker_stale_seconds",
+    "local_llm_context_tokens", "local_llm_startup_seconds", "negotiation_approval_timeout_seconds",
+    "link_ttl_seconds",
+})  # fmt: skip
+_NON_NEGATIVE = frozenset({
+    "ingest_interval_seconds", "llm_temperature", "llm_max_retries", "llm_backoff_seconds", "llm_max_tokens",
+    "slack_api_max_retries", "recursion_depth", "recursion_llm_budget", "share_quote_chars", "local_llm_threads",
+    "web_port",
+})  # fmt: skip
+
+
 def _setting(env: str, default: Any, doc: str, *, secret: bool = False) -> Any:
     return field(default=default, metadata={"env": env, "doc": doc, "secret": secret})
+
+
+# Evidence tokens per think/act/consensus prompt, by the main model's context window ("several thousand" for 128k).
+EVIDENCE_BUDGET_BY_PROFILE = {"large": 6000, "small": 1200}
 
 
 @dataclass(frozen=True)
@@ -58,6 +76,14 @@ class Settings:
     session_max_messages: int = _setting(
         "ASKWITH_SESSION_MAX_MESSAGES", 40, "Largest number of messages in one session."
     )
+    window_messages: int = _setting(
+        "ASKWITH_WINDOW_MESSAGES",
+        3,
+        "Neighbouring messages embedded together for hybrid retrieval's dense side. 0 = no windows (lexical only).",
+    )
+    timezone: str = _setting(
+        "ASKWITH_TIMEZONE", "UTC", "The workspace's time zone (IANA name): how dates typed in queries are read."
+    )
     ingest_interval_seconds: int = _setting(
         "ASKWITH_INGEST_INTERVAL_SECONDS", 300, "How often the long-running process pulls new history (0 = never)."
     )
@@ -71,6 +97,16 @@ class Settings:
         "ASKWITH_BENCH_REPORTS_DIR",
         None,
         "Where the web admin page finds bench reports (folders holding report.json). Empty = ASKWITH_DATA_DIR/bench.",
+    )
+    agent_privacy_prompt: bool = _setting(
+        "ASKWITH_AGENT_PRIVACY_PROMPT",
+        False,
+        "Agents are told to protect private information in what they say (the paper's section 6.4 privacy prompt).",
+    )
+    bench_judge_model: str = _setting(
+        "ASKWITH_BENCH_JUDGE_MODEL",
+        "gpt-4o",
+        "Bench judge/extraction model on the LLM endpoint, apart from the model under test (the paper used GPT-4).",
     )
     # ------------------------------------------------------------------ LLM
     llm_base_url: str = _setting(
@@ -117,6 +153,13 @@ class Settings:
     slack_client_secret: str = _setting(
         "SLACK_CLIENT_SECRET", "", "Slack app client secret, for the member install flow.", secret=True
     )
+    slack_distribution: str = _setting(
+        "ASKWITH_SLACK_DISTRIBUTION",
+        "single",
+        "single = one workspace, the bot token SLACK_BOT_TOKEN. oauth = any number of workspaces install askwith "
+        "at <public url>/slack/install (needs SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_SIGNING_SECRET and "
+        "ASKWITH_TOKEN_ENCRYPTION_KEY; bot tokens are kept encrypted in the database).",
+    )
     slack_agents_channel: str = _setting(
         "SLACK_AGENTS_CHANNEL",
         "",
@@ -142,8 +185,34 @@ class Settings:
     recursion_llm_budget: int = _setting(
         "ASKWITH_RECURSION_LLM_BUDGET", 12, "Most LLM calls all sub-conversations of one ask may spend together."
     )
+    context_profile: str = _setting(
+        "ASKWITH_CONTEXT_PROFILE",
+        "large",
+        "Prompt sizes for the model's context window: large (a 128k-context model: 6000 evidence tokens per call) "
+        "or small (an 8k-context model: 1200). ASKWITH_EVIDENCE_BUDGET_TOKENS overrides the profile's figure.",
+    )
+    evidence_budget_tokens: int = _setting(
+        "ASKWITH_EVIDENCE_BUDGET_TOKENS",
+        0,
+        "Tokens of evidence (memory lines, notebook, blackboard, partner utterances) one think/act/consensus prompt "
+        "may carry; what does not fit is cut and the prompt says so. 0 = the profile's figure.",
+    )
+    whole_history: bool = _setting(
+        "ASKWITH_WHOLE_HISTORY",
+        True,
+        "When everything a member can see fits the evidence budget, their agent reads it whole instead of searching "
+        "(recorded in the transcript). false = always search.",
+    )
+    timezone: str = _setting(
+        "ASKWITH_TIMEZONE", "UTC", "Time zone the agents ground 'today' in (an IANA name such as Europe/Paris)."
+    )
     approval_timeout_seconds: float = _setting(
         "ASKWITH_APPROVAL_TIMEOUT_SECONDS", 600.0, "How long an 'ask me' member has to approve a share (then: deny)."
+    )
+    share_quote_chars: int = _setting(
+        "ASKWITH_SHARE_QUOTE_CHARS",
+        2000,
+        "Most characters of a member's messages their agent may pass on verbatim in one ask (more are cut).",
     )
     ablations: str = _setting(
         "ASKWITH_ABLATIONS",
@@ -204,7 +273,7 @@ class Settings:
         "DISCORD_BOT_TOKEN", "", "Discord bot token (Developer Portal > your application > Bot).", secret=True
     )
     discord_guild_id: str = _setting(
-        "DISCORD_GUILD_ID", "", "Id of the Discord server askwith serves. Empty = the only server the bot is in."
+        "DISCORD_GUILD_ID", "", "Id of the one Discord server askwith serves. Empty = every server the bot is in."
     )
     discord_agents_channel: str = _setting(
         "DISCORD_AGENTS_CHANNEL",
@@ -233,10 +302,30 @@ class Settings:
         secret=True,
     )
     link_ttl_seconds: int = _setting(
-        "ASKWITH_LINK_TTL_SECONDS", 604800, "How long a transcript link (and the web session it opens) stays valid."
+        "ASKWITH_LINK_TTL_SECONDS", 604800, "How long a transcript link stays valid (it can be opened again)."
+    )
+    web_session_seconds: int = _setting(
+        "ASKWITH_WEB_SESSION_SECONDS",
+        28800,
+        "How long a web sign-in (by link or picker) lasts. Sessions live in the serving process: signing out ends "
+        "one at once (a copied cookie stops working), and a restart signs everyone out.",
     )
     web_admins: str = _setting(
-        "ASKWITH_WEB_ADMINS", "", "Comma list of member handles or platform ids who may open every transcript."
+        "ASKWITH_WEB_ADMINS",
+        "",
+        "Comma list of member handles or platform ids who may open every transcript of their own workspace. Only "
+        "members of a workspace this process serves (its Slack or Discord workspace, or its local workspace) count.",
+    )
+    metrics_token: str = _setting(
+        "ASKWITH_METRICS_TOKEN",
+        "",
+        "Bearer token a scraper sends to read /metrics (Authorization: Bearer ...). Empty = admins signed in only.",
+        secret=True,
+    )
+    max_request_bytes: int = _setting(
+        "ASKWITH_MAX_REQUEST_BYTES",
+        1048576,
+        "Largest request body any HTTP endpoint accepts (Slack events, web forms); larger ones get 413 unread.",
     )
     serve_workspace: str = _setting(
         "ASKWITH_SERVE_WORKSPACE",
@@ -260,7 +349,7 @@ class Settings:
             raw = source.get(f.metadata["env"])
             if raw is None or raw == "":
                 continue
-            values[f.name] = _parse(raw, hints[f.name], f.metadata["env"])
+            values[f.name] = _in_range(f.name, _parse(raw, hints[f.name], f.metadata["env"]), raw, f.metadata["env"])
         return cls(**values)
 
     def replace(self, **changes: Any) -> Settings:
@@ -291,6 +380,14 @@ class Settings:
         return (self.public_url or f"http://{self.web_host}:{self.web_port}").rstrip("/")
 
     @property
+    def evidence_budget(self) -> int:
+        """Evidence tokens per prompt: the explicit setting, else the context profile's figure."""
+        if self.evidence_budget_tokens > 0:
+            return self.evidence_budget_tokens
+        profile = self.context_profile.strip().lower()
+        return EVIDENCE_BUDGET_BY_PROFILE.get(profile, EVIDENCE_BUDGET_BY_PROFILE["large"])
+
+    @property
     def llm_configured(self) -> bool:
         return bool(self.llm_base_url)
 
@@ -314,6 +411,14 @@ def documented_settings() -> list[tuple[str, str, str]]:
         default = "" if f.default is None else str(f.default)
         rows.append((f.metadata["env"], default, f.metadata["doc"]))
     return rows
+
+
+def _in_range(name: str, value: Any, raw: str, env: str) -> Any:
+    if name in _POSITIVE and value <= 0:
+        raise InvalidSettingError(env, raw, "number greater than 0")
+    if name in _NON_NEGATIVE and value < 0:
+        raise InvalidSettingError(env, raw, "number of 0 or more")
+    return value
 
 
 def _parse(raw: str, hint: Any, env: str) -> Any:

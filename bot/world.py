@@ -6,17 +6,23 @@ Discord. Saved as one JSON file; loading a saved file gives back an equal world.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
 from bot.errors import UnknownChannelError, UnknownMemberError, WorkspaceError
 from bot.port import Channel, ChannelKind, ChatMessage, Member, SharePolicy
+from bot.store.sanitize import db_text
 
 
 FORMAT_VERSION = 1
+SCHEMA_FILE = Path(__file__).with_name("world.schema.json")  # the documented format of a world file
 
 
 @dataclass
@@ -85,7 +91,7 @@ class World:
             channel_id=channel_id,
             sender_id=sender_id,
             ts=ts or datetime.now(UTC),
-            text=text,
+            text=db_text(text),  # a NUL or lone surrogate would make the message unstorable downstream
             thread_id=thread_id,
         )
         self.messages[channel_id].append(message)
@@ -151,7 +157,7 @@ class World:
                     channel_id=raw["channel_id"],
                     sender_id=raw["sender_id"],
                     ts=ts if ts.tzinfo else ts.replace(tzinfo=UTC),
-                    text=raw["text"],
+                    text=db_text(raw["text"]),
                     thread_id=raw.get("thread_id"),
                     reply_count=raw.get("reply_count", 0),
                 )
@@ -160,12 +166,25 @@ class World:
 
     @classmethod
     def load(cls, path: Path | str) -> World:
+        """A world file, checked against the format's JSON Schema (`bot/world.schema.json`) first, so a mistake is
+        reported as where it is and what is expected, never as a Python error."""
         path = Path(path)
         if not path.is_file():
             raise WorkspaceError(f"Workspace file {path} does not exist.")
         try:
-            return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise WorkspaceError(f"Workspace file {path} is not valid JSON: {exc.msg} (line {exc.lineno}).") from exc
+        if isinstance(data, dict) and data.get("format") != FORMAT_VERSION:  # another version: say so, not its shape
+            raise WorkspaceError(
+                f"Workspace file {path}: Unsupported workspace file format {data.get('format')!r} "
+                f"(expected {FORMAT_VERSION})."
+            )
+        if problem := schema_problem(data):
+            raise WorkspaceError(f"Workspace file {path} is not valid: {problem} (format: bot/{SCHEMA_FILE.name}).")
+        try:
+            return cls.from_dict(data)
+        except (KeyError, TypeError, ValueError) as exc:  # consistent in shape, not in content (a dangling id)
             raise WorkspaceError(f"Workspace file {path} is not valid: {exc}") from exc
 
     def save(self, path: Path | str) -> None:
@@ -177,6 +196,29 @@ class World:
             json.dumps(self.to_dict(), ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8"
         )
         tmp.replace(path)
+
+
+def schema_problem(data: Any) -> str | None:
+    """The first place where `data` breaks the workspace format, in words ("members[0]: unexpected field 'title'"),
+    or None when it follows it."""
+    error = best_match(_validator().iter_errors(data))
+    if error is None:
+        return None
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
+    if error.validator == "additionalProperties":
+        allowed = ", ".join(sorted(error.schema.get("properties", {})))
+        extra = ", ".join(repr(k) for k in error.instance if k not in error.schema.get("properties", {}))
+        message = f"unexpected field {extra} (allowed: {allowed})"
+    elif error.validator == "required":
+        message = error.message.replace("is a required property", "is missing")
+    else:
+        message = error.message
+    return f"{where or 'the file'}: {message}"
+
+
+@functools.cache
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(json.loads(SCHEMA_FILE.read_text(encoding="utf-8")))
 
 
 def _policy_dict(policy: MemberPolicy) -> dict[str, Any]:

@@ -6,8 +6,9 @@ ended, and messages being unique by platform id, a page read twice adds nothing.
 of lines) are grouped, several pages with their cursors to a transaction, up to about a page size of messages.
 
 Thread replies have a cursor per thread. A thread becomes known (cursor '') in the same transaction as the page
-holding its parent, and every known thread is polled on every run, since a new reply to an old thread does not
-bring its parent back into the channel's history.
+holding its parent. A new reply to an old thread does not bring its parent back into the channel's history, so
+the port reports a marker per known thread (`ChatPort.thread_states`: reply count and latest reply) and only
+threads whose marker changed since their last read are read again.
 """
 
 from __future__ import annotations
@@ -72,16 +73,39 @@ class HistoryPuller:
             self.cursors = await self.store.cursors(session, self.mirror.workspace_id)
 
     async def pull_channel(self, channel_id: str) -> None:
-        """Everything new in a channel: top-level messages after its cursor, then replies in every known thread."""
+        """Top-level messages of a channel after its cursor (a failure propagates: the caller isolates it)."""
         db_channel = self.mirror.channel_ids[channel_id]
 
         async def top_level(cursor: str | None) -> HistoryPage:
             return await self.port.read_history(channel_id, cursor=cursor, limit=self.page_size)
 
         await self._pull((db_channel, ""), top_level)
-        threads = sorted(t for c, t in self.cursors if c == db_channel and t)
-        for thread_id in threads:
-            await self._pull((db_channel, thread_id), self._replies_reader(channel_id, thread_id))
+
+    def known_threads(self, channel_id: str) -> list[str]:
+        db_channel = self.mirror.channel_ids[channel_id]
+        return sorted(t for c, t in self.cursors if c == db_channel and t)
+
+    async def changed_threads(self, channel_id: str) -> dict[str, str]:
+        """Known threads to read now, each with its new marker ('' when the port gives none): every thread whose
+        marker changed since its last read (all of them when the port cannot tell)."""
+        known = self.known_threads(channel_id)
+        if not known:
+            return {}
+        states = await self.port.thread_states(channel_id, known)
+        if states is None:
+            return dict.fromkeys(known, "")
+        async with self.db.session() as session:
+            seen = await self.store.thread_markers(session, self.mirror.channel_ids[channel_id])
+        return {t: states[t] for t in known if t in states and states[t] != seen.get(t, "")}
+
+    async def pull_thread(self, channel_id: str, thread_id: str, marker: str = "") -> None:
+        """New replies in one known thread, then its marker (a failure propagates: the caller isolates it)."""
+        key = (self.mirror.channel_ids[channel_id], thread_id)
+        await self._pull(key, self._replies_reader(channel_id, thread_id))
+        if marker:
+            await self._flush()  # the replies first: a marker must never claim replies not stored
+            async with self.db.session() as session, session.begin():
+                await self.store.set_thread_marker(session, key[0], thread_id, marker)
 
     async def finish(self) -> PullCounts:
         """Commit what is still pending; returns the run's counts."""

@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from bot.memory.visibility import resolve_channels
 from bot.port import Channel, ChatPort, Member
+from bot.store import truth
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
 from bot.world import MemberPolicy
@@ -45,11 +47,15 @@ async def mirror_workspace(port: ChatPort, db: Database, store: ChatStore) -> Mi
         workspace_id = await store.ensure_workspace(session, WorkspaceKey(port.platform, info.id), info.name)
         known = await store.member_ids(session, workspace_id)
         member_ids = await store.upsert_members(session, workspace_id, members, policies)
-        channel_ids = await store.upsert_channels(session, workspace_id, channels, member_ids)
+        # A deactivated member reads nothing; a channel no longer listed is one askwith can no longer verify.
+        active = {p: i for p, i in member_ids.items() if p not in _deactivated(members)}
+        channel_ids = await store.upsert_channels(session, workspace_id, channels, active)
+        await truth.forget_unlisted_channels(session, workspace_id, [channel_ids[c.id] for c in channels])
         for platform_id in member_ids.keys() - known.keys():
             excluded = policies.get(platform_id, MemberPolicy()).excluded_channels
+            # By platform id or by name; an unknown channel is an error, never an exclusion of nothing.
             await store.set_exclusions(
-                session, member_ids[platform_id], [channel_ids[c] for c in excluded if c in channel_ids]
+                session, member_ids[platform_id], await resolve_channels(session, workspace_id, excluded)
             )
     return Mirror(
         workspace_id=workspace_id,
@@ -68,6 +74,10 @@ async def refresh_members(port: ChatPort, db: Database, store: ChatStore, mirror
     async with db.session() as session, session.begin():
         mirror.member_ids = await store.upsert_members(session, mirror.workspace_id, members, policies)
     mirror.bot_ids |= _bot_ids(members)
+
+
+def _deactivated(members: list[Member]) -> set[str]:
+    return {m.id for m in members if m.deactivated}
 
 
 def _bot_ids(members: list[Member]) -> set[str]:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bot.memory.indexer import IndexStats
+from bot.store.ingest_status import ObjectState
 
 
 class Stage(StrEnum):
@@ -31,6 +32,7 @@ class IngestReport:
     messages_skipped: int = 0  # posts by bots, or by senders the platform no longer lists
     index: IndexStats | None = None  # None when no session indexer is configured
     seconds: float = 0.0
+    problems: list[ObjectState] = field(default_factory=list)  # channels, threads, tokens not `ok` after the run
 
     @property
     def sessions_added(self) -> int | None:

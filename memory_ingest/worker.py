@@ -16,13 +16,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable
 
 from bot.memory.indexer import IndexStats, SessionIndexer
 from bot.port import ChatMessage, ChatPort
 from bot.store.chat_store import ChatStore
 from bot.store.db import Database
+from bot.store.ingest_status import IngestStatusStore, ObjectKind
 from memory_ingest.history import HistoryPuller, PullCounts
-from memory_ingest.mirror import Mirror, mirror_workspace, refresh_members
+from memory_ingest.isolation import FailureGuard, Outcome, TokenDisabled
+from memory_ingest.live import LiveMemory
+from memory_ingest.mirror import CarriesPolicies, Mirror, mirror_workspace, refresh_members
 from memory_ingest.report import IngestProgress, IngestReport, Stage
 
 
@@ -39,6 +43,7 @@ class IngestWorker:
         *,
         indexer: SessionIndexer | None = None,  # None = clear memory only (no sessions, summaries, embeddings)
         page_size: int = DEFAULT_PAGE_SIZE,
+        on_token_disabled: TokenDisabled | None = None,  # tells a member their token stopped working
     ) -> None:
         if page_size < 1:
             raise ValueError(f"page_size must be at least 1, not {page_size}")
@@ -46,6 +51,9 @@ class IngestWorker:
         self.db = db
         self.store = ChatStore(db)
         self.indexer = indexer
+        self.live = LiveMemory(db, indexer)  # edits, deletions and visibility changes as the platform reports them
+        self.status = IngestStatusStore(db)  # per-object status: a failing channel, thread or token stays apart
+        self.on_token_disabled = on_token_disabled
         self._mirror: Mirror | None = None
         self.page_size = page_size
         self._run_lock = asyncio.Lock()  # one run at a time per worker, whoever starts it
@@ -76,6 +84,7 @@ class IngestWorker:
             if self.indexer is not None:
                 report.index = await self._index(self.indexer, mirror.workspace_id, progress)
             await self._count(mirror, report)
+            report.problems = await self.status.listing(mirror.workspace_id, problems_only=True)
             report.seconds = time.perf_counter() - started
             logger.info(
                 "Ingested %s: %d messages added (%d total) in %.1fs",
@@ -89,24 +98,56 @@ class IngestWorker:
     async def _pull_history(self, mirror: Mirror, report: IngestReport, progress: IngestProgress | None) -> PullCounts:
         async with self.db.session() as session:
             ingestable = await self.store.ingestable_channel_ids(session, mirror.workspace_id)
-        todo = [c.id for c in mirror.channels if mirror.channel_ids[c.id] in ingestable]
+        skip = await self.status.not_due(mirror.workspace_id, ObjectKind.CHANNEL)
+        todo = [c.id for c in mirror.channels if mirror.channel_ids[c.id] in ingestable and c.id not in skip]
         report.channels_ingested = len(todo)
         puller = HistoryPuller(
             self.port, self.db, self.store, mirror, page_size=self.page_size, refresh_members=self._refresh
         )
         await puller.start()
+        guard = self.guard(mirror.workspace_id)
+        skip_threads = await self.status.not_due(mirror.workspace_id, ObjectKind.THREAD)
         _tick(progress, Stage.HISTORY, 0, len(todo))
-        for done, channel_id in enumerate(todo, start=1):
-            await puller.pull_channel(channel_id)
-            _tick(progress, Stage.HISTORY, done, len(todo))
-        return await puller.finish()
+        try:
+            for done, channel_id in enumerate(todo, start=1):
+                if not await self._pull_one_channel(puller, guard, channel_id, skip_threads):
+                    break  # rate limited: the next run resumes from the cursors saved with each page
+                _tick(progress, Stage.HISTORY, done, len(todo))
+        finally:
+            counts = await puller.finish()
+        return counts
 
-    @staticmethod
-    async def _index(indexer: SessionIndexer, workspace_id: int, progress: IngestProgress | None) -> IndexStats:
+    async def _pull_one_channel(
+        self, puller: HistoryPuller, guard: FailureGuard, channel_id: str, skip_threads: set[str]
+    ) -> bool:
+        """A channel, then its known threads, each on its own; False when the platform asked to slow down."""
+        outcome = await guard.run(ObjectKind.CHANNEL, channel_id, puller.pull_channel(channel_id))
+        if outcome is Outcome.GONE:
+            await self.live.forget_channel_readers(guard.workspace_id, channel_id)
+        if outcome is not Outcome.OK:
+            return outcome is not Outcome.RATE_LIMITED
+        changed: dict[str, str] = {}
+        outcome = await guard.run(ObjectKind.CHANNEL, channel_id, _into(changed, puller.changed_threads(channel_id)))
+        if outcome is not Outcome.OK:
+            return outcome is not Outcome.RATE_LIMITED
+        for thread_id, marker in changed.items():
+            if thread_id in skip_threads:
+                continue
+            read = puller.pull_thread(channel_id, thread_id, marker)
+            outcome = await guard.run(ObjectKind.THREAD, thread_id, read)
+            if outcome is Outcome.RATE_LIMITED:
+                return False
+        return True
+
+    def guard(self, workspace_id: int) -> FailureGuard:
+        return FailureGuard(self.status, workspace_id, on_token_disabled=self.on_token_disabled)
+
+    async def _index(self, indexer: SessionIndexer, workspace_id: int, progress: IngestProgress | None) -> IndexStats:
         def on_index(done: int, total: int) -> None:
             _tick(progress, Stage.INDEX, done, total)
 
-        return await indexer.update(workspace_id, progress=on_index)
+        async with self.live.index_lock:
+            return await indexer.update(workspace_id, progress=on_index)
 
     async def _count(self, mirror: Mirror, report: IngestReport) -> None:
         async with self.db.session() as session:
@@ -122,8 +163,11 @@ class IngestWorker:
         and, messages being unique by platform id, does not store it twice. Fuzzy memory catches up on that run.
         """
         mirror = self._mirror or await self.mirror()
-        if message.channel_id not in mirror.channel_ids or message.sender_id not in mirror.member_ids:
-            mirror = await self.mirror()  # a channel or member created since the last mirroring
+        # A channel or member created since the last mirroring is looked up alone, never with a full mirror.
+        if message.sender_id not in mirror.member_ids:
+            await self.learn_member(message.sender_id)
+        if message.channel_id not in mirror.channel_ids:
+            await self.learn_channel(message.channel_id)
         if message.sender_id in mirror.bot_ids or message.channel_id not in mirror.channel_ids:
             return False
         if message.sender_id not in mirror.member_ids:
@@ -137,10 +181,54 @@ class IngestWorker:
             )
             if message.thread_id:
                 await self.store.ensure_thread_cursors(session, [(db_channel, message.thread_id)])
+        if added:
+            self.live.changed(mirror.workspace_id)
         return added == 1
+
+    async def learn_member(self, member_id: str) -> bool:
+        """Store one member the platform just named (looked up alone); False when the platform does not know them."""
+        mirror = self._mirror or await self.mirror()
+        member = await self.port.lookup_member(member_id)
+        if member is None:
+            return False
+        policies = self.port.initial_policies() if isinstance(self.port, CarriesPolicies) else {}
+        async with self.db.session() as session, session.begin():
+            mirror.member_ids = await self.store.upsert_members(session, mirror.workspace_id, [member], policies)
+        if member.is_bot:
+            mirror.bot_ids.add(member.id)
+        return True
+
+    async def learn_channel(self, channel_id: str) -> bool:
+        """Store one channel and its current readers, looked up alone (a channel created or joined since the last
+        mirroring); False when askwith cannot read it."""
+        mirror = self._mirror or await self.mirror()
+        channel = await self.port.lookup_channel(channel_id)
+        if channel is None:
+            return False
+        for member_id in set(channel.member_ids) - mirror.member_ids.keys():
+            await self.learn_member(member_id)
+        async with self.db.session() as session, session.begin():
+            deactivated = await self.store.deactivated_member_ids(session, mirror.workspace_id)
+            active = {p: i for p, i in mirror.member_ids.items() if p not in deactivated}
+            mirror.channel_ids = await self.store.upsert_channels(session, mirror.workspace_id, [channel], active)
+        mirror.channels = [c for c in mirror.channels if c.id != channel.id] + [channel]
+        await self.status.reset(mirror.workspace_id, ObjectKind.CHANNEL, channel.id)
+        return True
+
+    async def apply_edit(self, message: ChatMessage) -> bool:
+        """A message edited on the platform: its stored text replaced, or, not stored yet, its new version
+        ingested (so a backfill racing the edit cannot keep the old text). True if memory changed."""
+        mirror = self._mirror or await self.mirror()
+        if await self.live.edit_message(mirror.workspace_id, message.id, message.text):
+            return True
+        return await self.ingest_message(message)
 
     async def _refresh(self, mirror: Mirror) -> None:
         await refresh_members(self.port, self.db, self.store, mirror)
+
+
+async def _into(target: dict[str, str], work: Awaitable[dict[str, str]]) -> None:
+    target.update(await work)
 
 
 def _tick(progress: IngestProgress | None, stage: Stage, done: int, total: int) -> None:

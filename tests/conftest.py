@@ -32,7 +32,9 @@ REQUIRE_POSTGRES = os.environ.get("ASKWITH_REQUIRE_POSTGRES", "") == "1"
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings(data_dir=tmp_path / "data", embedder="hash")
+    # Test worlds are tiny, so every agent would read its member's whole history instead of searching; most tests
+    # exercise the search path, and whole-history mode has tests of its own (tests/agents/test_agents_v2.py).
+    return Settings(data_dir=tmp_path / "data", embedder="hash", whole_history=False)
 
 
 @pytest.fixture

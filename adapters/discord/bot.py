@@ -1,7 +1,7 @@
 """Build the Discord bot: a discord.py client with its command tree, askwith's port, services, commands, views and
 events; start it; run it until told to stop.
 
-    runtime = await start_discord(settings, db=db, llm=llm, memory=memory)   # log in, mirror, register, sync
+    runtime = await start_discord(settings, db=db, llm=llm, memory=memory)   # log in, mirror each server, sync
     await runtime.connect()                                                 # the gateway: events, interactions
     await runtime.close()
 
@@ -22,17 +22,15 @@ import discord
 from discord import app_commands
 
 from adapters.discord import commands, events, texts, views
-from adapters.discord.port import DiscordPort
+from adapters.discord.calls import MAX_INLINE_RATE_LIMIT_S
+from adapters.discord.guilds import GuildLauncher, served_guilds
 from adapters.discord.services import DiscordServices
 from bot.agents.memory_tools import MemoryAccess
-from bot.approvals import ApprovalRegistry
-from bot.asks.service import AskService
 from bot.asks.worker import AskWorker
-from bot.errors import AskwithError
+from bot.errors import AskwithError, WorkspaceError
 from bot.llm.client import LLMClient
 from bot.memory.indexer import SessionIndexer
 from bot.settings import Settings
-from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from memory_ingest.worker import IngestWorker
 
@@ -63,9 +61,20 @@ class AskwithClient(discord.Client):
         intents.guild_messages = True
         intents.dm_messages = True
         intents.message_content = True  # privileged: without it, message text arrives empty and memory stays blank
-        super().__init__(intents=intents, allowed_mentions=discord.AllowedMentions.none())
+        super().__init__(
+            intents=intents,
+            allowed_mentions=discord.AllowedMentions.none(),
+            max_ratelimit_timeout=MAX_INLINE_RATE_LIMIT_S,  # longer waits: that object backs off, the run goes on
+        )
         self.tree = AskwithTree(self)
-        self.services: DiscordServices | None = None
+        self.guild_services: dict[str, DiscordServices] = {}  # server id -> its askwith workspace's services
+        self.runtime: DiscordRuntime | None = None  # set once started: servers joined or left while running
+
+    def services_for(self, guild_id: int | str | None) -> DiscordServices | None:
+        """A server's services; with no server (a DM), any one: approvals are one registry for the whole bot."""
+        if guild_id is None:
+            return next(iter(self.guild_services.values()), None)
+        return self.guild_services.get(str(guild_id))
 
 
 def build_client() -> AskwithClient:
@@ -74,19 +83,56 @@ def build_client() -> AskwithClient:
 
 @dataclass
 class DiscordRuntime:
+    """The bot in every server it serves: one set of services (a workspace) and one ask worker per server."""
+
     client: AskwithClient
-    services: DiscordServices
-    worker: AskWorker
+    guilds: list[DiscordServices]
+    workers: list[AskWorker]
+    launcher: GuildLauncher
     stop: asyncio.Event = field(default_factory=asyncio.Event)
-    _worker_task: asyncio.Task[None] | None = None
+    _worker_tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+    @property
+    def services(self) -> DiscordServices:
+        """The first server's services (the only one's, in the usual single-server setup)."""
+        return self.guilds[0]
 
     @property
     def ingest(self) -> IngestWorker:
         return self.services.ingest
 
     def start_worker(self) -> None:
-        """Run queued asks in the background (the ask worker polls the database)."""
-        self._worker_task = asyncio.create_task(self.worker.run(stop=self.stop), name="askwith-discord-asks")
+        """Run queued asks in the background (each server's ask worker polls the database)."""
+        for worker in self.workers:
+            self._run(worker)
+
+    def _run(self, worker: AskWorker) -> None:
+        name = f"askwith-discord-asks-{worker.service.workspace_id}"
+        self._worker_tasks.append(asyncio.create_task(worker.run(stop=self.stop), name=name))
+
+    async def joined(self, guild_id: str) -> None:
+        """The bot was invited to another server while running: serve it at once, its asks run here, its history
+        is pulled now (the schedule of `askwith serve` covers the servers it started with; live events cover all)."""
+        if guild_id in self.client.guild_services:
+            return
+        services = await self.launcher.start(guild_id)
+        if services is None:
+            return
+        self.client.guild_services[guild_id] = services
+        self.guilds.append(services)
+        guild = discord.Object(id=int(guild_id))
+        commands.register(self.client.tree, [guild])
+        await self.client.tree.sync(guild=guild)
+        worker = AskWorker(services.asks, poll_seconds=ASK_POLL_SECONDS)
+        self.workers.append(worker)
+        self._run(worker)
+        await services.ingest.run()
+
+    async def left(self, guild_id: str) -> None:
+        """The bot was removed from a server: nobody's memory of it can be verified any more, so nobody reads it."""
+        services = self.client.guild_services.pop(guild_id, None)
+        if services is not None:
+            await services.live.forget_server()
 
     async def connect(self) -> None:
         """The gateway connection (events, interactions); returns when it closes."""
@@ -94,9 +140,9 @@ class DiscordRuntime:
 
     async def close(self) -> None:
         self.stop.set()
-        if self._worker_task is not None:
+        for task in self._worker_tasks:
             with contextlib.suppress(asyncio.CancelledError):
-                await self._worker_task
+                await task
         await self.client.close()
 
 
@@ -110,28 +156,36 @@ async def start_discord(
     indexer: SessionIndexer | None = None,
     worker: bool = True,
 ) -> DiscordRuntime:
-    """Log in, mirror the server, wire the core and the handlers, and sync the commands (no gateway yet).
-    `worker=False` when the hosting process runs the ask worker itself (`askwith serve`)."""
+    """Log in, mirror every server the bot is in (or DISCORD_GUILD_ID alone), wire the core and the handlers, and
+    sync the commands to each server (no gateway yet). A server that fails to start is logged and left out; the
+    others start. `worker=False` when the hosting process runs the ask workers itself (`askwith serve`)."""
     token = settings.require("discord_bot_token")
     client = client or build_client()
     await client.login(token)
-    port = DiscordPort(client, settings=settings, approvals=ApprovalRegistry())
-    ingest = IngestWorker(port, db, indexer=indexer, page_size=settings.ingest_page_size)
-    mirror = await ingest.mirror()
-    asks = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=mirror.workspace_id)
-    guild = discord.Object(id=int(await port.guild_id()))
-    client.services = DiscordServices(settings, db, port, asks, ingest, WorkspaceKey(port.platform, str(guild.id)))
-    register(client, guild)
-    await client.tree.sync(guild=guild)
-    runtime = DiscordRuntime(client, client.services, AskWorker(asks, poll_seconds=ASK_POLL_SECONDS))
+    launcher = GuildLauncher(client, settings, db, llm, memory, indexer)
+    for guild_id in await served_guilds(client, settings):
+        if (services := await launcher.start(guild_id)) is not None:
+            client.guild_services[guild_id] = services
+    if not client.guild_services:
+        raise WorkspaceError(texts.no_guild_started())
+    guilds = [discord.Object(id=int(g)) for g in client.guild_services]
+    register(client, guilds)
+    for guild in guilds:
+        await client.tree.sync(guild=guild)
+    services = list(client.guild_services.values())
+    workers = [AskWorker(s.asks, poll_seconds=ASK_POLL_SECONDS) for s in services]
+    runtime = DiscordRuntime(client, services, workers, launcher)
+    client.runtime = runtime
     if worker:
         runtime.start_worker()
-    log.info("Discord bot ready for server %s (%s)", mirror.workspace_name, guild.id)
+    log.info(
+        "Discord bot ready for %d server(s): %s", len(services), ", ".join(s.workspace.external_id for s in services)
+    )
     return runtime
 
 
-def register(client: AskwithClient, guild: discord.abc.Snowflake) -> None:
-    commands.register(client.tree, guild)
+def register(client: AskwithClient, guilds: list[discord.abc.Snowflake]) -> None:
+    commands.register(client.tree, guilds)
     views.register(client)
     events.register(client)
 

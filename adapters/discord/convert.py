@@ -9,7 +9,8 @@ from typing import Any
 from bot.port import Channel, ChannelKind, ChatMessage, Member
 
 
-TEXT_CHANNEL_TYPES = {0, 5}  # text, announcement: the channels whose history is memory
+# text, voice (its text chat), announcement, stage (its text chat), forum, media: channels whose history is memory
+TEXT_CHANNEL_TYPES = {0, 2, 5, 13, 15, 16}
 MEMORY_MESSAGE_TYPES = {0, 19}  # default, reply; joins, pins and thread notices are not what anybody said
 
 
@@ -28,6 +29,12 @@ def channel(payload: Mapping[str, Any], *, public: bool, readers: tuple[str, ...
     kind = ChannelKind.PUBLIC if public else ChannelKind.PRIVATE
     name = str(payload.get("name") or payload["id"])
     return Channel(id=str(payload["id"]), name=name, kind=kind, member_ids=readers)
+
+
+def private_thread(payload: Mapping[str, Any], *, parent_name: str, readers: tuple[str, ...]) -> Channel:
+    """A private thread is a channel of its own in askwith: only its readers can see what is said in it."""
+    name = f"{parent_name}/{payload.get('name') or payload['id']}"
+    return Channel(id=str(payload["id"]), name=name, kind=ChannelKind.PRIVATE, member_ids=readers)
 
 
 def is_memory(payload: Mapping[str, Any]) -> bool:

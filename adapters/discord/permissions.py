@@ -70,6 +70,13 @@ class GuildPermissions:
         overwrites = list(channel.get("permission_overwrites", []))
         return tuple(m for m in self.member_roles if self.can_read(m, overwrites))
 
+    def private_thread_readers(self, parent: Mapping[str, Any], thread_members: set[str]) -> tuple[str, ...]:
+        """A private thread: readers of its parent who are its members or moderate the parent's threads."""
+        overwrites = list(parent.get("permission_overwrites", []))
+        return tuple(
+            m for m in self.readers(parent) if m in thread_members or self.in_channel(m, overwrites).manage_threads
+        )
+
     def everyone_reads(self, channel: Mapping[str, Any]) -> bool:
         """Whether a member with no roles could read it (a public channel)."""
         overwrites = list(channel.get("permission_overwrites", []))

@@ -11,7 +11,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING
 
-from bot.serve.platforms import PlatformContext, PlatformRuntime, PlatformStarter
+from bot.platforms import PlatformContext, PlatformRuntime, PlatformStarter
 from bot.settings import Settings
 
 
@@ -27,7 +27,8 @@ def _enabled(settings: Settings) -> bool:
     return bool(settings.discord_bot_token)
 
 
-async def _start(context: PlatformContext) -> PlatformRuntime:
+async def _start(context: PlatformContext) -> list[PlatformRuntime]:
+    """One runtime per server the bot serves: each its own workspace, ask service and ingestion worker."""
     from adapters.discord.bot import build_client, start_discord
 
     client = build_client()
@@ -41,12 +42,12 @@ async def _start(context: PlatformContext) -> PlatformRuntime:
         indexer=context.indexer,
         worker=False,  # the hosting process runs the ask worker for every platform
     )
-    asks = runtime.services.asks
-    asks.transcript_link = context.links.for_workspace(asks.workspace_id)
+    for services in runtime.guilds:
+        services.asks.transcript_link = context.links.for_workspace(services.asks.workspace_id)
     if context.listen:
         gateway = asyncio.create_task(_gateway(runtime), name="askwith-discord-gateway")
         context.stack.push_async_callback(_stop_gateway, runtime, gateway)
-    return PlatformRuntime("discord", asks, runtime.ingest)
+    return [PlatformRuntime("discord", s.asks, s.ingest, key=s.workspace.external_id) for s in runtime.guilds]
 
 
 async def _gateway(runtime: DiscordRuntime) -> None:

@@ -1,5 +1,6 @@
-"""What the Discord handlers call: the core's entry points, bundled once at start-up and reached from any
-interaction through the client (`services_of(interaction)`)."""
+"""What the Discord handlers call: the core's entry points for one server (guild), bundled at start-up and reached
+from any interaction or event through the client (`services_of(interaction)`, `client.services_for(guild_id)`).
+Each server is its own askwith workspace: its own memory, settings, asks and transcripts."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ from typing import Any
 
 import discord
 
+from adapters.discord import texts
+from adapters.discord.gateway_sync import GatewaySync
 from adapters.discord.port import DiscordPort
 from bot.asks.service import AskService
+from bot.errors import WorkspaceError
 from bot.negotiation.members import ClientFor, MemberNegotiation, one_client
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
@@ -28,9 +32,11 @@ class DiscordServices:
     workspace: WorkspaceKey
     negotiation_clients: ClientFor | None = None  # who plays the agents in `/negotiate`; None = the asks' LLM
     member_settings: MemberSettingsStore = field(init=False)
+    live: GatewaySync = field(init=False)  # what gateway events change in memory
 
     def __post_init__(self) -> None:
         self.member_settings = MemberSettingsStore(self.db)
+        self.live = GatewaySync(self.port, self.ingest)
 
     def negotiation(self) -> MemberNegotiation:
         """The core's `/negotiate` entry point over this Discord server."""
@@ -40,4 +46,9 @@ class DiscordServices:
 
 
 def services_of(interaction: discord.Interaction[Any]) -> DiscordServices:
-    return interaction.client.services  # type: ignore[attr-defined, no-any-return]
+    """The services of the server the interaction came from (a DM's button click: any server's, since approvals
+    are one registry for the whole bot)."""
+    found = interaction.client.services_for(interaction.guild_id)  # type: ignore[attr-defined]
+    if found is None:
+        raise WorkspaceError(texts.guild_not_served())
+    return found  # type: ignore[no-any-return]

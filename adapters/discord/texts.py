@@ -107,12 +107,21 @@ def guild_ambiguous(count: int) -> str:
     return "The Discord bot is in several servers: set DISCORD_GUILD_ID to the one askwith should serve."
 
 
+def no_guild_started() -> str:
+    return "No Discord server could be started (see the log for each one's reason)."
+
+
+def guild_not_served() -> str:
+    return "askwith is not set up in this server yet. Please try again in a minute."
+
+
 def admin_role_unknown(role: str) -> str:
     return f"DISCORD_ADMIN_ROLE={role!r} names no role of the server."
 
 
-def platform_failed(doing: str, status: int, detail: str) -> str:
-    return f"Discord refused to {doing} (HTTP {status}: {detail or 'no detail'})."
+def refusal(status: int, code: int, detail: str) -> str:
+    """Why Discord refused a call: its HTTP status, its JSON error code (0 when none) and its message."""
+    return f"HTTP {status}, code {code}: {detail or 'no detail'}"
 
 
 def command_failed() -> str:

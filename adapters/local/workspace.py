@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from adapters.local.journal import Journal
 from bot.errors import UnknownChannelError, UnknownMemberError
 from bot.port import (
     ApprovalDecision,
@@ -53,17 +54,34 @@ class LocalWorkspace(ChatPort):
         self.ephemerals: list[EphemeralPost] = []
         self.pending_approvals: dict[str, ApprovalRequest] = {}
         self._approval_futures: dict[str, asyncio.Future[ApprovalDecision]] = {}
+        self.journal = Journal.beside(path) if path is not None else None  # posts are durable before they return
         self._ensure_bot()
 
     @classmethod
     def load(cls, path: Path | str, **kwargs: ApprovalResponder | None) -> LocalWorkspace:
-        return cls(World.load(path), path=Path(path), **kwargs)
+        world = World.load(path)
+        Journal.beside(Path(path)).replay(world)  # posts made after the world file was last saved
+        return cls(world, path=Path(path), **kwargs)
 
     def save(self, path: Path | str | None = None) -> None:
+        """Write the world file (atomically); the journal, now contained in it, is emptied."""
         target = Path(path) if path is not None else self.path
         if target is None:
             raise ValueError("This workspace was not loaded from a file; give a path to save it to.")
         self.world.save(target)
+        if target == self.path:
+            self.saved(self.world.message_count())
+
+    def saved(self, message_count: int) -> None:
+        """A snapshot holding `message_count` messages was written to the world file (possibly in another thread):
+        the journal may be emptied if nothing was posted since. Call it on the thread that posts."""
+        if self.journal is not None and message_count == self.world.message_count():
+            self.journal.clear()
+
+    def _record(self, message: ChatMessage) -> ChatMessage:
+        if self.journal is not None:
+            self.journal.append(message)
+        return message
 
     def _ensure_bot(self) -> None:
         if self.world.bot_id not in self.world.members:
@@ -112,13 +130,14 @@ class LocalWorkspace(ChatPort):
 
     # ------------------------------------------------------------------ writing
     async def post(self, channel_id: str, text: str, *, thread_id: str | None = None) -> str:
-        return self.world.add_message(channel_id, self.world.bot_id, text, thread_id=thread_id).id
+        return self._record(self.world.add_message(channel_id, self.world.bot_id, text, thread_id=thread_id)).id
 
     async def post_as(
         self, member_id: str, channel_id: str, text: str, *, thread_id: str | None = None
     ) -> ChatMessage:
         """Post as a member (the local UI and tests play the humans)."""
-        return self.world.add_message(channel_id, member_id, text, thread_id=thread_id, ts=datetime.now(UTC))
+        message = self.world.add_message(channel_id, member_id, text, thread_id=thread_id, ts=datetime.now(UTC))
+        return self._record(message)
 
     async def post_ephemeral(self, channel_id: str, member_id: str, text: str) -> None:
         if member_id not in self.world.members:

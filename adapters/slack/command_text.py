@@ -71,7 +71,7 @@ def _colleague(word: str) -> Colleague | None:
 # ---------------------------------------------------------------------- /askwith
 @dataclass(frozen=True)
 class SettingsCommand:
-    action: str  # show | help | opt_in | opt_out | share | exclude | include | connect | invalid
+    action: str  # show | help | opt_in | opt_out | share | exclude | include | connect | disconnect | forget | invalid
     share: SharePolicy | None = None
     channel_id: str | None = None
     raw: str = ""
@@ -87,6 +87,8 @@ SIMPLE_ACTIONS = {
     "off": "opt_out",
     "opt-out": "opt_out",
     "connect": "connect",
+    "disconnect": "disconnect",
+    "forget": "forget",
 }
 
 

@@ -16,6 +16,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
 from adapters.slack.services import CONTEXT_KEY, SlackServices
+from bot.store.deliveries import DeliveryLog
 
 
 logger = logging.getLogger(__name__)
@@ -33,8 +34,8 @@ class AsyncInjectingServices(AsyncMiddleware):
 
 
 class AsyncDroppingRedeliveries(AsyncMiddleware):
-    def __init__(self, services: SlackServices) -> None:
-        self.services = services
+    def __init__(self, deliveries: DeliveryLog) -> None:
+        self.deliveries = deliveries
 
     @classmethod
     def delivery_key(cls, body: dict[str, Any]) -> str | None:
@@ -52,7 +53,7 @@ class AsyncDroppingRedeliveries(AsyncMiddleware):
         self, *, req: AsyncBoltRequest, resp: BoltResponse, next: Callable[[], Awaitable[BoltResponse]]
     ) -> BoltResponse:
         key = self.delivery_key(req.body)
-        if key is None or await self.services.deliveries.first_time("slack", key):
+        if key is None or await self.deliveries.first_time("slack", key):
             return await next()
         retry = req.headers.get("x-slack-retry-num", ["?"])
         logger.info("dropping a redelivery of %s (retry %s)", key, retry[0] if retry else "?")

@@ -5,8 +5,8 @@ member granted (`UserTokenStore`), so `list_channels` returns both and each read
 channel. History holds what members and bots said (joins and topic changes are left out); ingestion drops bots'
 posts itself, and the agents' hidden channel is never listed. Live events from bots are not passed on at all.
 
-History cursors are Slack timestamps: `HistoryPage.cursor` is the ts of the last message read, so ingestion stores
-it and later resumes with only what is newer (`oldest=`).
+History is read one Slack page at a time; `HistoryPage.cursor` says where a sweep stands (see
+`adapters.slack.history`), so ingestion stores it with each page and resumes there.
 
 Writing: posts as the bot; hidden threads are root messages in a private agents channel (configured, found or
 created); approvals are a DM with Approve / Deny buttons whose click resolves a pending decision.
@@ -15,6 +15,8 @@ created); approvals are a DM with Approve / Deny buttons whose click resolves a 
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -34,8 +36,10 @@ from adapters.slack.convert import (
     split_message_id,
     ts_key,
 )
+from adapters.slack.errors import platform_error
+from adapters.slack.history import read_history_page, thread_states
 from bot.approvals import ApprovalRegistry, PendingApproval
-from bot.errors import ChatPlatformError
+from bot.errors import ChatPlatformError, PlatformAccessError, PlatformObjectGoneError, PlatformTokenRevokedError
 from bot.port import (
     ApprovalDecision,
     ApprovalRequest,
@@ -48,8 +52,11 @@ from bot.port import (
     ThreadRef,
     WorkspaceInfo,
 )
-from bot.store.user_tokens import UserTokenStore
+from bot.store.user_tokens import UserTokenGrant, UserTokenStore
+from memory_ingest.isolation import TokenDisabled
 
+
+logger = logging.getLogger(__name__)
 
 AGENTS_CHANNEL_NAME = "askwith-agents"
 BOT_CONVERSATION_TYPES = "public_channel,private_channel,mpim,im"
@@ -61,6 +68,7 @@ class SlackIdentity:
     team_id: str
     team_name: str
     bot_user_id: str
+    bot_id: str | None = None
 
 
 class SlackPort(ChatPort):
@@ -73,21 +81,24 @@ class SlackPort(ChatPort):
         approvals: ApprovalRegistry | None = None,
         user_tokens: UserTokenStore | None = None,
         agents_channel: str = "",
+        on_token_refused: TokenDisabled | None = None,
     ) -> None:
         self.client = client
+        self.on_token_refused = on_token_refused  # a member's token refused while listing: disable it, tell them
         self.approvals = approvals or ApprovalRegistry()
         self.user_tokens = user_tokens
         self._agents_channel = agents_channel
         self._agents_lock = asyncio.Lock()
         self._identity: SlackIdentity | None = None
         self._channel_tokens: dict[str, str] = {}  # channel id -> user token that can read it (bot can't)
-        self._backlog: dict[tuple[str, str], list[dict[str, Any]]] = {}  # (channel, cursor) -> messages not served
+        self._token_owner: dict[str, str] = {}  # user token -> the member who granted it
 
     # ------------------------------------------------------------------ identity
     async def identity(self) -> SlackIdentity:
         if self._identity is None:
             auth = await self._call("auth.test")
-            self._identity = SlackIdentity(auth["team_id"], auth.get("team") or auth["team_id"], auth["user_id"])
+            team = auth.get("team") or auth["team_id"]
+            self._identity = SlackIdentity(auth["team_id"], team, auth["user_id"], auth.get("bot_id"))
         return self._identity
 
     async def workspace_info(self) -> WorkspaceInfo:
@@ -102,7 +113,8 @@ class SlackPort(ChatPort):
                 return await self.client.api_call(method, json=params)
             return await self.client.api_call(method, http_verb="GET", params=params)
         except SlackApiError as exc:
-            raise ChatPlatformError(method, str(exc.response.get("error", "unknown error"))) from exc
+            owner = self._token_owner.get(params.get("token") or "")
+            raise platform_error(method, exc, token_owner=owner) from exc
 
     async def _paged(self, method: str, key: str, **kwargs: Any) -> AsyncIterator[Any]:
         """Every item of a cursor-paginated list method."""
@@ -126,18 +138,71 @@ class SlackPort(ChatPort):
         found: dict[str, Channel] = {}
         async for raw in self._paged("users.conversations", "channels", types=BOT_CONVERSATION_TYPES):
             if raw["id"] != agents and raw.get("name") != AGENTS_CHANNEL_NAME:
-                found[raw["id"]] = await self._channel(raw, me.bot_user_id, token=None)
+                try:
+                    found[raw["id"]] = await self._channel(raw, me.bot_user_id, token=None)
+                except (PlatformObjectGoneError, PlatformAccessError) as exc:  # one channel never stops the listing
+                    logger.warning("Leaving channel %s out: its members could not be read (%s)", raw["id"], exc)
+        tokens: dict[str, str] = {}
         for grant in await self._grants():
-            async for raw in self._paged("users.conversations", "channels", types="im,mpim", token=grant.token):
-                if raw["id"] not in found:
-                    self._channel_tokens.setdefault(raw["id"], grant.token)
-                    found[raw["id"]] = await self._channel(raw, grant.member_platform_id, token=grant.token)
+            try:
+                async for raw in self._paged("users.conversations", "channels", types="im,mpim", token=grant.token):
+                    if raw["id"] not in found:
+                        tokens.setdefault(raw["id"], grant.token)
+                        found[raw["id"]] = await self._channel(raw, grant.member_platform_id, token=grant.token)
+            except PlatformTokenRevokedError as exc:  # one member's token never stops listing (or start-up)
+                if self.on_token_refused is not None:
+                    await self.on_token_refused(grant.member_platform_id, exc.reason)
+        self._channel_tokens = tokens  # only tokens usable now: an opted-out member's token is never used again
         return list(found.values())
 
-    async def _grants(self) -> list[Any]:
+    async def _grants(self) -> list[UserTokenGrant]:
         if self.user_tokens is None:
             return []
-        return await self.user_tokens.grants("slack", (await self.identity()).team_id)
+        grants = await self.user_tokens.usable_grants("slack", (await self.identity()).team_id)
+        self._token_owner = {g.token: g.member_platform_id for g in grants}
+        return grants
+
+    def drop_member_token(self, member_id: str) -> None:
+        """Stop reading with a member's token at once (opt-out, disconnect, revocation), before the next mirror."""
+        owned = {t for t, m in self._token_owner.items() if m == member_id}
+        self._channel_tokens = {c: t for c, t in self._channel_tokens.items() if t not in owned}
+
+    async def revoke_member_token(self, member_id: str) -> bool:
+        """Revoke a member's token at Slack (`auth.revoke`) and forget it; False when none was stored."""
+        self.drop_member_token(member_id)
+        if self.user_tokens is None:
+            return False
+        team = (await self.identity()).team_id
+        grant = await self.user_tokens.get("slack", team, member_id)
+        if grant is None:
+            return False
+        try:
+            await self._call("auth.revoke", token=grant.token)
+        except ChatPlatformError:
+            pass  # already revoked or refused: forgetting it is what matters
+        await self.user_tokens.revoke("slack", team, member_id)
+        return True
+
+    async def token_holders(self) -> set[str]:
+        """Members whose own token askwith may read with now."""
+        return {g.member_platform_id for g in await self._grants()}
+
+    # ------------------------------------------------------------------ reading: one object alone
+    async def lookup_member(self, member_id: str) -> Member | None:
+        try:
+            return member_from_slack((await self._call("users.info", user=member_id))["user"])
+        except PlatformObjectGoneError:
+            return None
+
+    async def lookup_channel(self, channel_id: str) -> Channel | None:
+        """A channel the bot can read, with its members (`conversations.info` + `conversations.members`)."""
+        try:
+            raw = (await self._call("conversations.info", channel=channel_id))["channel"]
+            if channel_kind(raw) != ChannelKind.DM and not raw.get("is_member"):
+                return None
+            return await self._channel(raw, (await self.identity()).bot_user_id, token=None)
+        except (PlatformObjectGoneError, PlatformAccessError):
+            return None
 
     async def _channel(self, raw: dict[str, Any], viewer_id: str, *, token: str | None) -> Channel:
         if channel_kind(raw) == ChannelKind.DM:
@@ -148,32 +213,15 @@ class SlackPort(ChatPort):
 
     # ------------------------------------------------------------------ reading: history
     async def read_history(self, channel_id: str, *, cursor: str | None = None, limit: int = 200) -> HistoryPage:
-        """Top-level messages newer than the ts `cursor`, oldest first.
+        """Top-level messages newer than the cursor, one Slack page at a time (see `adapters.slack.history`)."""
+        return await read_history_page(
+            self._call, channel_id, cursor, limit=limit, token=self._token_kwargs(channel_id)
+        )
 
-        Slack lists history newest first, so everything newer than the cursor is fetched once and served in
-        `limit`-sized pages from a backlog keyed by the cursor each page hands out.
-        """
-        backlog = self._backlog.pop((channel_id, cursor or ""), None)
-        if backlog is None:
-            backlog = await self._history_after(channel_id, cursor)
-        messages: list[ChatMessage] = []
-        next_cursor = cursor or ""
-        # A page holding only joins and topic changes would read as "nothing more"; go on until one has a message.
-        while backlog and not messages:
-            page, backlog = backlog[:limit], backlog[limit:]
-            next_cursor = page[-1]["ts"]
-            messages = [message_from_slack(channel_id, m) for m in page if is_message(m)]
-        if backlog:
-            self._backlog[(channel_id, next_cursor)] = backlog
-        return HistoryPage(messages, next_cursor, bool(backlog))
-
-    async def _history_after(self, channel_id: str, oldest: str | None) -> list[dict[str, Any]]:
-        kwargs: dict[str, Any] = {"channel": channel_id, **self._token_kwargs(channel_id)}
-        if oldest:
-            kwargs["oldest"] = oldest
-        raw = [m async for m in self._paged("conversations.history", "messages", **kwargs)]
-        top_level = [m for m in raw if m.get("thread_ts") in (None, m["ts"])]
-        return sorted(top_level, key=lambda m: ts_key(m["ts"]))
+    async def thread_states(self, channel_id: str, thread_ids: list[str]) -> dict[str, str] | None:
+        """Reply count and latest reply of each recent known thread (see `adapters.slack.history.thread_states`)."""
+        token = self._token_kwargs(channel_id)
+        return await thread_states(self._call, channel_id, thread_ids, token=token, now=time.time())
 
     async def read_replies(
         self, channel_id: str, thread_id: str, *, cursor: str | None = None, limit: int = 200

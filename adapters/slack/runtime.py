@@ -16,11 +16,13 @@ from typing import cast
 
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.app import build_app, start_socket_mode
 from adapters.slack.client import web_client
 from adapters.slack.http import SlackHttpApp
 from adapters.slack.install import MemberInstallFlow
+from adapters.slack.memory_events import SlackMemoryEvents
 from adapters.slack.port import SlackPort
 from adapters.slack.services import SlackServices
 from bot.agents.memory_tools import MemoryAccess
@@ -55,19 +57,15 @@ class SlackRuntime:
         `listen=False` (a standalone ask worker) leaves Socket Mode unconnected, so events reach one process."""
         client = web_client(settings)
         tokens = UserTokenStore(db, TokenCipher.from_settings(settings)) if settings.token_encryption_key else None
-        port = SlackPort(client, user_tokens=tokens, agents_channel=settings.slack_agents_channel)
-        ingest = IngestWorker(port, db, indexer=indexer, page_size=settings.ingest_page_size)
-        mirror = await ingest.mirror()  # the workspace's store id, which the core scopes every ask to
-        asks = AskService(
-            settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=mirror.workspace_id
-        )
-        install = (
-            MemberInstallFlow(settings, client, tokens) if tokens is not None and settings.slack_client_id else None
-        )
-        services = SlackServices(settings, db, port, asks, ingest=ingest, install=install)
+        services = await open_workspace(settings, db, client, tokens, llm=llm, memory=memory, indexer=indexer)
+        install = services.install
         socket = bool(settings.slack_app_token)
         app = build_app(services, socket_mode=socket)
-        runtime = cls(services, app, SlackHttpApp(app, install=install, events=not socket))
+        http = SlackHttpApp(
+            app, install=install, events=not socket, signing_secret=settings.slack_signing_secret,
+            max_body_bytes=settings.max_request_bytes,
+        )  # fmt: skip
+        runtime = cls(services, app, http)
         if socket and listen:
             runtime.socket_mode = await start_socket_mode(app, settings)
         return runtime
@@ -79,4 +77,26 @@ class SlackRuntime:
     async def stop(self) -> None:
         if self.socket_mode is not None:
             await self.socket_mode.close_async()
+        await self.http.drain()
         await self.services.drain()
+
+
+async def open_workspace(
+    settings: Settings,
+    db: Database,
+    client: AsyncWebClient,
+    tokens: UserTokenStore | None,
+    *,
+    llm: LLMClient,
+    memory: MemoryAccess,
+    indexer: SessionIndexer | None = None,
+) -> SlackServices:
+    """One workspace's services over its bot's client: its port, its mirror in the store (which the core scopes
+    every ask, memory read and transcript to), its ingestion and its asks."""
+    port = SlackPort(client, user_tokens=tokens, agents_channel=settings.slack_agents_channel)
+    ingest = IngestWorker(port, db, indexer=indexer, page_size=settings.ingest_page_size)
+    port.on_token_refused = SlackMemoryEvents(port, ingest).token_lost  # a refused member token: skipped
+    mirror = await ingest.mirror()
+    asks = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=mirror.workspace_id)
+    install = MemberInstallFlow(settings, client, tokens) if tokens is not None and settings.slack_client_id else None
+    return SlackServices(settings, db, port, asks, ingest=ingest, install=install)

@@ -6,7 +6,8 @@ Slack's libraries are imported inside `start`, so registering the starter costs 
 
 from __future__ import annotations
 
-from bot.serve.platforms import PlatformContext, PlatformRuntime, PlatformStarter
+from bot.errors import InvalidSettingError
+from bot.platforms import PlatformContext, PlatformRuntime, PlatformStarter
 from bot.settings import Settings
 
 
@@ -14,10 +15,19 @@ MOUNT_PATH = "/slack"
 
 
 def _enabled(settings: Settings) -> bool:
-    return bool(settings.slack_bot_token)
+    return bool(settings.slack_bot_token) or _many_workspaces(settings)
 
 
-async def _start(context: PlatformContext) -> PlatformRuntime:
+def _many_workspaces(settings: Settings) -> bool:
+    """Only the explicit setting switches to OAuth installs: SLACK_CLIENT_ID alone serves the member install flow."""
+    if settings.slack_distribution not in ("single", "oauth"):
+        raise InvalidSettingError("ASKWITH_SLACK_DISTRIBUTION", settings.slack_distribution, "choice (single|oauth)")
+    return settings.slack_distribution == "oauth"
+
+
+async def _start(context: PlatformContext) -> PlatformRuntime | list[PlatformRuntime]:
+    if _many_workspaces(context.settings):
+        return await _start_many(context)
     from adapters.slack.runtime import SlackRuntime
 
     runtime = await SlackRuntime.start(
@@ -37,3 +47,39 @@ async def _start(context: PlatformContext) -> PlatformRuntime:
 
 
 SLACK = PlatformStarter("slack", _enabled, _start)
+
+
+async def _start_many(context: PlatformContext) -> list[PlatformRuntime]:
+    """One runtime per workspace installed at start-up, plus the endpoint (install flow and events) for all of them;
+    a workspace installed later is announced to the process (`context.joined`) as it opens."""
+    from adapters.slack.oauth_runtime import SlackOAuthRuntime
+    from adapters.slack.services import SlackServices
+
+    announced: set[str] = set()
+    started = False
+
+    def prepare(team: str, services: SlackServices) -> None:
+        services.asks.transcript_link = context.links.for_workspace(services.asks.workspace_id)
+        if started and context.joined is not None and team not in announced:
+            announced.add(team)
+            context.joined(PlatformRuntime("slack", services.asks, services.ingest, key=team))
+
+    runtime = await SlackOAuthRuntime.start(
+        context.settings,
+        context.db,
+        llm=context.llm,
+        memory=context.memory,
+        indexer=context.indexer,
+        prepare=prepare,
+    )
+    context.stack.push_async_callback(runtime.stop)
+    teams = [
+        PlatformRuntime("slack", svc.asks, svc.ingest, key=team)
+        for team, svc in zip(runtime.workspaces.teams, runtime.workspaces.all(), strict=True)
+    ]
+    announced.update(runtime.workspaces.teams)
+    started = True  # from now on, a workspace that opens has just installed askwith
+    endpoint = (
+        [PlatformRuntime("slack", None, None, mount_path=MOUNT_PATH, asgi=runtime.http)] if context.listen else []
+    )
+    return teams + endpoint

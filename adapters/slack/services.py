@@ -5,33 +5,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from slack_bolt.context.async_context import AsyncBoltContext
 
 from adapters.slack.install import MemberInstallFlow
+from adapters.slack.memory_events import SlackMemoryEvents
 from adapters.slack.port import SlackPort
 from bot.asks.service import AskService
 from bot.negotiation.members import ClientFor, MemberNegotiation, one_client
-from bot.port import ChatMessage
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.deliveries import DeliveryLog
 from bot.store.member_settings import MemberSettingsStore
+from memory_ingest.worker import IngestWorker
 
 
 logger = logging.getLogger(__name__)
 
 CONTEXT_KEY = "askwith"
-
-
-class LiveIngest(Protocol):
-    """The ingestion worker's entry point for messages as they arrive."""
-
-    async def ingest_message(self, message: ChatMessage) -> Any: ...
 
 
 @dataclass
@@ -40,16 +35,24 @@ class SlackServices:
     db: Database
     port: SlackPort
     asks: AskService
-    ingest: LiveIngest | None = None
+    ingest: IngestWorker | None = None
     install: MemberInstallFlow | None = None
     negotiation_clients: ClientFor | None = None  # who plays the agents in `/negotiate`; None = the asks' LLM
+    # Installed by OAuth (many workspaces): deletes the team's installation when it removes askwith.
+    uninstall: Callable[[], Awaitable[None]] | None = None
     member_settings: MemberSettingsStore = field(init=False)
     deliveries: DeliveryLog = field(init=False)
+    memory_events: SlackMemoryEvents | None = field(init=False)  # None when this process ingests nothing
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set, init=False)
 
     def __post_init__(self) -> None:
         self.member_settings = MemberSettingsStore(self.db)
         self.deliveries = DeliveryLog(self.db)
+        self.memory_events = None if self.ingest is None else SlackMemoryEvents(self.port, self.ingest)
+        if self.memory_events is not None:
+            # A member token refused while reading or listing: disabled, its DMs unread, the member told.
+            self.ingest.on_token_disabled = self.memory_events.after_token_disabled
+            self.port.on_token_refused = self.memory_events.token_lost
 
     async def workspace(self) -> WorkspaceKey:
         return WorkspaceKey("slack", (await self.port.identity()).team_id)

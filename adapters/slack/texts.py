@@ -67,7 +67,9 @@ SETTINGS_HELP = (
     "• `/askwith on` / `/askwith off` — let askwith remember your conversations (opt in) or stop (opt out)\n"
     "• `/askwith share auto|ask|never` — share what your agent finds freely, only after you approve, or never\n"
     "• `/askwith exclude #channel` / `/askwith include #channel` — keep a channel out of your agent's memory\n"
-    "• `/askwith connect` — let your agent read your DMs (a one-time Slack authorisation)"
+    "• `/askwith connect` — let your agent read your DMs (a one-time Slack authorisation)\n"
+    "• `/askwith disconnect` — revoke that authorisation and forget your token\n"
+    "• `/askwith forget` — disconnect, and delete what askwith remembers only because of you (your DMs)"
 )
 
 
@@ -138,3 +140,20 @@ def install_done(member_id: str) -> str:
 
 def install_failed(reason: str) -> str:
     return f"askwith could not connect your DMs: {reason}. Please start again from `/askwith connect`."
+
+
+# ---------------------------------------------------------------------- memory and tokens
+def memory_turned_off(summary: str) -> str:
+    return f"{summary}\n{messages.memory_off_effect().replace('forget it', 'run `/askwith forget`')}"
+
+
+def forgot(channels: int) -> str:
+    return messages.forgot(channels)
+
+
+def disconnected(had_token: bool) -> str:
+    return messages.disconnected(had_token).replace("forget it", "run `/askwith forget`")
+
+
+def token_disabled(reason: str) -> str:
+    return messages.token_disabled(reason) + " Run `/askwith connect` to connect again."

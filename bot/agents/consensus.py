@@ -1,8 +1,12 @@
-"""Consensus: every agent's stated answer and known rationales go into one LLM call that checks agreement, drops
-conflicting rationales and writes the final answer citing the rationales it rests on.
+"""Consensus: every agent's stated answer, known rationales, shared notebook lines and the blackboard go into one
+LLM call that checks agreement, writes the final answer and cites, for every claim, the messages it rests on.
 
 An agent's statement is the answer its last act call gave from its plan (no extra call per agent). Agreement is
-also checked in code (normalised statements), so the record shows both the model's and a literal judgement.
+also checked in code (normalised statements), so the record shows both the model's and a literal judgement. The
+requester's agents' notebooks are read whole (their own memory); a colleague's only as far as its shares released
+them. A claim whose sources are no evidence line is unsupported; an answer with no supported claim is delivered as
+unsupported, with what was tried. Conflicting values are kept as disagreements for the requester, never dropped
+silently.
 """
 
 from __future__ import annotations
@@ -13,10 +17,32 @@ from typing import Any
 
 from bot.agents.context import AskContext
 from bot.agents.conversation import ConversationResult
+from bot.agents.evidence import EvidenceLine
+from bot.agents.notebook import ids_in, select_lines
 from bot.agents.outputs import CONSENSUS_SCHEMA
+from bot.agents.plan import Plan, Rationale, Status
 from bot.errors import LLMOutputError
 from bot.llm.types import LLMCallRecord, LLMRequest
 from bot.prompts import render_prompt
+
+
+@dataclass(frozen=True)
+class Claim:
+    text: str
+    sources: tuple[str, ...]  # message ids it cites that are evidence lines (unsupported when empty)
+    cited: tuple[str, ...] = ()  # everything the model cited, evidence or not
+
+    @property
+    def supported(self) -> bool:
+        return bool(self.sources)
+
+
+@dataclass(frozen=True)
+class Held:
+    """An evidence line consensus read, with the agent that holds it."""
+
+    line: EvidenceLine
+    agent: str
 
 
 @dataclass(frozen=True)
@@ -42,6 +68,20 @@ class ConsensusOutcome:
     cited: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
     llm_call: LLMCallRecord | None = None
+    evidence: dict[str, Held] = field(default_factory=dict)  # id -> line, every line consensus could read
+    claims: list[Claim] = field(default_factory=list)
+    disagreements: list[str] = field(default_factory=list)
+    tried: list[str] = field(default_factory=list)  # what the agents did, said when the answer is unsupported
+    visible: set[str] = field(default_factory=set)  # cited ids the requester may open themselves
+
+    def references(self, claim: Claim) -> list[tuple[EvidenceLine, str, bool]]:
+        """(line, holder, the requester may see it) for each evidence line a claim cites."""
+        held = [self.evidence[i] for i in claim.sources]
+        return [(h.line, _holder(h), h.line.id in self.visible) for h in held]
+
+    @property
+    def supported(self) -> bool:
+        return any(claim.supported for claim in self.claims)
 
     @property
     def ratio(self) -> float | None:
@@ -71,6 +111,12 @@ class ConsensusOutcome:
             "cited": self.cited,
             "dropped": self.dropped,
             "ratio": self.ratio,
+            "claims": [{"text": c.text, "sources": list(c.sources), "cited": list(c.cited)} for c in self.claims],
+            "disagreements": list(self.disagreements),
+            "supported": self.supported,
+            "tried": list(self.tried),
+            "evidence": {k: {**h.line.dict(), "agent": h.agent} for k, h in self.evidence.items()},
+            "prompt": self.llm_call.prompt if self.llm_call else [],
         }
 
 
@@ -79,27 +125,89 @@ async def reach_consensus(ctx: AskContext, results: list[ConversationResult]) ->
         statements=_statements(results, ctx.requester),
         rationales=_rationales(results, ctx.requester),
         statements_agree=False,
+        evidence=_evidence(results, ctx.requester),
+        tried=_tried(results),
     )
     outcome.statements_agree = _agree([s for _, s in outcome.statements if s])
-    if not outcome.rationales and not any(s for _, s in outcome.statements):
+    if not outcome.rationales and not outcome.evidence and not any(s for _, s in outcome.statements):
         return outcome  # nothing to reason over: no LLM call, not answerable
+    shown, cut = _shown(ctx, outcome)
     prompt = render_prompt(
         "agent",
         "consensus",
         question=ctx.question,
         statements=outcome.statements,
         rationales=[r.line() for r in outcome.rationales.values()],
+        blackboard=ctx.blackboard.lines(),
+        evidence=[f"{h.line.render()} (held by {h.agent}'s agent)" for h in shown],
+        cut=cut,
     )
+    grounding = ctx.grounding.render(ctx.requester, None) if ctx.grounding else ""
     chat = [
-        {"role": "system", "content": render_prompt("agent", "consensus_system")},
+        {"role": "system", "content": render_prompt("agent", "consensus_system", grounding=grounding)},
         {"role": "user", "content": prompt},
     ]
     result = await ctx.llm.complete(
         LLMRequest(chat, purpose="consensus", json_schema=CONSENSUS_SCHEMA, schema_name="consensus")
     )
+    result.call.prompt = chat
     outcome.llm_call = result.call
     _read_answer(outcome, result.data)
+    outcome.visible = await _visible_to_requester(ctx, outcome)
     return outcome
+
+
+async def _visible_to_requester(ctx: AskContext, outcome: ConsensusOutcome) -> set[str]:
+    """Cited message ids the requester can open now (linked); the rest are quoted, attributed to their agent."""
+    cited = list(dict.fromkeys(i for claim in outcome.claims for i in claim.sources))
+    if not cited or ctx.memory.history is None:  # without the history reader: only the requester's own reads
+        own = (i for i in cited if outcome.evidence[i].agent == ctx.requester)
+        return {i for i in own if outcome.evidence[i].line.via in ("clear", "fuzzy", "history")}
+    viewer = (await ctx.roster.profile(ctx.requester)).viewer
+    return await ctx.memory.history.visible_ids(viewer, cited)
+
+
+def _holder(held: Held) -> str:
+    """Whose agent a line comes from: a relayed line names the agent that passed it on."""
+    via = held.line.via
+    return via.removesuffix("'s agent") if via.endswith("'s agent") else held.agent
+
+
+def _shown(ctx: AskContext, outcome: ConsensusOutcome) -> tuple[list[Held], int]:
+    """The evidence lines that fit the budget: those the rationales cite first, then by relevance."""
+    plan = Plan([Rationale(r.key, r.need, Status.KNOWN, r.value, r.source) for r in outcome.rationales.values()])
+    pool = [h.line for h in outcome.evidence.values()]
+    lines, cut = select_lines(pool, plan, ctx.settings.evidence_budget, question=ctx.question)
+    return [outcome.evidence[line.id] for line in lines], cut
+
+
+def _evidence(results: list[ConversationResult], requester: str) -> dict[str, Held]:
+    found: dict[str, Held] = {}
+    for result in results:
+        for agent in result.agents:
+            own = agent.handle == requester
+            for line in agent.notebook.lines.values() if own else agent.notebook.shared_lines():
+                if own or line.id not in found:
+                    found[line.id] = Held(line, agent.handle)
+    return found
+
+
+def _tried(results: list[ConversationResult]) -> list[str]:
+    tried: list[str] = []
+    for result in results:
+        for turn in result.turns:
+            for query in turn.queries:
+                outcome = query.skipped or query.error or f"{len(query.hit_ids)} results"
+                tried.append(f"{turn.agent}'s agent: {query.kind} {_params(query.params)} -> {outcome}")
+            if turn.recruit is not None:
+                asked = turn.recruit.request.member
+                tried.append(f"{turn.agent}'s agent asked {asked}'s agent: {turn.recruit.status}")
+    return list(dict.fromkeys(tried))
+
+
+def _params(params: dict[str, Any]) -> str:
+    shown = {k: v for k, v in params.items() if v not in (None, [], "", 0, False)}
+    return ", ".join(f"{k}={v}" for k, v in shown.items())
 
 
 def _read_answer(outcome: ConsensusOutcome, data: Any) -> None:
@@ -111,6 +219,42 @@ def _read_answer(outcome: ConsensusOutcome, data: Any) -> None:
     outcome.cited, outcome.dropped = list(dict.fromkeys(cited)), list(dict.fromkeys(dropped))
     outcome.agreed = bool(data.get("agreed", outcome.statements_agree))
     outcome.answerable = bool(data.get("answerable", True)) and bool(outcome.answer)
+    outcome.claims = _claims(outcome, data.get("claims"))
+    said = [str(d).strip() for d in data.get("disagreements") or [] if str(d).strip()]
+    outcome.disagreements = list(dict.fromkeys([*said, *_conflicts(outcome)]))
+
+
+def _claims(outcome: ConsensusOutcome, raw: Any) -> list[Claim]:
+    """The model's claims with the sources that are evidence lines; an answer given without claims is one claim."""
+    items = [c for c in raw if isinstance(c, dict)] if isinstance(raw, list) else []
+    if not items and outcome.answer:
+        sources = [s for k in outcome.cited for s in ids_in(outcome.rationales[k].source, outcome.evidence)]
+        items = [{"text": outcome.answer, "sources": [*sources, outcome.answer]}]  # ids written in the answer too
+    claims = []
+    for item in items:
+        text = str(item.get("text") or "").strip()
+        raw_sources = item.get("sources") or []
+        cited = [
+            i
+            for s in (raw_sources if isinstance(raw_sources, list) else [raw_sources])
+            for i in ids_in(str(s), outcome.evidence)
+        ]
+        cited += [i for i in ids_in(text, outcome.evidence) if i in outcome.evidence]  # "... [m12]" cites inline
+        if text:
+            claims.append(Claim(text, tuple(i for i in cited if i in outcome.evidence), tuple(cited)))
+    return claims
+
+
+def _conflicts(outcome: ConsensusOutcome) -> list[str]:
+    """Needs the agents gave different values for (what "dropped" would otherwise hide)."""
+    by_need: dict[str, dict[str, str]] = {}
+    for rationale in outcome.rationales.values():
+        by_need.setdefault(rationale.need.lower(), {}).setdefault(rationale.value.strip().lower(), rationale.agent)
+    return [
+        f"{need}: " + " vs ".join(f"'{value}' ({agent}'s agent)" for value, agent in values.items())
+        for need, values in by_need.items()
+        if len(values) > 1
+    ]
 
 
 def _labels(results: list[ConversationResult], requester: str) -> list[tuple[str, ConversationResult, Any]]:

@@ -1,4 +1,5 @@
-"""What every conversation of one ask shares: settings, LLM, memory, roster, record, privacy gate, budget."""
+"""What every conversation of one ask shares: settings, LLM, memory, roster, record, privacy gate, budget, the
+grounding every prompt carries and the blackboard of a multi-party ask."""
 
 from __future__ import annotations
 
@@ -6,12 +7,15 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.agents.ablations import Ablations
-from bot.agents.agent import Agent
+from bot.agents.agent import Agent, Budget
+from bot.agents.blackboard import Blackboard
+from bot.agents.grounding import Grounding
 from bot.agents.memory_tools import MemoryAccess, MemoryTools, SearchCache
 from bot.agents.plan import Plan
 from bot.agents.privacy import SharingGate
 from bot.agents.roster import Roster
 from bot.agents.steps import TurnStep
+from bot.errors import LLMConfigurationError
 from bot.llm.client import LLMClient
 from bot.settings import Settings
 
@@ -57,9 +61,23 @@ class AskContext:
     budget: RecursionBudget
     participants: frozenset[str] = frozenset()  # requester and colleagues: already asked, never brought in
     searches: SearchCache = field(default_factory=dict)  # memory hits already found in this ask
+    grounding: Grounding | None = None  # None: prompts carry no grounding (only in narrow unit tests)
+    blackboard: Blackboard = field(default_factory=Blackboard)
+    refusal: LLMConfigurationError | None = None  # the endpoint refused its setup: every conversation stops
 
     async def agent(self, who: str, *, plan: Plan | None = None) -> Agent:
         profile = await self.roster.profile(who)
-        tools = MemoryTools(profile.viewer, self.memory, self.ablations, cache=self.searches)
-        infonav = self.ablations.infonav
-        return Agent(profile, llm=self.llm, tools=tools, infonav=infonav, plan=plan, private_llm=self.memory.reader)
+        budget = self.settings.evidence_budget
+        reads_whole = self.settings.whole_history and self.ablations.clear_memory
+        tools = MemoryTools(
+            profile.viewer, self.memory, self.ablations, cache=self.searches,
+            whole_budget=Budget(budget).act_notebook if reads_whole else 0,
+        )  # fmt: skip
+        return Agent(
+            profile, llm=self.llm, tools=tools, infonav=self.ablations.infonav, plan=plan,
+            private_llm=self.memory.reader, budget=budget, grounding=self.grounding,
+            # Only the requester's agents read the blackboard: a colleague's agent never sees what another
+            # colleague's agent told the requester's.
+            blackboard=self.blackboard if profile.handle == self.requester else None,
+            privacy_prompt=self.settings.agent_privacy_prompt,
+        )  # fmt: skip

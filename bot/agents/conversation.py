@@ -1,24 +1,30 @@
 """THE loop: two agents take turns until no plan has unknowns, one cannot progress, or `max_turns`.
 
-A turn = observe -> think (LLM) -> retrieve (memory, no LLM; maybe a sub-conversation) -> act (LLM) -> share
-(privacy) -> record. Errors the model causes (unusable output after repair, the endpoint down) become recorded,
-user-readable failures; anything else is a bug and propagates.
+A turn = observe (on the agent's first turn: read the whole history when it fits the budget) -> think (LLM) ->
+retrieve (memory, no LLM) -> recruit (a sub-conversation, decided after seeing what the search found) -> act (LLM)
+-> share (privacy; then publish to the ask's blackboard) -> record. Errors the model causes (unusable output after
+repair, the endpoint down) become recorded, user-readable failures; anything else is a bug and propagates.
 """
 
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 from bot.agents.agent import Agent, Observation
 from bot.agents.context import AskContext
-from bot.agents.steps import TaskStep, TurnStep
-from bot.errors import LLMError, LLMOutputError, LLMUnavailableError
+from bot.agents.evidence import EvidenceLine, overlap, words
+from bot.agents.plan import Plan
+from bot.agents.steps import RecruitOutcome, TaskStep, TurnStep
+from bot.errors import LLMConfigurationError, LLMError, LLMOutputError, LLMUnavailableError
+from bot.prompts import render_prompt
 
 
 ERROR_REPLY_CHARS = 2000  # how much of an unusable answer the turn's error keeps
 MAX_OUTPUT_ERRORS = 2  # consecutive unusable answers from one agent before the conversation gives up
 SUB_CONVERSATION_TURNS = 4  # a sub-conversation answers one question: ask, answer, follow up, conclude
+MAX_CANDIDATES = 8  # people offered for recruiting
 
 
 @dataclass
@@ -27,13 +33,14 @@ class ConversationResult:
     task: TaskStep
     agents: list[Agent]
     turns: list[TurnStep]
-    stop_reason: str  # plans_complete | all_done | cannot_progress | max_turns | budget | llm_unavailable | llm_output
+    # plans_complete | all_done | cannot_progress | max_turns | budget | llm_unavailable | llm_output | llm_refused
+    stop_reason: str
     depth: int = 0
     children: list[int] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
-        return self.stop_reason in ("llm_unavailable", "llm_output")
+        return self.stop_reason in ("llm_unavailable", "llm_output", "llm_refused")
 
     def statement(self, agent: Agent) -> str | None:
         """The agent's latest answer from its plan."""
@@ -50,6 +57,10 @@ class ConversationResult:
         heard = [t.utterance for t in self.turns if t.agent != asker.handle and t.utterance]
         return heard[-1] if heard else ""
 
+    def shared_evidence(self) -> list[EvidenceLine]:
+        """The lines the asked agent passed on (what a sub-conversation hands back with its conclusion)."""
+        return [line for agent in self.agents[1:] for line in agent.notebook.shared_lines()]
+
 
 class Conversation:
     def __init__(
@@ -62,6 +73,7 @@ class Conversation:
         depth: int = 0,
         ancestors: tuple[str, ...] = (),
         turns: list[TurnStep] | None = None,
+        branch: str = "",
     ) -> None:
         self.ctx = ctx
         self.id = conversation_id
@@ -70,6 +82,9 @@ class Conversation:
         self.depth = depth
         self.ancestors = ancestors  # handles of every agent in this conversation and the ones above it
         self.turns = [] if turns is None else list(turns)  # saved turns, when a killed ask is resumed
+        self.branch = branch or (agents[1].handle if len(agents) > 1 else "")  # the colleague of the top-level talk
+        for agent in agents:
+            agent.restore(self.turns)
 
     async def run(self) -> ConversationResult:
         stop = self._stop_reason()
@@ -97,17 +112,21 @@ class Conversation:
     async def _take_turn(self, agent: Agent, index: int) -> TurnStep:
         step = TurnStep(index, agent.handle)
         started = time.perf_counter()
+        plan_before = agent.plan.copy()  # what the agent had passed on before this turn
         try:
             if agent.declines:
                 agent.decline(step)
             else:
+                await agent.prepare(self.turns, step)
                 observation = await self._observe(agent, index)
                 await agent.think(observation, step)
                 await agent.retrieve(step)
                 await self._recruit(agent, step)
                 await agent.act(observation, step)
-                await self._share(agent, step)
+                await self._share(agent, step, plan_before)
         except LLMError as exc:  # caused by the model or its endpoint: record it, let the loop decide
+            if isinstance(exc, LLMConfigurationError):
+                self.ctx.refusal = exc  # every branch of the ask stops: no call can succeed
             step.error = exc.dict()
             if reply := getattr(exc, "reply", None):
                 step.error["reply"] = reply[:ERROR_REPLY_CHARS]
@@ -120,26 +139,46 @@ class Conversation:
 
     async def _observe(self, agent: Agent, index: int) -> Observation:
         people = await self._recruitable(agent)
-        return Observation(self.task, self.turns, index, people, self._last_error(agent))
+        return Observation(self.task, self.turns, index, people, self._last_error(agent), branch=self.branch)
 
     async def _recruit(self, agent: Agent, step: TurnStep) -> None:
-        if step.think is not None and step.think.recruit is not None:
-            from bot.agents.recursion import open_sub_conversation  # the two modules call each other
+        """After retrieval: bring in a third agent, unless the think call asked for that only if the search found
+        nothing and it found something (then no sub-conversation, and no extra LLM call)."""
+        request = step.think.recruit if step.think is not None else None
+        if request is None:
+            return
+        if request.only_if_not_found and step.evidence:
+            text = render_prompt("agent", "recruit_result", reason="found_locally", conclusion="", me=agent.handle)
+            step.recruit = RecruitOutcome(request, "refused", "found_locally", text)
+            return
+        from bot.agents.recursion import open_sub_conversation  # the two modules call each other
 
-            step.recruit = await open_sub_conversation(self, agent, step.think.recruit, parent_turn=step.index)
+        step.recruit = await open_sub_conversation(self, agent, request, parent_turn=step.index)
 
-    async def _share(self, agent: Agent, step: TurnStep) -> None:
-        if await self.ctx.gate.may_share(agent, step, conversation_id=self.id):
-            agent.adopt(step)
-        else:
-            agent.decline(step, withheld=True)
+    async def _share(self, agent: Agent, step: TurnStep, plan_before: Plan) -> None:
+        """Only what the share screen lets through, and the member approves, leaves the agent (bot.agents.sharing):
+        then the turn releases the notebook lines it cites and publishes what it solved on the blackboard."""
+        gate = self.ctx.gate
+        if not await gate.share(agent, step, self.turns, question=self.task.question, conversation_id=self.id):
+            agent.withhold(step, plan_before)
+            return
+        agent.adopt(step, release=list((step.sharing or {}).get("cited", [])))
+        if self.depth == 0 and agent.infonav:
+            step.published = self.ctx.blackboard.publish(
+                branch=self.branch, agent=agent.handle, plan=agent.plan, solved=step.update.solved
+            )
 
     async def _recruitable(self, agent: Agent) -> list[str]:
-        """Whom this agent may bring in: people its member talks with, not already in the chain."""
+        """Whom this agent may bring in: people its member talks with, not already in the chain, those whose
+        messages in its notebook bear on the open rationales first (then DMs, then small channels)."""
         if not self.ctx.ablations.recursion or self.depth >= self.ctx.settings.recursion_depth:
             return []
         contacts = await self.ctx.roster.contacts(agent.handle)
-        return [c for c in contacts if c not in self.ancestors and c not in self.ctx.participants][:8]
+        allowed = [c for c in contacts if c not in self.ancestors and c not in self.ctx.participants]
+        wanted = words(" ".join(r.need for r in agent.plan.unknowns) or self.task.question)
+        talk = Counter(line.sender for line in agent.notebook.lines.values() if overlap(line, wanted))
+        order = {c: i for i, c in enumerate(allowed)}
+        return sorted(allowed, key=lambda c: (-talk[c], order[c]))[:MAX_CANDIDATES]
 
     def _last_error(self, agent: Agent) -> str | None:
         mine = [t for t in self.turns if t.agent == agent.handle]
@@ -149,6 +188,8 @@ class Conversation:
 
     # ------------------------------------------------------------------ stopping
     def _stop_reason(self) -> str | None:
+        if self.ctx.refusal is not None:
+            return "llm_refused"
         if not self.turns:
             return None
         last = self.turns[-1]
@@ -156,13 +197,13 @@ class Conversation:
             return "llm_unavailable"
         if self._output_errors(last.agent) >= MAX_OUTPUT_ERRORS:
             return "llm_output"
+        if not {a.handle for a in self.agents} <= {t.agent for t in self.turns}:
+            return None  # everyone speaks at least once: the asker giving up on turn 0 still lets the partner look
         if last.cannot_progress:
             return "cannot_progress"
-        if not {a.handle for a in self.agents} <= {t.agent for t in self.turns}:
-            return None  # everyone speaks at least once
-        if all(a.infonav for a in self.agents):
-            return "plans_complete" if all(a.plan.is_complete for a in self.agents) else None
-        return "all_done" if all(self._said_done(a) for a in self.agents) else None
+        if not all(a.plan.is_complete if a.planning else self._said_done(a) for a in self.agents):
+            return None
+        return "plans_complete" if all(a.planning for a in self.agents) else "all_done"
 
     def _output_errors(self, handle: str) -> int:
         count = 0

@@ -61,7 +61,10 @@ async def extract_facts(
         result = await llm.complete(request)
     except LLMOutputError as exc:
         log.info("private fact extraction for %s gave no usable answer: %s", me, exc)
-        return [], exc.call or LLMCallRecord(purpose=PURPOSE, model=llm.model, error=str(exc))
+        call = exc.call or LLMCallRecord(purpose=PURPOSE, model=llm.model, error=str(exc))
+        call.prompt = chat
+        return [], call
+    result.call.prompt = chat
     return fact_lines(result.data, known_ids=_hit_ids(hits)), result.call
 
 

@@ -1,8 +1,12 @@
-"""The agent's two memory tools, run only on its own member's viewer, with every query recorded.
+"""The agent's memory tools, run only on its own member's viewer, with every query recorded.
 
 The think call chooses the parameters (clear: keywords, sender/channel/time filters, context window, limit; fuzzy:
 query text, top-k) and may change them from turn to turn. Executing them needs no LLM. Parameters are clamped so a
-model cannot ask for the whole history at once.
+model cannot ask for the whole history at once; the whole history is read only when it fits the evidence budget
+(`read_whole`, and a clear query whose channel/sender scope fits is answered with that whole scope).
+
+Every result becomes evidence lines (`bot.agents.evidence`): a clear hit and its context window, a fuzzy hit's
+session summary and the session's messages that best match the query.
 """
 
 from __future__ import annotations
@@ -15,17 +19,21 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from bot.agents.ablations import Ablations
+from bot.agents.evidence import EvidenceLine, overlap, words
 from bot.errors import AskwithError, LLMOutputError
 from bot.llm.client import LLMClient
-from bot.memory.types import ClearHit, ClearQuery, FuzzyHit, FuzzyQuery, Viewer
+from bot.memory.history import HistorySize
+from bot.memory.keywords import STOP_WORDS, phrase_of
+from bot.memory.types import ClearHit, ClearQuery, FuzzyHit, FuzzyQuery, MessageView, Viewer
 
 
-MAX_KEYWORDS = 6
+MAX_KEYWORDS = 12  # counted after stop-word-only keywords are dropped
 MAX_LIMIT = 20
 MAX_CONTEXT = 3
 MAX_TOP_K = 5
 MAX_QUERIES = 3  # of each kind per turn
-HIT_CHARS = 180  # a hit's text is trimmed to this in prompts (compact prompts keep asks cheap)
+EXPAND_MESSAGES = 3  # a fuzzy hit brings this many of its session's messages, those that best match the query
+LINE_OVERHEAD_CHARS = 40  # id, channel, time and sender of a line, for sizing a whole-history read
 
 
 class ClearSearch(Protocol):
@@ -34,6 +42,20 @@ class ClearSearch(Protocol):
 
 class FuzzySearch(Protocol):
     async def search(self, viewer: Viewer, query: FuzzyQuery) -> list[FuzzyHit]: ...
+
+
+class HistoryRead(Protocol):
+    """`bot.memory.history.WholeHistory`: everything a viewer can see, without searching."""
+
+    async def size(
+        self, viewer: Viewer, *, channel: str | None = None, sender: str | None = None, limit: int | None = None
+    ) -> HistorySize: ...
+
+    async def read(
+        self, viewer: Viewer, *, channel: str | None = None, sender: str | None = None
+    ) -> list[MessageView]: ...
+
+    async def visible_ids(self, viewer: Viewer, message_ids: list[str]) -> set[str]: ...
 
 
 @dataclass(frozen=True)
@@ -46,6 +68,7 @@ class MemoryAccess:
     clear: ClearSearch | None
     fuzzy: FuzzySearch | None
     reader: LLMClient | None = None
+    history: HistoryRead | None = None  # None: whole-history reads are not available
 
 
 # ---------------------------------------------------------------------- parameters the model chooses
@@ -77,7 +100,7 @@ class FuzzyParams:
     top_k: int = 3
 
     def query(self) -> FuzzyQuery:
-        return FuzzyQuery(self.text, self.top_k)
+        return FuzzyQuery(self.text, self.top_k, expand=True)
 
     def dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -91,7 +114,8 @@ def parse_clear(raw: Any) -> ClearParams:
         keywords = keywords.split(",")
     if not isinstance(keywords, list):
         raise LLMOutputError("clear-memory keywords must be a list of strings")
-    cleaned = tuple(k.strip() for k in (str(k) for k in keywords) if k.strip())[:MAX_KEYWORDS]
+    words = (k.strip() for k in (str(k) for k in keywords))
+    cleaned = tuple(k for k in words if not all(w in STOP_WORDS for w in phrase_of(k)))[:MAX_KEYWORDS]
     return ClearParams(
         keywords=cleaned,
         sender=_text_or_none(raw.get("sender")),
@@ -134,10 +158,10 @@ def _clamp(value: Any, low: int, high: int, default: int) -> int:
 # ---------------------------------------------------------------------- executing and recording
 @dataclass
 class QueryRecord:
-    kind: str  # clear | fuzzy
+    kind: str  # clear | fuzzy | history (a whole-history read)
     params: dict[str, Any]
     hit_ids: list[str] = field(default_factory=list)
-    hits: list[str] = field(default_factory=list)  # compact text lines for the act prompt (not persisted)
+    hits: list[EvidenceLine] = field(default_factory=list)  # ranked evidence lines (kept in TurnStep.evidence)
     latency_s: float = 0.0
     error: str | None = None
     skipped: str | None = None  # why it did not run (ablation, store missing, empty query)
@@ -151,7 +175,7 @@ class QueryRecord:
         return cls(**{k: v for k, v in raw.items() if k in cls.__dataclass_fields__ and k != "hits"})
 
 
-SearchCache = dict[tuple[str, int, str], tuple[list[str], list[str]]]  # (kind, member, params) -> (ids, lines)
+SearchCache = dict[tuple[str, int, str], tuple[list[str], list[EvidenceLine]]]  # (kind, member, params) -> hits
 
 
 class MemoryTools:
@@ -161,12 +185,55 @@ class MemoryTools:
     starts with the searches its asker already made) gets the same hits without searching again."""
 
     def __init__(
-        self, viewer: Viewer, memory: MemoryAccess, ablations: Ablations, *, cache: SearchCache | None = None
+        self,
+        viewer: Viewer,
+        memory: MemoryAccess,
+        ablations: Ablations,
+        *,
+        cache: SearchCache | None = None,
+        whole_budget: int = 0,  # tokens a whole-history or whole-scope read may take; 0 = never read whole
     ) -> None:
         self.viewer = viewer
         self.memory = memory
         self.ablations = ablations
         self.cache: SearchCache = {} if cache is None else cache
+        self.whole_budget = whole_budget if memory.history is not None else 0
+
+    async def read_whole(self) -> QueryRecord:
+        """Whole-history mode: everything the member can see, when it fits the budget (recorded either way)."""
+        record = QueryRecord("history", {"budget_tokens": self.whole_budget})
+        if not self.whole_budget or self.memory.history is None:
+            record.skipped = "off"
+            return record
+        size = await self.memory.history.size(self.viewer, limit=self._most_messages)
+        record.params.update(messages=size.messages, tokens=_tokens(size), more=size.more)
+        if size.more or _tokens(size) > self.whole_budget:
+            record.skipped = "exceeds_budget"
+        elif size.messages:
+            await self._read_scope(record, None, None)
+        return record
+
+    async def _read_scope(self, record: QueryRecord, channel: str | None, sender: str | None) -> None:
+        history = self.memory.history
+        if history is None:
+            return
+        views = await self._timed(record, history.read(self.viewer, channel=channel, sender=sender))
+        lines = [EvidenceLine.of_message(v, via="history") for v in views]
+        record.hit_ids, record.hits = [line.id for line in lines], lines
+
+    async def _scope_fits(self, params: ClearParams) -> bool:
+        """A clear query filtered to one channel or sender whose whole scope fits the budget is read whole."""
+        if not self.whole_budget or self.memory.history is None or not (params.channel or params.sender):
+            return False
+        size = await self.memory.history.size(
+            self.viewer, channel=params.channel, sender=params.sender, limit=self._most_messages
+        )
+        return not size.more and 0 < _tokens(size) <= self.whole_budget
+
+    @property
+    def _most_messages(self) -> int:
+        """More messages than this cannot fit the budget, whatever their length."""
+        return self.whole_budget * 4 // LINE_OVERHEAD_CHARS
 
     async def run(self, clear: list[ClearParams], fuzzy: list[FuzzyParams]) -> list[QueryRecord]:
         """All queries of one turn, concurrently."""
@@ -182,8 +249,14 @@ class MemoryTools:
         elif not params.keywords:
             record.skipped = "empty"
         elif not self._from_cache(record):
+            if await self._scope_fits(params):
+                record.params["whole_scope"] = True
+                await self._read_scope(record, params.channel, params.sender)
+                self._keep(record, record.hit_ids, record.hits)
+                return record
             hits = await self._timed(record, self.memory.clear.search(self.viewer, params.query()))
-            self._keep(record, [h.message.id for h in hits], [_clear_line(h) for h in hits])
+            lines = [line for h in hits for line in _clear_lines(h)]
+            self._keep(record, list(dict.fromkeys(line.id for line in lines)), lines)
         return record
 
     async def _fuzzy(self, params: FuzzyParams) -> QueryRecord:
@@ -196,7 +269,8 @@ class MemoryTools:
             record.skipped = "empty"
         elif not self._from_cache(record):
             hits = await self._timed(record, self.memory.fuzzy.search(self.viewer, params.query()))
-            self._keep(record, [f"session:{h.session_key}" for h in hits], [_fuzzy_line(h) for h in hits])
+            lines = [line for h in hits for line in _fuzzy_lines(h, params.text)]
+            self._keep(record, list(dict.fromkeys(line.id for line in lines)), lines)
         return record
 
     def _key(self, record: QueryRecord) -> tuple[str, int, str]:
@@ -209,7 +283,7 @@ class MemoryTools:
         record.cached = True
         return True
 
-    def _keep(self, record: QueryRecord, hit_ids: list[str], lines: list[str]) -> None:
+    def _keep(self, record: QueryRecord, hit_ids: list[str], lines: list[EvidenceLine]) -> None:
         record.hit_ids, record.hits = hit_ids, lines
         if record.error is None:
             self.cache[self._key(record)] = (hit_ids, lines)
@@ -225,19 +299,24 @@ class MemoryTools:
             record.latency_s = time.perf_counter() - started
 
 
-def _trim(text: str, limit: int = HIT_CHARS) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _tokens(size: HistorySize) -> int:
+    return (size.chars + size.messages * LINE_OVERHEAD_CHARS + 3) // 4
 
 
-def _clear_line(hit: ClearHit) -> str:
-    m = hit.message
-    line = f"[{m.id}] #{m.channel_name} {m.ts:%Y-%m-%d %H:%M} {m.sender}: {_trim(m.text)}"
-    around = [c for c in hit.context if c.id != m.id]
-    if around:
-        line += " | context: " + " / ".join(f"{c.sender}: {_trim(c.text, 80)}" for c in around)
-    return line
+def _clear_lines(hit: ClearHit) -> list[EvidenceLine]:
+    """The hit, then its context window (the messages around it in its channel)."""
+    own = EvidenceLine.of_message(hit.message, via="clear")
+    return [own, *(EvidenceLine.of_message(c, via="clear") for c in hit.context if c.id != hit.message.id)]
 
 
-def _fuzzy_line(hit: FuzzyHit) -> str:
-    return f"[session:{hit.session_key}] #{hit.channel_name} {hit.first_ts:%Y-%m-%d}: {_trim(hit.summary, 240)}"
+def _fuzzy_lines(hit: FuzzyHit, query: str) -> list[EvidenceLine]:
+    """The session's summary, then the session's messages that best match the query."""
+    summary = EvidenceLine(
+        f"session:{hit.session_key}", "", f"{hit.first_ts:%Y-%m-%d %H:%M}", hit.channel_name,
+        " ".join(hit.summary.split()), via="fuzzy",
+    )  # fmt: skip
+    wanted = words(query)
+    messages = [EvidenceLine.of_message(m, via="fuzzy") for m in hit.messages]
+    ranked = sorted(enumerate(messages), key=lambda im: (-overlap(im[1], wanted), im[0]))
+    best = [line for _, line in ranked if overlap(line, wanted)][:EXPAND_MESSAGES]
+    return [summary, *best]

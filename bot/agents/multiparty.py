@@ -1,5 +1,6 @@
-"""One ask: the requester's agent talks 1:1 with each colleague's agent, all conversations at once, then one
-consensus over every plan. A resumed ask continues each conversation from its last saved turn."""
+"""One ask: the requester's agent talks 1:1 with each colleague's agent, all conversations at once, sharing a
+blackboard, then one consensus over every plan and notebook. A resumed ask continues each conversation from its last
+saved turn, with its plans, notebooks and the blackboard restored."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from bot.agents.context import AskContext
 from bot.agents.conversation import Conversation, ConversationResult
 from bot.agents.plan import Plan
 from bot.agents.steps import TaskStep, TurnStep
-from bot.errors import LLMOutputError, LLMUnavailableError
+from bot.errors import LLMConfigurationError, LLMOutputError, LLMUnavailableError
 
 
 @dataclass
@@ -44,9 +45,17 @@ async def run_ask(
     ctx: AskContext, colleagues: list[str], *, saved: dict[str, SavedConversation] | None = None
 ) -> AskResult:
     saved = {} if saved is None else saved
+    ctx.blackboard.asked = tuple(colleagues)
+    for conversation in saved.values():
+        for step in conversation.turns:
+            ctx.blackboard.restore(step.published)
     conversations = list(await asyncio.gather(*(_converse(ctx, c, saved.get(c)) for c in colleagues)))
+    if ctx.refusal is not None:  # no call can succeed: not even consensus is tried
+        return AskResult(conversations, None, messages.failure_llm_misconfigured(ctx.refusal.reason))
     try:
         consensus = await reach_consensus(ctx, conversations)
+    except LLMConfigurationError as exc:
+        return AskResult(conversations, None, messages.failure_llm_misconfigured(exc.reason))
     except LLMUnavailableError:
         return AskResult(conversations, None, messages.failure_llm_unavailable())
     except LLMOutputError:
@@ -60,6 +69,8 @@ async def _converse(ctx: AskContext, colleague: str, saved: SavedConversation | 
     participants = [asker.handle, partner.handle]
     task = TaskStep(ctx.question, asker.handle, participants)
     if saved is not None and saved.stop_reason:
+        asker.restore(saved.turns)
+        partner.restore(saved.turns)
         return ConversationResult(saved.id, task, [asker, partner], saved.turns, saved.stop_reason)
     conversation_id = (
         saved.id
@@ -75,6 +86,7 @@ async def _converse(ctx: AskContext, colleague: str, saved: SavedConversation | 
         task=task,
         ancestors=tuple(participants),
         turns=saved.turns if saved else None,
+        branch=colleague,
     )
     return await conversation.run()
 

@@ -45,7 +45,11 @@ _FUZZY = {
 }
 _RECRUIT = {
     "type": ["object", "null"],
-    "properties": {"member": {"type": "string"}, "question": {"type": "string"}},
+    "properties": {
+        "member": {"type": "string"},
+        "question": {"type": "string"},
+        "only_if_not_found": {"type": "boolean"},
+    },
 }
 
 
@@ -70,7 +74,12 @@ ACT_SCHEMA: dict[str, Any] = {
             "type": "array",
             "items": {
                 "type": "object",
-                "properties": {"id": {"type": "string"}, "value": {"type": "string"}, "source": {"type": "string"}},
+                "properties": {
+                    "id": {"type": "string"},
+                    "status": {"type": "string", "enum": ["known", "unknown"]},
+                    "value": {"type": "string"},
+                    "source": {"type": "string"},
+                },
                 "required": ["id", "value"],
             },
         },
@@ -87,6 +96,15 @@ CONSENSUS_SCHEMA: dict[str, Any] = {
         "cited": {"type": "array", "items": {"type": "string"}},
         "dropped": {"type": "array", "items": {"type": "string"}},
         "answerable": {"type": "boolean"},
+        "claims": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"text": {"type": "string"}, "sources": {"type": "array", "items": {"type": "string"}}},
+                "required": ["text", "sources"],
+            },
+        },
+        "disagreements": {"type": "array", "items": {"type": "string"}},
     },
     "required": ["answer", "cited"],
 }
@@ -96,9 +114,10 @@ CONSENSUS_SCHEMA: dict[str, Any] = {
 class RecruitRequest:
     member: str
     question: str
+    only_if_not_found: bool = False  # decided after this turn's search: recruit only if it found nothing new
 
     def dict(self) -> dict[str, Any]:
-        return {"member": self.member, "question": self.question}
+        return {"member": self.member, "question": self.question, "only_if_not_found": self.only_if_not_found}
 
 
 @dataclass
@@ -130,7 +149,7 @@ class ActOutput:
     def dict(self) -> dict[str, Any]:
         return {
             "utterance": self.utterance,
-            "learned": [f.__dict__ for f in self.learned],
+            "learned": [dict(f.__dict__) for f in self.learned],
             "answer": self.answer,
         }
 
@@ -161,7 +180,8 @@ def parse_act(data: Any) -> ActOutput:
     learned = []
     for raw in _list(data.get("learned"), "learned"):
         if isinstance(raw, dict) and raw.get("id") and raw.get("value"):
-            learned.append(Fact(str(raw["id"]), str(raw["value"]), str(raw.get("source") or "")))
+            status = "unknown" if str(raw.get("status") or "known").lower() == "unknown" else "known"
+            learned.append(Fact(str(raw["id"]), str(raw["value"]), str(raw.get("source") or ""), status))
     answer = data.get("answer")
     return ActOutput(utterance.strip(), learned, str(answer).strip() if answer else None)
 
@@ -183,4 +203,8 @@ def _list(value: Any, name: str) -> list[Any]:
 def _recruit(raw: Any) -> RecruitRequest | None:
     if not isinstance(raw, dict) or not raw.get("member"):
         return None
-    return RecruitRequest(str(raw["member"]).strip().lstrip("@"), str(raw.get("question") or "").strip())
+    return RecruitRequest(
+        str(raw["member"]).strip().lstrip("@"),
+        str(raw.get("question") or "").strip(),
+        bool(raw.get("only_if_not_found", False)),
+    )

@@ -4,8 +4,10 @@
     update = plan.learn([Fact("r1", "Room 4B", "m12")])
     update.solved == ["r1"]; plan.is_complete
 
-A rationale marked known whose value says it is not known ("unknown", "not found", "n/a") is "fake solved": the
-paper counts these hallucinations. We count them too, and keep the rationale unknown so the agent keeps looking.
+A rationale marked known whose value says it is not known ("unknown", "n/a", "?") is "fake solved": the paper
+counts these hallucinations and so do we, for the report. No value is ever deleted or demoted by a pattern: the
+model states each rationale's status itself, and a negative answer ("none after 5pm", "Joey didn't find the ring")
+is a fact like any other.
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ from typing import Any
 MAX_RATIONALES = 8
 MAX_VALUE_CHARS = 300
 
+# A value that is only a placeholder for "I do not know" (the whole value, not a word inside a real answer).
 _FAKE_SOLVED = re.compile(
-    r"^\W*$|\b(unknown|unclear|n/?a|none|tbd"
-    r"|not (yet )?(known|found|available|mentioned|specified|provided|sure|clear)"
-    r"|no (information|info|data|record|answer)|(could not|couldn't|cannot|can't|did not|didn't) (find|be found|tell)"
-    r"|(don't|do not) know)\b",
+    r"^\W*(unknown|unclear|n/?a|tbd|tba|\?+|not (yet )?(known|found|mentioned|specified|available|provided)( yet)?"
+    r"|(i )?(could not|couldn't|cannot|can't) find( it)?|no (information|info|data)( found)?|(i )?(don't|do not) know"
+    r")?\W*$",
     re.IGNORECASE,
 )
 
@@ -34,8 +36,8 @@ class Status(StrEnum):
 
 
 def says_unknown(value: str) -> bool:
-    """Whether a value claims knowledge while saying there is none (the paper's "fake solved")."""
-    return bool(_FAKE_SOLVED.search(value.strip() or " "))
+    """Whether a value claims knowledge while saying there is none (the paper's "fake solved"); counted only."""
+    return bool(_FAKE_SOLVED.match(value.strip()))
 
 
 @dataclass
@@ -74,12 +76,13 @@ class Fact:
     id: str
     value: str
     source: str = ""
+    status: str = "known"  # the model's own statement: "unknown" = still looking (the value is a partial note)
 
 
 @dataclass
 class PlanUpdate:
     solved: list[str] = field(default_factory=list)  # ids that went unknown -> known in this update
-    fake_solved: list[str] = field(default_factory=list)  # ids claimed known with an "unknown" value
+    fake_solved: list[str] = field(default_factory=list)  # ids claimed known with an "unknown" value (kept, counted)
 
     def merge(self, other: PlanUpdate) -> PlanUpdate:
         return PlanUpdate(self.solved + other.solved, self.fake_solved + other.fake_solved)
@@ -115,8 +118,11 @@ class Plan:
         kept = [r for r in proposed if r.id and r.need][:MAX_RATIONALES]
         if not kept and self.rationales:
             return PlanUpdate()  # an empty proposal never wipes a plan
-        update = PlanUpdate(fake_solved=_demote_fake_solved(kept))
-        update.solved = [r.id for r in kept if r.status is Status.KNOWN and r.id not in before]
+        claimed = [r for r in kept if r.status is Status.KNOWN and r.id not in before]
+        update = PlanUpdate(
+            solved=[r.id for r in claimed if not says_unknown(r.value)],
+            fake_solved=[r.id for r in claimed if says_unknown(r.value)],
+        )
         self.rationales = kept
         return update
 
@@ -125,14 +131,11 @@ class Plan:
         update = PlanUpdate()
         for fact in facts:
             rationale = self.get(fact.id)
-            if rationale is None or rationale.status is Status.KNOWN:
-                continue
-            if says_unknown(fact.value):
-                update.fake_solved.append(fact.id)
+            if rationale is None or rationale.status is Status.KNOWN or fact.status != "known":
                 continue
             rationale.status, rationale.value = Status.KNOWN, fact.value.strip()[:MAX_VALUE_CHARS]
             rationale.source = fact.source
-            update.solved.append(fact.id)
+            (update.fake_solved if says_unknown(fact.value) else update.solved).append(fact.id)
         return update
 
     def copy(self) -> Plan:
@@ -145,12 +148,3 @@ class Plan:
     @classmethod
     def from_dicts(cls, raw: list[dict[str, Any]] | None) -> Plan:
         return cls([Rationale.from_dict(r) for r in raw or [] if isinstance(r, dict)])
-
-
-def _demote_fake_solved(rationales: list[Rationale]) -> list[str]:
-    fake = []
-    for rationale in rationales:
-        if rationale.status is Status.KNOWN and says_unknown(rationale.value):
-            rationale.status, rationale.value, rationale.source = Status.UNKNOWN, "", ""
-            fake.append(rationale.id)
-    return fake

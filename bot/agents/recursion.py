@@ -4,11 +4,13 @@
 fresh copy of the asking agent and the third member's agent. It is refused (and the refusal reported to the model)
 when recursion is switched off, the depth limit is reached, the member is already in the chain (no cycles), the
 asking member does not talk with them, their agent cannot take part, or the ask's LLM budget is spent. Its
-conclusion returns into the parent conversation through the asking agent's act call.
+conclusion returns into the parent conversation through the asking agent's act call, with the evidence lines the
+third agent passed on (they enter the asking agent's notebook, attributed to that agent).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bot.agents.agent import Agent
@@ -51,7 +53,8 @@ async def open_sub_conversation(
     result = await child.run()
     text = result.conclusion()
     conclusion = render_prompt("agent", "recruit_result", reason="done", conclusion=text, me=asker.handle)
-    return RecruitOutcome(request, "done", "" if text else "nothing", conclusion, conversation_id)
+    evidence = [replace(line, via=f"{target.handle}'s agent") for line in result.shared_evidence()]
+    return RecruitOutcome(request, "done", "" if text else "nothing", conclusion, conversation_id, evidence)
 
 
 async def _refusal(parent: Conversation, asker: Agent, request: RecruitRequest) -> str | None:

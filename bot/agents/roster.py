@@ -45,14 +45,23 @@ class Roster:
         if wanted in self._profiles:
             return self._profiles[wanted]
         async with self.db.session() as session:
-            row = (
-                await session.execute(
-                    select(models.Member).where(
-                        models.Member.workspace_id == self.workspace_id,
-                        (models.Member.name == wanted) | (models.Member.platform_id == wanted),
+            rows = (
+                (
+                    await session.execute(
+                        select(models.Member).where(
+                            models.Member.workspace_id == self.workspace_id,
+                            (models.Member.name == wanted)
+                            | (models.Member.platform_id == wanted)
+                            | (func.lower(models.Member.name) == wanted.lower()),  # `--as Alice` is alice
+                        )
                     )
                 )
-            ).scalar_one_or_none()
+                .scalars()
+                .all()
+            )
+        # An exact handle or id wins; otherwise a case-insensitive match counts only when it names one member.
+        exact = [r for r in rows if wanted in (r.name, r.platform_id)]
+        row = exact[0] if exact else (rows[0] if len(rows) == 1 else None)
         if row is None:
             raise UnknownMemberError(who)
         profile = MemberProfile(
@@ -69,26 +78,31 @@ class Roster:
         return profile
 
     async def contacts(self, handle: str) -> list[str]:
-        """Handles of the people a member talks with (shares a DM or channel with): DMs first, then by how much was
-        said in the shared conversations."""
+        """Handles of the people a member talks with (shares a DM or channel with): DMs first, then the smallest
+        channel shared (a team room says more about who works together than #general), not message volume."""
         if handle in self._contacts:
             return self._contacts[handle]
         me = await self.profile(handle)
         mine, theirs, other = aliased(models.Membership), aliased(models.Membership), aliased(models.Member)
+        sizes = (
+            select(models.Membership.channel_id, func.count().label("size"))
+            .group_by(models.Membership.channel_id)
+            .subquery()
+        )
         is_dm = models.Channel.kind.in_([ChannelKind.DM.value, ChannelKind.GROUP_DM.value])
         stmt = (
-            select(other.name, func.max(case((is_dm, 1), else_=0)), func.count(models.Message.id))
+            select(other.name, func.max(case((is_dm, 1), else_=0)), func.min(sizes.c.size))
             .select_from(mine)
             .join(theirs, theirs.channel_id == mine.channel_id)
             .join(other, other.id == theirs.member_id)
             .join(models.Channel, models.Channel.id == mine.channel_id)
-            .outerjoin(models.Message, models.Message.channel_id == mine.channel_id)
+            .join(sizes, sizes.c.channel_id == mine.channel_id)
             .where(mine.member_id == me.viewer.member_id, other.id != me.viewer.member_id, other.is_bot.is_(False))
             .group_by(other.name)
         )
         async with self.db.session() as session:
             rows = (await session.execute(stmt)).all()
-        ranked = sorted(rows, key=lambda r: (-int(r[1] or 0), -int(r[2] or 0), r[0]))
+        ranked = sorted(rows, key=lambda r: (-int(r[1] or 0), int(r[2] or 0), r[0]))
         self._contacts[handle] = [r[0] for r in ranked]
         return self._contacts[handle]
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.llm.types import LLMRequest
+from bot.prompts import DATA_CLOSE, DATA_OPEN
 
 
 STOPWORDS = frozenset(
@@ -62,7 +63,7 @@ class PromptView:
             if m["role"] == "assistant":
                 said.append(m["content"])
             elif found := re.match(r"^(\S+)'s agent: (.*)$", m["content"], re.S):
-                heard.append((found[1], found[2]))
+                heard.append((found[1], found[2].replace(DATA_OPEN, "").replace(DATA_CLOSE, "").strip()))
         return cls(
             question=_label(text, "QUESTION"),
             me=(re.search(r"YOU ARE: (\S+)'s agent", text) or [None, ""])[1],
@@ -88,6 +89,12 @@ class PromptView:
 def _label(text: str, label: str) -> str:
     found = re.search(rf"^{label}: (.*)$", text, re.M)
     return found[1].strip() if found else ""
+
+
+def plan_of(view: PromptView) -> list[dict[str, str]]:
+    """The PLAN line's rationales (the JSON inside its data block)."""
+    raw = _label(view.instruction, "PLAN").replace(DATA_OPEN, "").replace(DATA_CLOSE, "").strip()
+    return json.loads(raw or "[]")
 
 
 def needs_of(question: str) -> list[str]:
@@ -118,12 +125,13 @@ def _fact_in(text: str, need: str) -> tuple[str, str] | None:
 
 # ---------------------------------------------------------------------- think
 def _think(view: PromptView) -> dict[str, Any]:
-    plan = json.loads(_label(view.instruction, "PLAN") or "[]")
+    plan = plan_of(view)
     if not plan:
         plan = [_rationale(i, need) for i, need in enumerate(needs_of(view.question), 1)]
+    board = [("blackboard", line) for line in view.block("BLACKBOARD")]
     for r in plan:
         if r["status"] == "unknown":
-            _learn_from_heard(r, view.heard)
+            _learn_from_heard(r, view.heard + board)
     unknown = [r for r in plan if r["status"] == "unknown"]
     searches = "\n".join(view.block("PREVIOUS SEARCHES"))
     clear, fuzzy = [], []
@@ -176,7 +184,7 @@ def _extract(view: PromptView) -> dict[str, Any]:
 
 
 def _act(view: PromptView) -> dict[str, Any]:
-    plan = json.loads(_label(view.instruction, "PLAN") or "[]")
+    plan = plan_of(view)
     hits = _hits(view)
     sub = re.search(r"^SUB-CONVERSATION with (\S+)'s agent: (.*)$", view.instruction, re.M)
     learned = []
@@ -235,19 +243,26 @@ def _plain_act(view: PromptView) -> dict[str, Any]:
 # ---------------------------------------------------------------------- consensus
 def _consensus(view: PromptView) -> dict[str, Any]:
     rows = [[c.strip() for c in line.lstrip("- ").split(" | ")] for line in view.block("RATIONALES")]
+    rows = [r for r in rows if len(r) >= 3]  # "(none)" is no rationale
     kept: dict[str, str] = {}
     cited, dropped = [], []
-    for key, need, value, *_ in (r for r in rows if len(r) >= 3):
+    for key, need, value, *_ in rows:
         if kept.setdefault(need.lower(), value) == value:
             cited.append(key)
         else:
             dropped.append(key)  # a conflicting value for a need already settled
-    statements = [_strip_sources(s.split(": ", 1)[-1]) for s in view.block("STATEMENTS") if "(no answer)" not in s]
+    said = [s.split(": ", 1)[-1] for s in view.block("STATEMENTS") if s.startswith("- ") and "(no answer)" not in s]
+    statements = [_strip_sources(s) for s in said]
     answer = "; ".join(f"{need}: {_strip_source(value)}" for need, value in kept.items())
-    if not rows:
-        answer = max(statements, key=len, default="")
+    sources = {r[1].lower(): r[3] for r in rows if len(r) >= 4 and r[0] in cited}
+    claims = [{"text": f"{need}: {_strip_source(value)}", "sources": [sources.get(need, "")]}
+              for need, value in kept.items()]  # fmt: skip
+    if not rows:  # no plans (plain prompting): the fullest statement, citing what it cites
+        longest = max(said, key=lambda s: len(_strip_sources(s)), default="")
+        answer = _strip_sources(longest)
+        claims = [{"text": answer, "sources": re.findall(r"\[([^\]]+)\]", longest)}] if answer else []
     return {"answer": answer, "agreed": len(set(statements)) <= 1, "cited": cited, "dropped": dropped,
-            "answerable": bool(answer)}  # fmt: skip
+            "claims": claims, "disagreements": [], "answerable": bool(answer)}  # fmt: skip
 
 
 def _strip_source(value: str) -> str:

@@ -11,15 +11,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from bot.agents.evidence import EvidenceLine
 from bot.agents.memory_tools import QueryRecord
 from bot.agents.outputs import ActOutput, RecruitRequest, ThinkOutput
 from bot.agents.plan import Fact, Plan, PlanUpdate, Rationale
+from bot.llm.tokens import count_tokens
 from bot.llm.types import LLMCallRecord, Messages
 from bot.prompts import render_prompt
-
-
-HISTORY_TURNS = 4  # utterances an agent sees; what older ones said lives on in its plan
-UTTERANCE_CHARS = 600  # an utterance is trimmed to this in prompts (compact prompts keep asks cheap)
 
 
 @dataclass
@@ -47,13 +45,15 @@ class RecruitOutcome:
     reason: str = ""  # refusal: ablation | depth | cycle | present | not_contact | unknown | unavailable | budget
     conclusion: str = ""
     conversation_id: int | None = None
+    evidence: list[EvidenceLine] = field(default_factory=list)  # the lines the third agent passed on
 
     def dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "request": self.request.dict()}
+        return {**self.__dict__, "request": self.request.dict(), "evidence": [e.dict() for e in self.evidence]}
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> RecruitOutcome:
-        return cls(**{**raw, "request": RecruitRequest(**raw["request"])})
+        evidence = [EvidenceLine.from_dict(e) for e in raw.get("evidence", [])]
+        return cls(**{**raw, "request": RecruitRequest(**raw["request"]), "evidence": evidence})
 
 
 @dataclass
@@ -66,6 +66,11 @@ class TurnStep:
     latency_s: float = 0.0
     think: ThinkOutput | None = None
     queries: list[QueryRecord] = field(default_factory=list)
+    evidence: list[EvidenceLine] = field(default_factory=list)  # lines this turn added to the agent's notebook
+    released: list[str] = field(default_factory=list)  # notebook ids this turn passed on to the other agents
+    published: list[dict[str, str]] = field(default_factory=list)  # what it put on the ask's blackboard
+    whole_history: bool = False  # the agent read its member's whole history in this turn
+    cuts: dict[str, int] = field(default_factory=dict)  # prompt -> lines the budget left out (said in the prompt)
     facts: list[str] | None = None  # with a private model: what it extracted from the hits for the act call
     recruit: RecruitOutcome | None = None
     act: ActOutput | None = None
@@ -74,6 +79,7 @@ class TurnStep:
     update: PlanUpdate = field(default_factory=PlanUpdate)
     shared_facts: bool = False  # the utterance carries facts from the member's memory
     approval: str | None = None  # approved | denied | timeout, when the member was asked
+    sharing: dict[str, Any] | None = None  # what the share screen dropped, cut and counted (bot.agents.sharing)
     declined: bool = False  # the agent did not take part (policy never, or a share was refused)
     error: dict[str, Any] | None = None
     llm_calls: list[LLMCallRecord] = field(default_factory=list)
@@ -89,9 +95,9 @@ class TurnStep:
     def to_messages(self, viewpoint: str) -> Messages:
         if not self.utterance:
             return []
-        utterance = _trim(self.utterance)
-        if self.agent == viewpoint:
-            return [{"role": "assistant", "content": utterance}]
+        utterance = self.utterance  # kept whole: `history_messages` leaves out whole old ones instead
+        if self.agent == viewpoint:  # its own words may quote chat text too: data as well
+            return [{"role": "assistant", "content": render_prompt("agent", "said", utterance=utterance)}]
         text = render_prompt("agent", "heard", speaker=self.agent, utterance=utterance)
         return [{"role": "user", "content": text}]
 
@@ -103,6 +109,11 @@ class TurnStep:
             "latency_s": self.latency_s,
             "think": self.think.dict() if self.think else None,
             "queries": [q.dict() for q in self.queries],
+            "evidence": [e.dict() for e in self.evidence],
+            "released": list(self.released),
+            "published": list(self.published),
+            "whole_history": self.whole_history,
+            "cuts": dict(self.cuts),
             "facts": self.facts,
             "recruit": self.recruit.dict() if self.recruit else None,
             "act": self.act.dict() if self.act else None,
@@ -111,6 +122,7 @@ class TurnStep:
             "update": self.update.dict(),
             "shared_facts": self.shared_facts,
             "approval": self.approval,
+            "sharing": self.sharing,
             "declined": self.declined,
             "error": self.error,
             "llm_calls": [c.dict() for c in self.llm_calls],
@@ -127,6 +139,11 @@ class TurnStep:
             latency_s=raw.get("latency_s", 0.0),
             think=_think_from_dict(raw.get("think")),
             queries=[QueryRecord.from_dict(q) for q in raw.get("queries", [])],
+            evidence=[EvidenceLine.from_dict(e) for e in raw.get("evidence", [])],
+            released=list(raw.get("released", [])),
+            published=list(raw.get("published", [])),
+            whole_history=raw.get("whole_history", False),
+            cuts=dict(raw.get("cuts", {})),
             facts=raw.get("facts"),
             recruit=RecruitOutcome.from_dict(raw["recruit"]) if raw.get("recruit") else None,
             act=ActOutput(act["utterance"], [Fact(**f) for f in act["learned"]], act["answer"]) if act else None,
@@ -135,6 +152,7 @@ class TurnStep:
             update=PlanUpdate(**raw.get("update", {})),
             shared_facts=raw.get("shared_facts", False),
             approval=raw.get("approval"),
+            sharing=raw.get("sharing"),
             declined=raw.get("declined", False),
             error=raw.get("error"),
             llm_calls=[LLMCallRecord(**c) for c in raw.get("llm_calls", [])],
@@ -150,13 +168,19 @@ def _think_from_dict(raw: dict[str, Any] | None) -> ThinkOutput | None:
     return ThinkOutput(plan, [], [], recruit, raw.get("done", False), raw.get("cannot_progress", False))
 
 
-def _trim(text: str) -> str:
-    return text if len(text) <= UTTERANCE_CHARS else text[: UTTERANCE_CHARS - 1] + "…"
-
-
-def history_messages(task: TaskStep, turns: list[TurnStep], viewpoint: str) -> Messages:
-    """The conversation as `viewpoint`'s agent sees it: the task, then the last HISTORY_TURNS utterances."""
-    messages = task.to_messages(viewpoint)
-    for step in turns[-HISTORY_TURNS:]:
-        messages.extend(step.to_messages(viewpoint))
-    return messages
+def history_messages(task: TaskStep, turns: list[TurnStep], viewpoint: str, *, budget_tokens: int) -> Messages:
+    """The conversation as `viewpoint`'s agent sees it: the task, then every utterance whole, newest kept first
+    within the budget; how many older ones were left out is said (never cut silently)."""
+    kept: Messages = []
+    used, left_out = 0, 0
+    for step in reversed(turns):
+        messages = step.to_messages(viewpoint)
+        cost = sum(count_tokens(m["content"]) for m in messages)
+        if left_out or (kept and used + cost > budget_tokens):
+            left_out += bool(messages)
+            continue
+        kept[:0], used = messages, used + cost
+    head = task.to_messages(viewpoint)
+    if left_out:
+        head.append({"role": "user", "content": render_prompt("agent", "history_cut", count=left_out)})
+    return head + kept

@@ -1,6 +1,7 @@
 """The record of asks: the job, its conversations, their turns, memory queries, LLM calls and consensus.
 
-Transcripts and bench reports are views of these tables. The schema is created by migration 0005_asks.
+Transcripts and bench reports are views of these tables. The schema is created by migration 0005_asks
+(approvals: 0008_approvals).
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ from bot.store.models import Base
 class AskStatus(StrEnum):
     QUEUED = "queued"
     RUNNING = "running"
+    WAITING = "waiting"  # for a member's approval: claimed and alive, but holding no worker slot
     DONE = "done"
+    UNSUPPORTED = "unsupported"  # answered, but no message the agents could share supports the answer
     FAILED = "failed"
+    INTERRUPTED = "interrupted"  # its process was stopped (Ctrl-C, SIGTERM) while running it in-process
 
 
 class FinalPost(StrEnum):
@@ -138,3 +142,18 @@ class Consensus(Base):
     ratio: Mapped[float | None] = mapped_column(Float, default=None)
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class Approval(Base):
+    """A member's approval of what their agent would share: asked once, decided once (by whichever process hears the
+    click), read by whichever worker runs or resumes the ask."""
+
+    __tablename__ = "approval"
+
+    id: Mapped[str] = mapped_column(String(160), primary_key=True)  # stable per ask, conversation, turn and content
+    ask_id: Mapped[int | None] = mapped_column(ForeignKey("ask.id", ondelete="CASCADE"), index=True, default=None)
+    member_id: Mapped[str] = mapped_column(String(128))  # platform id of the member who decides
+    status: Mapped[str] = mapped_column(String(16), default="pending")  # pending | approved | denied | timeout
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    deadline_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)

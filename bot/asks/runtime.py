@@ -17,6 +17,7 @@ from bot.llm.provider import private_settings
 from bot.llm.scripted import ScriptedBackend
 from bot.memory.clear import ClearMemory
 from bot.memory.fuzzy import FuzzyMemory
+from bot.memory.history import WholeHistory
 from bot.memory.vector_index import VectorIndex
 from bot.settings import Settings
 from bot.store.db import Database
@@ -52,4 +53,4 @@ def build_private_llm(settings: Settings, *, scripted: bool = False) -> LLMClien
 def open_memory(settings: Settings, db: Database, *, reader: LLMClient | None = None) -> MemoryAccess:
     """`reader`: the private model of the privacy split, the only one that reads memory hits (None: no split)."""
     index = VectorIndex.from_settings(settings)
-    return MemoryAccess(clear=ClearMemory(db), fuzzy=FuzzyMemory(db, index), reader=reader)
+    return MemoryAccess(clear=ClearMemory(db), fuzzy=FuzzyMemory(db, index), reader=reader, history=WholeHistory(db))

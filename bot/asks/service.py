@@ -16,7 +16,9 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
@@ -26,10 +28,13 @@ from sqlalchemy import and_, or_, select, update
 from bot import messages
 from bot.agents.ablations import Ablations
 from bot.agents.context import AskContext, RecursionBudget
+from bot.agents.evidence import EvidenceLine
+from bot.agents.grounding import Grounding
 from bot.agents.memory_tools import MemoryAccess
 from bot.agents.multiparty import AskResult, run_ask
 from bot.agents.privacy import SharingGate
 from bot.agents.roster import Roster
+from bot.approvals import ApprovalStore
 from bot.asks import models
 from bot.asks.delivery import Delivery
 from bot.asks.record import AskRecorder
@@ -37,6 +42,7 @@ from bot.errors import AskNotFoundError, AskRejectedError, ClaimLostError, Unkno
 from bot.llm.client import LLMClient
 from bot.port import ChatPort, ThreadRef
 from bot.settings import Settings
+from bot.store import models as store_models
 from bot.store.db import Database
 
 
@@ -44,6 +50,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 TranscriptLink = Callable[[int, str], str]
 MAX_ATTEMPTS = 3  # an ask that killed its worker this often is failed instead of retried again
+# The worker slot the running ask holds (set by `AskWorker` in the ask's task): a parked ask gives it back.
+worker_slot: ContextVar[asyncio.Semaphore | None] = ContextVar("worker_slot", default=None)
 
 
 @dataclass(frozen=True)
@@ -89,6 +97,8 @@ class AskService:
         self.worker_id = worker_id or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self.roster = Roster(db, workspace_id)
         self.transcript_link = transcript_link  # (ask id, requester handle) -> web URL for the final post
+        self.approvals = ApprovalStore(db)
+        self._parked: dict[int, int] = {}  # ask id -> branches of it waiting on a member right now
 
     # ------------------------------------------------------------------ requests
     async def ask(self, request: AskRequest) -> AskOutcome:
@@ -96,7 +106,25 @@ class AskService:
         ask_id = await self.submit(request)
         if not await self.claim(ask_id):
             raise ClaimLostError(f"ask #{ask_id} was claimed by another worker")
-        return await self.process(ask_id)
+        try:
+            return await self.process_or_fail(ask_id)
+        except asyncio.CancelledError:  # the command was stopped: say so in the record (shielded: we are cancelled)
+            await asyncio.shield(self._set_status(ask_id, models.AskStatus.INTERRUPTED))
+            raise
+
+    async def process_or_fail(self, ask_id: int) -> AskOutcome:
+        """`process`, but an unexpected error ends the ask failed (requester told once) instead of leaving it
+        `running`; the trace goes to the log for the team."""
+        try:
+            return await self.process(ask_id)
+        except (ClaimLostError, asyncio.CancelledError):
+            raise
+        except Exception:
+            log.exception("ask #%s failed unexpectedly", ask_id)
+            await self.fail(ask_id, messages.failure_internal())
+            ask = await self.load(ask_id)
+            failed = models.AskStatus.FAILED.value
+            return AskOutcome(ask_id, failed, None, ask.failure, ask.final_text or "", None, 0.0)
 
     async def submit(self, request: AskRequest) -> int:
         requester, colleagues, ablations = await self.validate(request)
@@ -151,7 +179,10 @@ class AskService:
             ask.workspace_id == self.workspace_id,
             or_(
                 ask.status == models.AskStatus.QUEUED.value,
-                and_(ask.status == models.AskStatus.RUNNING.value, ask.heartbeat_at < stale),
+                and_(
+                    ask.status.in_([models.AskStatus.RUNNING.value, models.AskStatus.WAITING.value]),
+                    ask.heartbeat_at < stale,
+                ),
             ),
         )
 
@@ -175,6 +206,17 @@ class AskService:
         """Claim one given ask (the in-process path); False if another worker holds it."""
         async with self.db.session() as session, session.begin():
             return await self._take(session, ask_id, self._claimable())
+
+    async def release(self, ask_id: int) -> None:
+        """Give a claimed, unfinished ask back to the queue (this worker stops); its saved turns are kept."""
+        ask = models.Ask
+        unfinished = [models.AskStatus.RUNNING.value, models.AskStatus.WAITING.value]
+        async with self.db.session() as session, session.begin():
+            await session.execute(
+                update(ask)
+                .where(ask.id == ask_id, ask.claimed_by == self.worker_id, ask.status.in_(unfinished))
+                .values(status=models.AskStatus.QUEUED.value, claimed_by=None, attempts=ask.attempts - 1)
+            )
 
     async def _take(self, session, ask_id: int, claimable: object) -> bool:  # noqa: ANN001 - AsyncSession
         result = await session.execute(
@@ -216,7 +258,7 @@ class AskService:
         delivery = Delivery(self.db, self.port, recorder)
         platform_ids = {h: (await self.roster.profile(h)).platform_id for h in await self._members_in(ask)}
         await delivery.notices(ask, requester.display_name, platform_ids)
-        status = models.AskStatus.FAILED if ask.failure else models.AskStatus.DONE
+        status = await self._status(ask)
         await delivery.final_post(ask, requester.platform_id, status=status.value)
         return AskOutcome(
             ask.id, status.value, ask.answer, ask.failure, ask.final_text or "", result, time.perf_counter() - started
@@ -239,12 +281,78 @@ class AskService:
                 question=ask.question,
                 requester=ask.requester,
                 timeout_s=self.settings.approval_timeout_seconds,
+                quote_cap=self.settings.share_quote_chars,
+                approvals=self.approvals,
+                park=lambda: self._park(ask.id),
             ),  # fmt: skip
             budget=RecursionBudget(self.settings.recursion_llm_budget),
             participants=frozenset([ask.requester, *ask.colleagues]),
+            grounding=await self._grounding(ask),
         )
         saved = await recorder.load_saved()
         return await run_ask(ctx, list(ask.colleagues), saved=saved)
+
+    async def _status(self, ask: models.Ask) -> models.AskStatus:
+        if ask.failure:
+            return models.AskStatus.FAILED
+        async with self.db.session() as session:
+            data = (
+                await session.execute(select(models.Consensus.data).where(models.Consensus.ask_id == ask.id))
+            ).scalar_one_or_none()
+        return models.AskStatus.UNSUPPORTED if data and not data.get("supported", True) else models.AskStatus.DONE
+
+    async def _grounding(self, ask: models.Ask) -> Grounding:
+        names = {h: (await self.roster.profile(h)).display_name for h in [ask.requester, *ask.colleagues]}
+        return Grounding.at(
+            self.settings.timezone, requester=ask.requester, colleagues=tuple(ask.colleagues),
+            origin=await self._origin(ask), names=names,
+        )  # fmt: skip
+
+    async def _origin(self, ask: models.Ask) -> str:
+        if not ask.origin_channel_id:
+            return messages.origin_direct()
+        async with self.db.session() as session:
+            name = (
+                await session.execute(
+                    select(store_models.Channel.name).where(
+                        store_models.Channel.workspace_id == self.workspace_id,
+                        store_models.Channel.platform_id == ask.origin_channel_id,
+                    )
+                )
+            ).scalar_one_or_none()
+        return messages.origin_channel(name or ask.origin_channel_id, in_thread=bool(ask.origin_thread_id))
+
+    @asynccontextmanager
+    async def _park(self, ask_id: int) -> AsyncIterator[None]:
+        """While any branch of the ask waits on a member: the ask is `waiting` and its worker slot is free for other
+        asks (the heartbeat goes on, so no other worker takes it over). The slot is taken back before going on."""
+        slot = worker_slot.get()
+        first = self._parked.get(ask_id, 0) == 0
+        self._parked[ask_id] = self._parked.get(ask_id, 0) + 1
+        if first:
+            await self._set_status(ask_id, models.AskStatus.WAITING)
+            if slot is not None:
+                slot.release()
+        try:
+            yield
+        finally:
+            self._parked[ask_id] -= 1
+            if self._parked[ask_id] == 0:
+                del self._parked[ask_id]
+                task = asyncio.current_task()
+                stopping = task is not None and task.cancelling() > 0  # no slot to wait for, nor to run in
+                if slot is not None and not stopping:
+                    await slot.acquire()
+                if not stopping:
+                    await self._set_status(ask_id, models.AskStatus.RUNNING)
+
+    async def _set_status(self, ask_id: int, status: models.AskStatus) -> None:
+        async with self.db.session() as session, session.begin():
+            await session.execute(
+                update(models.Ask)
+                .where(models.Ask.id == ask_id, models.Ask.claimed_by == self.worker_id)
+                .values(status=status.value)
+            )
 
     async def _members_in(self, ask: models.Ask) -> set[str]:
         async with self.db.session() as session:
@@ -320,5 +428,16 @@ class AskService:
 def _final_text(ask_id: int, result: AskResult | None, failure: str | None, link: str | None = None) -> str:
     if failure is not None or result is None or result.consensus is None:
         return messages.final_failure(ask_id, failure or messages.failure_internal(), link=link)
-    citations = [messages.citation(*c) for c in result.consensus.citations()]
-    return messages.final_answer(ask_id, result.consensus.answer, citations, link=link)
+    consensus = result.consensus
+    if not consensus.supported:
+        return messages.final_unsupported(
+            ask_id, consensus.answer, consensus.tried, consensus.disagreements, link=link
+        )
+    claims = [(c.text, [_reference(*r) for r in consensus.references(c)]) for c in consensus.claims]
+    return messages.final_cited_answer(ask_id, consensus.answer, claims, consensus.disagreements, link=link)
+
+
+def _reference(line: EvidenceLine, holder: str, visible: bool) -> str:
+    if visible:
+        return messages.reference_own(line.channel, line.ts, line.sender, line.id)
+    return messages.reference_quote(line.text, holder, line.channel)

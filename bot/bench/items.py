@@ -78,6 +78,7 @@ class Dataset:
     items: list[BenchItem]
     worlds: dict[str, World]  # file path relative to the dataset directory -> world
     card: str
+    variant: str = "paper"  # a generator variant; "paper" is the paper's construction
 
 
 def dumps(data: Any) -> str:
@@ -98,6 +99,8 @@ def write_dataset(dataset: Dataset, out: Path) -> None:
     (out / ITEMS).write_text("".join(lines), encoding="utf-8")
     (out / CARD).write_text(dataset.card.rstrip() + "\n", encoding="utf-8")
     manifest = {"dataset": dataset.name, "seed": dataset.seed, "items": len(dataset.items), "format": FORMAT_VERSION}
+    if dataset.variant != "paper":  # the paper's datasets keep their bytes
+        manifest["variant"] = dataset.variant
     (out / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 

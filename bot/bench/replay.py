@@ -55,14 +55,21 @@ class Replays:
         summarizer_llm: LLMClient | None,  # None = extractive session summaries (no model calls)
         on_ingest: OnIngest | None = None,
         reader: LLMClient | None = None,  # the privacy split's private model: the only one that reads hits
+        transform: Callable[[World], World] | None = None,  # applied to each world before ingestion (renaming)
     ) -> None:
+        self.transform = transform
         self.settings = settings
         self.db = db
         self.llm = llm
         self.dataset_dir = Path(dataset_dir)
         index = VectorIndex.from_settings(settings)
         services = MemoryServices(settings=settings, db=db, index=index, llm=summarizer_llm)
-        self.memory = MemoryAccess(clear=services.clear(), fuzzy=services.fuzzy() if fuzzy else None, reader=reader)
+        self.memory = MemoryAccess(
+            clear=services.clear(),
+            fuzzy=services.fuzzy() if fuzzy else None,
+            reader=reader,
+            history=services.history(),
+        )
         self.indexer = services.indexer() if fuzzy else None
         self.on_ingest = on_ingest
         self._replays: dict[str, Replay] = {}
@@ -82,6 +89,8 @@ class Replays:
     async def _ingest(self, world_file: str) -> Replay:
         started = time.perf_counter()
         world = await asyncio.to_thread(World.load, self.dataset_dir / world_file)
+        if self.transform is not None:
+            world = await asyncio.to_thread(self.transform, world)
         port = LocalWorkspace(world)  # never saved: the dataset's world files stay as generated
         worker = IngestWorker(port, self.db, indexer=self.indexer, page_size=self.settings.ingest_page_size)
         report = await worker.run(progress=self._progress(world_file))

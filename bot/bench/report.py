@@ -12,13 +12,16 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from bot.bench.floors import dataset_floors
 from bot.bench.generate import DATASETS
+from bot.bench.items import ITEMS, load_items
 from bot.bench.results import ItemResult, ResultStore
 from bot.bench.run_config import RUN_FILE, RunConfig
 
@@ -35,6 +38,10 @@ BEHAVIOUR_METRICS = (
 )
 SPLITS = ("predict right", "predict wrong", "all")
 RIGHT_AT = 0.5  # an item counts as predicted right at this score (precision and exact count are 0 or 1)
+REBUILT_NOTE = (
+    "The datasets are rebuilt from the paper's pipelines (upstream published no question files), so the paper's "
+    "GPT-4 row is a reference, not a like-for-like comparison. Floors are scores reached without communication."
+)
 
 
 @dataclass
@@ -49,6 +56,10 @@ class Cell:
     score: float
     items: int
     scorers: list[str]
+    floors: dict[str, Any] | None = None  # `Floors.dict()` over the same items; None when the dataset is gone
+    by_hops: dict[str, list[float]] = field(default_factory=dict)  # FriendsTV: hops -> [mean score, items]
+    options: list[str] = field(default_factory=list)  # variant, anonymized names, privacy prompt
+    judge: str | None = None  # the judge/extraction model; None = rules
 
 
 @dataclass
@@ -62,6 +73,7 @@ class CostRow:
     wall_s: float
     llm_s: float
     overhead_s: float
+    ingest_s: float = 0.0  # loading the dataset's chats into memory (ingest, sessions, embeddings), in all
 
 
 @dataclass
@@ -73,9 +85,14 @@ class Report:
     behaviour_items: dict[str, dict[str, int]]  # label -> split -> items
     cost: list[CostRow]
     scripted: set[str] = field(default_factory=set)  # labels played by the scripted stand-in
+    floors: dict[str, dict[str, Any]] = field(default_factory=dict)  # dataset -> floors of its paper-variant items
+    hop_distribution: dict[str, int] = field(default_factory=dict)  # FriendsTV items scored, by hops needed
 
     def dict(self) -> dict[str, Any]:
         return {
+            "note": REBUILT_NOTE,
+            "floors": self.floors,
+            "hop_distribution": self.hop_distribution,
             "paper_gpt4": PAPER_GPT4,
             "configurations": self.labels,
             "scripted_configurations": sorted(self.scripted),
@@ -99,6 +116,8 @@ def report_from_dict(document: dict[str, Any]) -> Report:
         behaviour_items=document["behaviour_items"],
         cost=[CostRow(**row) for row in document["cost"]],
         scripted=set(document.get("scripted_configurations", [])),
+        floors=dict(document.get("floors", {})),
+        hop_distribution=dict(document.get("hop_distribution", {})),
     )
 
 
@@ -119,25 +138,66 @@ def load_runs(run_dirs: list[Path]) -> list[Run]:
 
 def build_report(runs: list[Run]) -> Report:
     by_cell: dict[str, dict[str, dict[str, ItemResult]]] = defaultdict(lambda: defaultdict(dict))
+    configs: dict[tuple[str, str], RunConfig] = {}
     scripted: set[str] = set()
     for run in runs:
         label = run.config.label
         if run.config.scripted:
             scripted.add(label)
+        configs[(label, run.config.dataset)] = run.config
         for result in run.results:
             by_cell[label][run.config.dataset][result.item_id] = result  # a later run of an item replaces it
     labels = list(by_cell)
-    table1 = {lb: {d: _cell(list(items.values())) for d, items in row.items() if items} for lb, row in by_cell.items()}
+    table1 = {
+        lb: {d: _cell(list(items.values()), configs[(lb, d)]) for d, items in row.items() if items}
+        for lb, row in by_cell.items()
+    }
     behaviour, counts = {}, {}
     for label, row in by_cell.items():
         results = [r for items in row.values() for r in items.values()]
         behaviour[label], counts[label] = _behaviour(results)
     cost = [_cost(lb, d, list(items.values())) for lb, row in by_cell.items() for d, items in row.items() if items]
-    return Report(labels, list(DATASETS), table1, behaviour, counts, cost, scripted)
+    floors = {}
+    for label, row in table1.items():
+        for dataset, cell in row.items():
+            if cell.floors is not None and configs[(label, dataset)].variant == "paper":
+                floors.setdefault(dataset, cell.floors)
+    hops = _hop_distribution(by_cell, configs)
+    return Report(labels, list(DATASETS), table1, behaviour, counts, cost, scripted, floors, hops)
 
 
-def _cell(results: list[ItemResult]) -> Cell:
-    return Cell(fmean(r.score for r in results), len(results), sorted({r.scorer for r in results}))
+def _cell(results: list[ItemResult], config: RunConfig) -> Cell:
+    ids = frozenset(r.item_id for r in results)
+    floors, hops = None, {}
+    directory = Path(config.dataset_dir)
+    if (directory / ITEMS).is_file():
+        floors = dataset_floors(directory, ids).dict()
+        hops = _item_hops(directory)
+    by_hops: dict[str, list[float]] = {}
+    for hop in sorted({hops[r.item_id] for r in results if r.item_id in hops}):
+        scores = [r.score for r in results if hops.get(r.item_id) == hop]
+        by_hops[str(hop)] = [fmean(scores), float(len(scores))]
+    scorers = sorted({r.scorer for r in results})
+    return Cell(fmean(r.score for r in results), len(results), scorers, floors, by_hops, config.options, config.judge)
+
+
+@cache
+def _item_hops(directory: Path) -> dict[str, int]:
+    return {i.id: int(i.provenance["hops"]) for i in load_items(directory) if "hops" in i.provenance}
+
+
+def _hop_distribution(
+    by_cell: dict[str, dict[str, dict[str, ItemResult]]], configs: dict[tuple[str, str], RunConfig]
+) -> dict[str, int]:
+    """FriendsTV: the items any configuration scored, counted by the hops they need."""
+    seen: dict[str, int] = {}
+    for (label, dataset), config in configs.items():
+        directory = Path(config.dataset_dir)
+        if dataset != "friendstv" or not (directory / ITEMS).is_file():
+            continue
+        hops = _item_hops(directory)
+        seen |= {i: hops[i] for i in by_cell[label][dataset] if i in hops}
+    return {str(h): n for h, n in sorted(Counter(seen.values()).items())}
 
 
 def _behaviour(results: list[ItemResult]) -> tuple[dict[str, dict[str, float | None]], dict[str, int]]:
@@ -162,4 +222,5 @@ def _cost(label: str, dataset: str, results: list[ItemResult]) -> CostRow:
         prompt_tokens=fmean(r.prompt_tokens for r in results),
         completion_tokens=fmean(r.completion_tokens for r in results), wall_s=fmean(r.wall_s for r in results),
         llm_s=fmean(r.llm_s for r in results), overhead_s=fmean(r.overhead_s for r in results),
+        ingest_s=sum(r.ingest_s for r in results),
     )  # fmt: skip

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from bot.bench.report import BEHAVIOUR_METRICS, PAPER_GPT4, PAPER_LABEL, SPLITS, Report, Run
+from bot.bench.report_tables import FLOOR_ROWS
 
 
+ZERO_SLIVER = 0.6  # percent: the height drawn for a score of exactly 0
 ITEM_FIELDS = ("configuration", "dataset", "item_id", "score", "scorer", "status", "llm_calls", "prompt_tokens",
                "completion_tokens", "wall_s", "llm_s", "overhead_s", "ingest_s", "ask_id", "answer",
                "gold")  # fmt: skip
@@ -47,6 +49,9 @@ def _table1_rows(report: Report) -> list[list[Any]]:
     for label in report.labels:
         cells = report.table1[label]
         rows.append([label, *(round(cells[d].score, 4) if d in cells else "" for d in report.datasets)])
+    for name, pick in FLOOR_ROWS:
+        floors = [report.floors.get(d) for d in report.datasets]
+        rows.append([name, *(round(pick(f), 4) if f else "" for f in floors)])
     return rows
 
 
@@ -96,12 +101,21 @@ def write_score_plot(report: Report, path: Path) -> Path:
     for index, (label, values) in enumerate(series):
         offsets = [i + (index - (len(series) - 1) / 2) * width for i in range(len(report.datasets))]
         hatch = "//" if label == PAPER_LABEL else None
-        axes.bar(offsets, values, width, label=label, hatch=hatch, edgecolor="black", linewidth=0.4)
+        # A zero score still gets a sliver and a label, so "0" is not mistaken for "not run".
+        shown = [max(v, ZERO_SLIVER) for v in values]
+        bars = axes.bar(offsets, shown, width, label=label, hatch=hatch, edgecolor="black", linewidth=0.4)
+        axes.bar_label(bars, labels=[f"{v:.0f}" for v in values], fontsize=6, padding=1)
+    for i, dataset in enumerate(report.datasets):
+        floors = report.floors.get(dataset)
+        if floors is not None:
+            label = None if any(d in report.floors for d in report.datasets[:i]) else "best no-communication floor"
+            axes.hlines(floors["best"] * 100, i - 0.45, i + 0.45, colors="red", linestyles="dashed", linewidth=1,
+                        label=label)  # fmt: skip
     axes.set_xticks(range(len(report.datasets)), report.datasets)
     title = "InformativeBench: score per dataset and configuration"
     if report.scripted:
         title += "\n(scripted stand-in rows check the pipeline: NOT a quality figure)"
-    axes.set(ylabel="score (%)", ylim=(0, 100), title=title)
+    axes.set(ylabel="score (%)", ylim=(0, 105), title=title)
     axes.legend(fontsize=7, loc="upper right")
     return _save(plt, figure, path)
 

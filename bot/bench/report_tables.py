@@ -8,9 +8,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.bench.report import BEHAVIOUR_METRICS, PAPER_GPT4, PAPER_LABEL, SPLITS, Cell, Report
+from bot.bench.report import BEHAVIOUR_METRICS, PAPER_GPT4, PAPER_LABEL, REBUILT_NOTE, SPLITS, Cell, Report
 from bot.bench.scoring import ScoreMethod
 
 
@@ -26,9 +27,19 @@ BEHAVIOUR_HEADERS = {
     "consensus_ratio": "consensus ratio",
 }
 RATIOS = {"solved_ratio", "fake_solved_ratio", "consensus_ratio"}
-SCORER_MARKS = {ScoreMethod.NORMALIZED_MATCH.value: "m", ScoreMethod.LLM_JUDGE.value: "j"}
+SCORER_MARKS = {
+    ScoreMethod.LLM_JUDGE.value: "j", ScoreMethod.EXACT_COUNT_LLM.value: "j", ScoreMethod.NAME_F1_LLM.value: "j",
+    ScoreMethod.SLOT_IOU_LLM.value: "j", ScoreMethod.NORMALIZED_MATCH.value: "m", ScoreMethod.EXACT_COUNT.value: "r",
+    ScoreMethod.NAME_F1.value: "r", ScoreMethod.SLOT_IOU.value: "r",
+}  # fmt: skip
+FLOOR_ROWS = (
+    ("floor: constant most-frequent answer", lambda f: f["constant"]),
+    ("floor: asker's side alone", lambda f: f["side"]["asker"]),
+    ("floor: asked member's side alone", lambda f: f["side"]["asked"]),
+    ("floor: random answer", lambda f: f["random"]),
+)
 COST_HEADERS = ("configuration", "dataset", "items", "LLM calls", "prompt tok", "completion tok", "wall s", "LLM s",
-                "overhead s")  # fmt: skip
+                "overhead s", "load chats s (all)")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -42,25 +53,57 @@ class TableText:
 
 
 def report_tables(report: Report) -> list[TableText]:
-    return [scores_text(report), behaviour_text(report), cost_text(report)]
+    tables = [scores_text(report), behaviour_text(report), cost_text(report)]
+    if any(cell.by_hops for row in report.table1.values() for cell in row.values()):
+        tables.append(hops_text(report))
+    return tables
 
 
 def scores_text(report: Report) -> TableText:
-    rows = [[PAPER_LABEL, *(f"{PAPER_GPT4[d]:.2%}" for d in report.datasets)]]
-    rows += [[label, *(_score(report.table1[label].get(d)) for d in report.datasets)] for label in report.labels]
+    rows = [[PAPER_LABEL, "", "", *(f"{PAPER_GPT4[d]:.2%}" for d in report.datasets)]]
+    for label in report.labels:
+        cells = [c for c in report.table1[label].values()]
+        options = ", ".join(dict.fromkeys(o for c in cells for o in c.options)) or "-"
+        judges = ", ".join(sorted({c.judge for c in cells if c.judge})) or "rules"
+        rows.append([label, options, judges, *(_score(report.table1[label].get(d)) for d in report.datasets)])
+    for name, pick in FLOOR_ROWS:
+        rows.append([name, "", "", *(_floor(report.floors.get(d), pick) for d in report.datasets)])
     caption = (
-        "n = items scored; NP and FriendsTV: j = LLM judge (the paper's prompt), m = normalized match (no judge). "
-        "Medium is F1, Hard is IoU, Easy is exact count."
+        "n = items scored; scorer: j = judge model (the paper's judge prompt, or its extraction step for Schedule), "
+        "r = rule-based extraction, m = normalized match; 'floor' = the best no-communication floor over the same "
+        "items. Easy: exact count; Medium: F1; Hard: IoU; NP, FriendsTV: precision. " + REBUILT_NOTE
     )
-    title = "Table 1: score per dataset (mean over items)"
-    return TableText(title, ["configuration", *report.datasets], rows, caption, dim_rows=1)
+    title = "Table 1: score per dataset (mean over items), with no-communication floors"
+    headers = ["configuration", "options", "judge", *report.datasets]
+    return TableText(title, headers, rows, caption, text_columns=3, dim_rows=1)
 
 
 def _score(cell: Cell | None) -> str:
     if cell is None:
         return "-"
-    marks = "".join(SCORER_MARKS[s] for s in cell.scorers if s in SCORER_MARKS)
-    return f"{cell.score:.2%} (n={cell.items}{', ' + marks if marks else ''})"
+    marks = "".join(sorted({SCORER_MARKS.get(s, "?") for s in cell.scorers}))
+    floor = f"; floor {cell.floors['best']:.1%}" if cell.floors else ""
+    return f"{cell.score:.2%} (n={cell.items}, {marks}{floor})"
+
+
+def _floor(floors: dict | None, pick: Callable[[dict], float]) -> str:
+    return "-" if floors is None else f"{pick(floors):.2%}"
+
+
+def hops_text(report: Report) -> TableText:
+    """FriendsTV by the hops an item needs (0 = the pair sees both rationales, 1 = a third party holds one)."""
+    hops = sorted({h for row in report.table1.values() for c in row.values() for h in c.by_hops}, key=int)
+    rows = [["items (scored)", *(str(report.hop_distribution.get(h, 0)) for h in hops)]]
+    for label in report.labels:
+        cell = report.table1[label].get("friendstv")
+        if cell is not None and cell.by_hops:
+            rows.append([label, *(_hop(cell.by_hops.get(h)) for h in hops)])
+    caption = "Hops from the asking pair to a rationale's holders over DM channels; the item needs the larger."
+    return TableText("FriendsTV by hops needed", ["configuration", *(f"{h} hop(s)" for h in hops)], rows, caption)
+
+
+def _hop(value: list[float] | None) -> str:
+    return "-" if value is None else f"{value[0]:.2%} (n={int(value[1])})"
 
 
 def behaviour_text(report: Report) -> TableText:
@@ -94,8 +137,12 @@ def cost_text(report: Report) -> TableText:
             f"{row.wall_s:.2f}",
             f"{row.llm_s:.2f}",
             f"{row.overhead_s:.2f}",
+            f"{row.ingest_s:.1f}",
         ]  # fmt: skip
         for row in report.cost
     ]
-    caption = "LLM s = summed latency of the ask's model calls; overhead = wall - LLM s (askwith's own time)."
+    caption = (
+        "LLM s = summed latency of the ask's model calls; overhead = wall - LLM s (askwith's own time); load chats = "
+        "ingesting the dataset's workspaces into memory (messages, sessions, embeddings), once per workspace."
+    )
     return TableText("Cost per item", list(COST_HEADERS), rows, caption, text_columns=2)

@@ -44,12 +44,23 @@ class RunConfig:
     scripted: bool  # the deterministic stand-in played the model: a smoke test, never a quality figure
     ablations: list[str] = field(default_factory=list)  # chosen for this configuration (a row of Table 2)
     setup_ablations: list[str] = field(default_factory=list)  # the paper's per-dataset setup, always applied
-    judge: str | None = None  # judge model for NP/FriendsTV; None = normalized match
+    judge: str | None = None  # judge/extraction model; None = rule-based extraction and normalized match
+    variant: str = "paper"  # the dataset's generator variant (Schedule lengths)
+    anonymize_names: bool = False  # paper 6.4: FriendsTV characters renamed (prior-knowledge check)
+    privacy_prompt: bool = False  # paper 6.4: agents told to protect private information
     format: int = RUN_FORMAT
 
     @classmethod
     def for_run(
-        cls, dataset_dir: Path, *, model: str, scripted: bool, ablations: list[str], judge: str | None
+        cls,
+        dataset_dir: Path,
+        *,
+        model: str,
+        scripted: bool,
+        ablations: list[str],
+        judge: str | None,
+        anonymize_names: bool = False,
+        privacy_prompt: bool = False,
     ) -> RunConfig:
         manifest = read_manifest(dataset_dir)
         name = str(manifest["dataset"])
@@ -62,7 +73,16 @@ class RunConfig:
             ablations=Ablations.parse(ablations).names(),
             setup_ablations=list(SETUP_ABLATIONS.get(name, ())),
             judge=judge,
+            variant=str(manifest.get("variant", "paper")),
+            anonymize_names=anonymize_names,
+            privacy_prompt=privacy_prompt,
         )
+
+    @property
+    def options(self) -> list[str]:
+        """The paper's section 6.4 options and a non-paper variant, as report columns show them."""
+        chosen = [f"variant={self.variant}"] if self.variant != "paper" else []
+        return chosen + ["anonymized names"] * self.anonymize_names + ["privacy prompt"] * self.privacy_prompt
 
     @property
     def effective_ablations(self) -> list[str]:
@@ -72,12 +92,14 @@ class RunConfig:
     def label(self) -> str:
         """The configuration's row name in the report: model and the mechanisms switched off."""
         name = SCRIPTED_LABEL if self.scripted else self.model
-        return f"{name} {' '.join(self.ablations)}".strip()
+        options = f" [{', '.join(self.options)}]" if self.options else ""
+        return f"{name} {' '.join(self.ablations)}".strip() + options
 
     def slug(self) -> str:
         """A directory name for this configuration."""
         model = "scripted" if self.scripted else self.model
-        raw = "-".join([self.dataset, model, *self.ablations])
+        options = [o.replace(" ", "_") for o in self.options]
+        raw = "-".join([self.dataset, model, *self.ablations, *options])
         return re.sub(r"[^A-Za-z0-9._-]+", "_", raw)
 
     def save(self, run_dir: Path) -> None:
@@ -109,13 +131,14 @@ def bench_root(settings: Settings) -> Path:
     return settings.data_dir / "bench"
 
 
-def resolve_dataset(spec: str, *, seed: int, settings: Settings) -> tuple[Path, bool]:
+def resolve_dataset(spec: str, *, seed: int, settings: Settings, variant: str = "paper") -> tuple[Path, bool]:
     """(dataset directory, True when it still has to be generated) for a directory path or a dataset name."""
     path = Path(spec)
     if (path / "dataset.json").is_file():
         return path, False
     if spec in DATASETS:
-        target = bench_root(settings) / "datasets" / f"{spec}-seed{seed}"
+        suffix = "" if variant == "paper" else f"-{variant}"
+        target = bench_root(settings) / "datasets" / f"{spec}-seed{seed}{suffix}"
         return target, not (target / "dataset.json").is_file()
     raise BenchError(f"{spec} is neither a dataset directory nor a dataset name ({', '.join(DATASETS)}).")
 

@@ -19,6 +19,7 @@ from bot import messages
 from bot.asks.metrics import behaviour
 from bot.asks.service import AskOutcome, AskRequest
 from bot.asks.transcripts import load_transcript
+from bot.bench.anonymize import anonymize_item, anonymize_world
 from bot.bench.items import BenchItem, load_items
 from bot.bench.replay import OnIngest, Replay, Replays
 from bot.bench.results import ItemResult, ResultStore
@@ -58,10 +59,13 @@ class RunState:
 OnItem = Callable[[RunState, ItemResult | None], None]  # called after every item (None: left for a rerun)
 
 
-def run_settings(settings: Settings, run_dir: Path) -> Settings:
+def run_settings(settings: Settings, run_dir: Path, config: RunConfig | None = None) -> Settings:
     """A run is self-contained: its SQLite database and vector index live in the run directory."""
     url = f"sqlite+aiosqlite:///{(run_dir / DATABASE_FILE).resolve()}"
-    return settings.replace(data_dir=run_dir, database_url=url, chroma_host="", ablations="")
+    privacy = config.privacy_prompt if config is not None else settings.agent_privacy_prompt
+    return settings.replace(
+        data_dir=run_dir, database_url=url, chroma_host="", ablations="", agent_privacy_prompt=privacy
+    )
 
 
 async def run_bench(
@@ -87,13 +91,14 @@ async def run_bench(
     if not todo:
         return state
     started = time.perf_counter()
-    settings = run_settings(settings, run_dir)
+    settings = run_settings(settings, run_dir, config)
     db = await Database.open(settings)
     try:
         replays = Replays(
             settings, db, llm, dataset_dir=Path(config.dataset_dir),
             fuzzy="no-fuzzy-memory" not in config.effective_ablations,
             summarizer_llm=None if config.scripted else private_llm or llm, on_ingest=on_ingest, reader=private_llm,
+            transform=anonymize_world if config.anonymize_names else None,
         )  # fmt: skip
         slots = asyncio.Semaphore(max(1, concurrency))
 
@@ -137,6 +142,8 @@ async def run_item(
     item: BenchItem, replays: Replays, db: Database, *, config: RunConfig, judge: LLMClient | None
 ) -> ItemResult | None:
     """Ask one item and score it; None when the model did not respond (worth retrying later)."""
+    if config.anonymize_names:
+        item = anonymize_item(item)
     replay, waited = await replays.get(item.world)
     request = AskRequest(item.asking[0], [item.asking[1]], item.question, ablations=config.effective_ablations)
     started = time.perf_counter()

@@ -2,20 +2,22 @@
 
 - NP and FriendsTV: precision, judged by an LLM with the paper's judge prompt (`prompts/bench_judge.yaml`), or by a
   normalized match (SQuAD-style normalization, the gold answer contained in the prediction) when no judge is given.
-- Schedule Easy: the first stand-alone number in the answer must equal the gold count.
-- Schedule Medium: F1 between the activity names mentioned in the answer (matched against the activity vocabulary,
-  longest name first) and the gold names.
+- Schedule Easy: the count the answer gives must equal the gold count.
+- Schedule Medium: F1 between the activity names the answer gives (mapped onto the activity vocabulary) and the gold.
 - Schedule Hard: IoU between the half-hour slots covered by the answer's time spans and the gold spans.
+
+As in the paper, the judge model (when configured) first extracts the count, maps the names or extracts the spans;
+the metric is then computed by code. Offline, `bot.bench.extraction` does the extraction by rules.
 """
 
 from __future__ import annotations
 
 import re
-import string
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from bot.bench.extraction import extract_count, mentioned_names, normalize, plainly_states
 from bot.bench.items import BenchItem, Metric
 from bot.bench.timeslots import parse_spans, slots_of
 from bot.llm.client import LLMClient
@@ -23,22 +25,22 @@ from bot.llm.types import LLMRequest
 from bot.prompts import render_prompt
 
 
-NUMBER_WORDS = {
-    word: value
-    for value, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen".split()
-    )
-}
-_NUMBER_RE = re.compile(r"(?<![\d:.])\d+(?![\d:])|\b(?:" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
 _VERDICT_RE = re.compile(r"[01]")
+_DIGITS_RE = re.compile(r"\d+")
 
 
 class ScoreMethod(StrEnum):
     LLM_JUDGE = "llm_judge"
     NORMALIZED_MATCH = "normalized_match"
-    EXACT_COUNT = "exact_count"
+    EXACT_COUNT = "exact_count"  # extracted by rules (offline)
     NAME_F1 = "name_f1"
     SLOT_IOU = "slot_iou"
+    EXACT_COUNT_LLM = "exact_count_llm_extract"  # extracted by the judge model (the paper's protocol)
+    NAME_F1_LLM = "name_f1_llm_extract"
+    SLOT_IOU_LLM = "slot_iou_llm_extract"
+
+
+LLM_METHODS = {ScoreMethod.LLM_JUDGE, ScoreMethod.EXACT_COUNT_LLM, ScoreMethod.NAME_F1_LLM, ScoreMethod.SLOT_IOU_LLM}
 
 
 @dataclass(frozen=True)
@@ -48,62 +50,34 @@ class Score:
     detail: dict[str, Any] = field(default_factory=dict)
 
 
-def normalize(text: str) -> str:
-    """Lower case, no punctuation, no articles, single spaces (the SQuAD answer normalization)."""
-    text = text.lower().replace("-", " ")
-    text = "".join(ch for ch in text if ch not in set(string.punctuation))
-    text = re.sub(r"\b(a|an|the)\b", " ", text)
-    return " ".join(text.split())
+def score_count(prediction: str, gold: int, *, found: int | None = None, method: ScoreMethod | None = None) -> Score:
+    found = extract_count(prediction) if method is None else found
+    return Score(float(found == gold), method or ScoreMethod.EXACT_COUNT, {"extracted": found, "gold": gold})
 
 
-def extract_count(text: str) -> int | None:
-    """The first stand-alone number (digits or a word up to fifteen); times like 9:30 are skipped."""
-    match = _NUMBER_RE.search(text)
-    if match is None:
-        return None
-    token = match.group(0).lower()
-    return NUMBER_WORDS[token] if token in NUMBER_WORDS else int(token)
-
-
-def score_count(prediction: str, gold: int) -> Score:
-    found = extract_count(prediction)
-    return Score(float(found == gold), ScoreMethod.EXACT_COUNT, {"extracted": found, "gold": gold})
-
-
-def mentioned_names(prediction: str, vocabulary: list[str]) -> set[str]:
-    """Vocabulary names in the answer, longest first, each matched stretch used once."""
-    text = f" {normalize(prediction)} "
-    found: set[str] = set()
-    for name in sorted(vocabulary, key=lambda n: (-len(n), n)):
-        key = f" {normalize(name)} "
-        if key in text:
-            found.add(name)
-            text = text.replace(key, "  ")
-    return found
-
-
-def score_names(prediction: str, gold: list[str], vocabulary: list[str]) -> Score:
+def score_names(
+    prediction: str, gold: list[str], vocabulary: list[str], *, method: ScoreMethod = ScoreMethod.NAME_F1
+) -> Score:
     predicted = mentioned_names(prediction, vocabulary)
     hits = len(predicted & set(gold))
     precision = hits / len(predicted) if predicted else 0.0
     recall = hits / len(gold) if gold else float(not predicted)
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     detail = {"predicted": sorted(predicted), "gold": sorted(gold), "precision": precision, "recall": recall}
-    return Score(f1, ScoreMethod.NAME_F1, detail)
+    return Score(f1, method, detail)
 
 
-def score_spans(prediction: str, gold: list[str]) -> Score:
+def score_spans(prediction: str, gold: list[str], *, method: ScoreMethod = ScoreMethod.SLOT_IOU) -> Score:
     predicted = slots_of(parse_spans(prediction))
     truth = slots_of(span for text in gold for span in parse_spans(text))
     union = predicted | truth
     iou = len(predicted & truth) / len(union) if union else 1.0
-    return Score(iou, ScoreMethod.SLOT_IOU, {"predicted_slots": len(predicted), "gold_slots": len(truth)})
+    return Score(iou, method, {"predicted_slots": len(predicted), "gold_slots": len(truth)})
 
 
 def normalized_match(prediction: str, parts: list[list[str]]) -> Score:
-    """Correct when, for every part, one of its accepted answers appears (normalized) in the prediction."""
-    text = f" {normalize(prediction)} "
-    matched = [any(f" {normalize(a)} " in text for a in answers if normalize(a)) for answers in parts]
+    """Correct when, for every part, one of its accepted answers is plainly stated (not hedged, not negated)."""
+    matched = [any(plainly_states(prediction, a) for a in answers) for answers in parts]
     return Score(float(all(matched)), ScoreMethod.NORMALIZED_MATCH, {"parts_matched": matched})
 
 
@@ -117,18 +91,54 @@ async def judge(question: str, ground_truth: str, prediction: str, client: LLMCl
 
 
 def accepted_answers(item: BenchItem) -> list[list[str]]:
-    if "parts" in item.gold:
+    """Per part, the answers accepted (every part must be stated). A model-composed FriendsTV question has one
+    answer of its own; a template one needs both FriendsQA answers."""
+    if "parts" in item.gold and item.gold.get("composed_by", "template") == "template":
         return [list(part["answers"]) + [part["answer"]] for part in item.gold["parts"]]
     return [list(item.gold.get("alternatives", [])) + [item.gold["answer"]]]
 
 
+async def extract(key: str, client: LLMClient, **variables: object) -> str:
+    """The judge model's extraction reply ("none" means it found nothing)."""
+    prompt = render_prompt("bench_extract", key, **variables)
+    request = LLMRequest([{"role": "user", "content": prompt}], purpose="bench_extract", temperature=0.0)
+    reply = (await client.complete(request)).text.strip()
+    return "" if reply.lower().strip(' ."') == "none" else reply
+
+
 async def score_item(item: BenchItem, prediction: str, *, judge_client: LLMClient | None = None) -> Score:
+    """The paper's metric; with a judge model, extraction (Schedule) or judgement (NP, FriendsTV) is the model's."""
+    if item.metric in SCHEDULE_METRICS:
+        if judge_client is None or not prediction.strip():
+            return _schedule_by_rules(item, prediction)
+        return await _schedule_by_model(item, prediction, judge_client)
+    if judge_client is not None:
+        return await judge(item.question, str(item.gold["answer"]), prediction, judge_client)
+    return normalized_match(prediction, accepted_answers(item))
+
+
+SCHEDULE_METRICS = {Metric.EXACT_COUNT, Metric.NAME_F1, Metric.SLOT_IOU}
+
+
+def _schedule_by_rules(item: BenchItem, prediction: str) -> Score:
     if item.metric is Metric.EXACT_COUNT:
         return score_count(prediction, int(item.gold["count"]))
     if item.metric is Metric.NAME_F1:
         return score_names(prediction, list(item.gold["activities"]), list(item.gold["vocabulary"]))
-    if item.metric is Metric.SLOT_IOU:
-        return score_spans(prediction, list(item.gold["spans"]))
-    if judge_client is not None:
-        return await judge(item.question, str(item.gold["answer"]), prediction, judge_client)
-    return normalized_match(prediction, accepted_answers(item))
+    return score_spans(prediction, list(item.gold["spans"]))
+
+
+async def _schedule_by_model(item: BenchItem, prediction: str, client: LLMClient) -> Score:
+    question = item.question
+    if item.metric is Metric.EXACT_COUNT:
+        reply = await extract("count", client, question=question, prediction=prediction)
+        digits = _DIGITS_RE.search(reply)
+        found = int(digits.group(0)) if digits else None
+        return score_count(reply, int(item.gold["count"]), found=found, method=ScoreMethod.EXACT_COUNT_LLM)
+    if item.metric is Metric.NAME_F1:
+        vocabulary = list(item.gold["vocabulary"])
+        reply = await extract("names", client, question=question, prediction=prediction, vocabulary=vocabulary)
+        mapped = ", ".join(n for n in vocabulary if normalize(n) in {normalize(x) for x in reply.split(",")})
+        return score_names(mapped, list(item.gold["activities"]), vocabulary, method=ScoreMethod.NAME_F1_LLM)
+    reply = await extract("spans", client, question=question, prediction=prediction)
+    return score_spans(reply, list(item.gold["spans"]), method=ScoreMethod.SLOT_IOU_LLM)

@@ -16,6 +16,7 @@ Span = tuple[int, int]
 _CLOCK = r"(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?"
 _SPAN_RE = re.compile(rf"(?<![\d:]){_CLOCK}\s*(?:-|–|—|to|until|till)\s*{_CLOCK}(?![\d:])", re.IGNORECASE)
 _TIME_RE = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])")
+_BETWEEN_RE = re.compile(rf"\bbetween\s+({_CLOCK})\s+and\s+", re.IGNORECASE)
 
 
 def clock(slot: int) -> str:
@@ -45,7 +46,8 @@ def times_in(text: str) -> list[int]:
 
 
 def parse_spans(text: str) -> list[Span]:
-    """Every "start-end" time span in a text ("9:00-11:00", "9 AM to 12 PM", "13:30 until 16:00")."""
+    """Every "start-end" time span in a text ("9:00-11:00", "9 AM to 12 PM", "between 13:30 and 16:00")."""
+    text = _BETWEEN_RE.sub(lambda m: f"{m.group(1)} to ", text)
     spans: list[Span] = []
     for match in _SPAN_RE.finditer(text):
         h1, m1, ap1, h2, m2, ap2 = match.groups()

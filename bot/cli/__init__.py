@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import logging
+import signal
 import sys
 
 import typer
 from rich.console import Console
 
 from bot.errors import AskwithError
+from bot.logs import configure_logging
 from bot.settings import Settings
 
-
-# Libraries that log their routine steps at INFO (Alembic's "Context impl SQLiteImpl", each HTTP request, each
-# scheduled run): quiet at WARNING unless ASKWITH_LOG_LEVEL=DEBUG, so askwith's own lines are what the operator reads.
-LIBRARY_LOGGERS = (
-    "alembic", "httpx", "httpcore", "chromadb", "discord", "slack_bolt", "slack_sdk", "apscheduler", "aiohttp",
-)  # fmt: skip
 
 app = typer.Typer(name="askwith", help="Personal agents that answer questions together.", no_args_is_help=True)
 err = Console(stderr=True)
@@ -47,19 +42,18 @@ def _register_all() -> None:
         module.register(app)
 
 
-def _configure_logging(settings: Settings) -> None:
-    level = settings.log_level.upper()
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if level != "DEBUG":
-        for name in LIBRARY_LOGGERS:
-            logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLogger().level))
+def _terminate_like_ctrl_c(_signum: int, _frame: object) -> None:
+    # SIGTERM (kill, a service manager) takes the path Ctrl-C takes: the running command is cancelled, so a local
+    # model server is stopped and an ask in progress is recorded as interrupted instead of `running` forever.
+    signal.raise_signal(signal.SIGINT)
 
 
 def main() -> None:
+    signal.signal(signal.SIGTERM, _terminate_like_ctrl_c)
     _register_all()
     try:
         settings = Settings.load()
-        _configure_logging(settings)
+        configure_logging(settings)
         app()  # standalone: typer reports usage errors itself and exits; our own errors come out here
     except AskwithError as exc:
         err.print(f"[red]error:[/red] {exc}", soft_wrap=True)  # one line, however narrow the terminal

@@ -22,11 +22,24 @@ def generate_command(
     ],
     out_dir: Annotated[Path, typer.Option("--out", help="Dataset directory to write (new, empty, or a dataset).")],
     seed: Annotated[int, typer.Option("--seed", help="Same seed, byte-identical files.")] = 0,
+    variant: Annotated[
+        str, typer.Option(help="Schedule: 'paper' (default, appendix D.2) or 'per-person' activity lengths.")
+    ] = "paper",
+    compose: Annotated[
+        bool | None,
+        typer.Option(help="FriendsTV: the model writes the questions (default: when a model is configured)."),
+    ] = None,
 ) -> None:
     """Generate one InformativeBench dataset: workspaces, items and a dataset card."""
     from bot.bench.generate import generate
 
-    built = generate(dataset, seed, out_dir, Settings.load())
+    settings = Settings.load()
+    composer_llm = None
+    if dataset == "friendstv" and (compose if compose is not None else settings.llm_configured):
+        from bot.asks.runtime import build_llm
+
+        composer_llm = build_llm(settings)
+    built = generate(dataset, seed, out_dir, settings, composer_llm=composer_llm, variant=variant)
     summary = f"{built.name}: {len(built.items)} items, {len(built.worlds)} workspace file(s) -> {out_dir}"
     out.print(f"{summary} (card: card.md)", soft_wrap=True)
 

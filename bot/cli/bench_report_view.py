@@ -1,23 +1,10 @@
-"""Rich tables of a bench report: Table 1 (scores), Table 3 (InfoNav behaviour) and cost per item."""
+"""A bench report's tables (`bot.bench.report_tables`) as rich tables for the terminal."""
 
 from __future__ import annotations
 
 from rich.table import Table
 
-from bot.bench.report import Report
-from bot.bench.report_tables import TableText, behaviour_text, cost_text, scores_text
-
-
-def scores_table(report: Report) -> Table:
-    return rich_table(scores_text(report))
-
-
-def behaviour_table(report: Report) -> Table:
-    return rich_table(behaviour_text(report))
-
-
-def cost_table(report: Report) -> Table:
-    return rich_table(cost_text(report))
+from bot.bench.report_tables import TableText
 
 
 def rich_table(text: TableText) -> Table:

@@ -19,15 +19,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from bot.agents.ablations import NAMES
 from bot.asks.runtime import build_llm, build_private_llm
+from bot.bench.floors import dataset_floors
 from bot.bench.generate import generate
 from bot.bench.report import build_report, find_runs, load_runs
 from bot.bench.report_files import write_report_files
-from bot.bench.report_tables import SCRIPTED_NOTE
-from bot.bench.results import ItemResult
+from bot.bench.report_tables import SCRIPTED_NOTE, report_tables
+from bot.bench.results import ItemResult, ResultStore
 from bot.bench.run_config import RunConfig, bench_root, default_run_dir, resolve_dataset
 from bot.bench.runner import RunState, run_bench
 from bot.cli.bench import bench
-from bot.cli.bench_report_view import behaviour_table, cost_table, scores_table
+from bot.cli.bench_report_view import rich_table
 from bot.cli.ingest import STAGE_LABELS
 from bot.errors import BenchError
 from bot.llm.client import LLMClient
@@ -37,6 +38,11 @@ from memory_ingest.report import Stage
 
 
 DATASET_HELP = "A dataset directory, or a name (schedule-easy|schedule-medium|schedule-hard|np|friendstv)."
+
+JUDGE_IS_MODEL_UNDER_TEST = (
+    "Warning: the judge ({model}) is the model under test; it grades its own answers. The paper judged with GPT-4: "
+    "pass --judge-model or set ASKWITH_BENCH_JUDGE_MODEL to another model."
+)
 
 out = Console()
 
@@ -48,20 +54,32 @@ def run_command(
     ablation: Annotated[list[str] | None, typer.Option(help=f"Switch a mechanism off: {', '.join(NAMES)}.")] = None,
     scripted: Annotated[bool, typer.Option(help="The deterministic stand-in plays the model (not quality).")] = False,
     judge: Annotated[bool, typer.Option(help="NP/FriendsTV: LLM judge (else normalized match).")] = True,
-    judge_model: Annotated[str | None, typer.Option(help="Judge model on the same endpoint.")] = None,
+    judge_model: Annotated[
+        str | None, typer.Option(help="Judge model on the same endpoint (default: ASKWITH_BENCH_JUDGE_MODEL).")
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed when generating a dataset by name.")] = 0,
     run_dir: Annotated[Path | None, typer.Option("--out", help="Run directory (default: one per config).")] = None,
+    variant: Annotated[str, typer.Option(help="Schedule: 'paper' (default) or 'per-person' lengths.")] = "paper",
+    anonymize_names: Annotated[
+        bool, typer.Option(help="FriendsTV: rename the main characters (paper 6.4, prior knowledge).")
+    ] = False,
+    privacy_prompt: Annotated[
+        bool, typer.Option(help="Tell agents to protect private information (paper 6.4).")
+    ] = False,
 ) -> None:
     """Ask every item of a dataset through askwith and score it (resumable: finished items are skipped)."""
     settings = Settings.load()
     llm = build_llm(settings, scripted=scripted)  # no model and no --scripted: one clear line, before any work
     private_llm = build_private_llm(settings, scripted=scripted)
-    dataset_dir = _dataset(dataset, seed, settings)
+    dataset_dir = _dataset(dataset, seed, settings, variant)
     judge_client = _judge(settings, llm, scripted=scripted, wanted=judge, model=judge_model)
     config = RunConfig.for_run(
         dataset_dir, model=llm.model, scripted=scripted, ablations=[*settings.ablations.split(","), *(ablation or [])],
-        judge=judge_client.model if judge_client else None,
+        judge=judge_client.model if judge_client else None, anonymize_names=anonymize_names,
+        privacy_prompt=privacy_prompt,
     )  # fmt: skip
+    if anonymize_names and config.dataset != "friendstv":
+        raise BenchError("--anonymize-names renames FriendsTV's characters; it applies to --dataset friendstv only.")
     run_dir = run_dir or default_run_dir(config, settings)
     if scripted:
         out.print(f"[yellow]{SCRIPTED_NOTE}[/yellow]")
@@ -83,18 +101,20 @@ def run_command(
     out.print(_summary(config, state, run_dir), soft_wrap=True)
 
 
-def _dataset(spec: str, seed: int, settings: Settings) -> Path:
-    directory, missing = resolve_dataset(spec, seed=seed, settings=settings)
+def _dataset(spec: str, seed: int, settings: Settings, variant: str = "paper") -> Path:
+    directory, missing = resolve_dataset(spec, seed=seed, settings=settings, variant=variant)
     if missing:
-        built = generate(spec, seed, directory, settings)
+        built = generate(spec, seed, directory, settings, variant=variant)
         out.print(f"generated {built.name} (seed {seed}): {len(built.items)} items -> {directory}", soft_wrap=True)
     return directory
 
 
 def _judge(settings: Settings, llm: LLMClient, *, scripted: bool, wanted: bool, model: str | None) -> LLMClient | None:
     if scripted or not wanted:
-        return None  # the stand-in cannot judge; NP and FriendsTV fall back to the normalized match
-    if model is None or model == llm.model:
+        return None  # the stand-in cannot judge; every dataset falls back to rule-based extraction and matching
+    model = model or settings.bench_judge_model
+    if model == llm.model:
+        out.print(f"[yellow]{JUDGE_IS_MODEL_UNDER_TEST.format(model=model)}[/yellow]", soft_wrap=True)
         return llm
     return build_llm(settings.replace(llm_model=model))
 
@@ -139,6 +159,10 @@ def _display(config: RunConfig) -> Iterator[_Display]:
 def _summary(config: RunConfig, state: RunState, run_dir: Path) -> str:
     mean = "-" if state.mean_score is None else f"{state.mean_score:.2%}"
     parts = [f"{config.dataset} · {config.label}: {state.done}/{state.total} items scored, mean {mean}"]
+    scored = ResultStore(run_dir).done_ids()
+    if scored:
+        floors = dataset_floors(Path(config.dataset_dir), frozenset(scored))
+        parts[0] += f" (best no-communication floor over the same items: {floors.best:.2%})"
     if state.skipped:
         parts.append(f"{state.skipped} from an earlier run")
     if state.retry_later:
@@ -161,8 +185,8 @@ def report_command(
     report = build_report(runs)
     if report.scripted:
         out.print(f"[yellow]{SCRIPTED_NOTE}[/yellow]")
-    for table in (scores_table(report), behaviour_table(report), cost_table(report)):
-        out.print(table)
+    for table in report_tables(report):
+        out.print(rich_table(table))
     written = write_report_files(report, runs, out_dir or bench_root(settings) / "report")
     out.print("wrote " + ", ".join(str(p) for p in written), soft_wrap=True)
 

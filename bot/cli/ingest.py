@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -11,11 +12,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from adapters.local.registry import LocalWorkspaces
+from bot.port import ChatPort
 from bot.settings import Settings
 from bot.store.db import run
 from memory_ingest.report import IngestProgress, IngestReport, Stage
 from memory_ingest.worker import IngestWorker
 
+
+if TYPE_CHECKING:
+    from bot.memory.services import MemoryServices
 
 STAGE_LABELS = {Stage.HISTORY: "Reading channels", Stage.INDEX: "Summarizing and embedding sessions"}
 WORKSPACE_HELP = "acme (bundled sample), friendstv (needs ASKWITH_BENCH_DATA_DIR), a world JSON file, or an id."
@@ -33,6 +38,8 @@ def ingest(
         settings = settings.replace(ingest_page_size=page_size)
     report = run(ingest_workspace(settings, workspace))
     out.print(report_table(report))
+    if (problems := problems_table(report)) is not None:
+        out.print(problems)
 
 
 async def ingest_workspace(settings: Settings, spec: str) -> IngestReport:
@@ -41,11 +48,16 @@ async def ingest_workspace(settings: Settings, spec: str) -> IngestReport:
     port = LocalWorkspaces(settings).open(spec)
     services = await MemoryServices.open(settings)
     try:
-        worker = IngestWorker(port, services.db, indexer=services.indexer(), page_size=settings.ingest_page_size)
-        with progress_bar() as progress:
-            return await worker.run(progress=progress)
+        return await ingest_into(services, port)
     finally:
         await services.close()
+
+
+async def ingest_into(services: MemoryServices, port: ChatPort) -> IngestReport:
+    """The one ingestion path of the CLI (`askwith ingest` and `askwith ask`): history, then fuzzy memory."""
+    worker = IngestWorker(port, services.db, indexer=services.indexer(), page_size=services.settings.ingest_page_size)
+    with progress_bar() as progress:
+        return await worker.run(progress=progress)
 
 
 @contextmanager
@@ -80,6 +92,21 @@ def report_table(report: IngestReport) -> Table:
     ]
     for name, value in rows:
         table.add_row(name, value)
+    return table
+
+
+def problems_table(report: IngestReport) -> Table | None:
+    """Channels, threads and member tokens that are not read normally (backing off, retired, disabled, paused)."""
+    if not report.problems:
+        return None
+    table = Table(title="Objects not read normally", title_justify="left")
+    for column in ("kind", "object", "status", "failures", "next try", "last error"):
+        table.add_column(column)
+    for state in report.problems:
+        retry = state.retry_at.strftime("%Y-%m-%d %H:%M:%S UTC") if state.retry_at else "-"
+        table.add_row(
+            state.kind.value, state.object_id, state.status.value, str(state.failures), retry, state.last_error
+        )
     return table
 
 

@@ -9,6 +9,7 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
+from bot.cli.printable import printable
 from bot.memory.types import ClearHit, FuzzyHit, MessageView
 
 
@@ -26,7 +27,7 @@ def _clear_hit(rank: int, hit: ClearHit) -> RenderableType:
     m = hit.message
     head = Text.assemble(
         (f"{rank}. ", "bold"),
-        (f"#{m.channel_name}", "cyan"),
+        (printable(f"#{m.channel_name}"), "cyan"),
         f"  {_when(m.ts)}  ",
         (f"score {hit.score:.3f}", "dim"),
     )
@@ -39,21 +40,20 @@ def _clear_hit(rank: int, hit: ClearHit) -> RenderableType:
 def _fuzzy_hit(rank: int, hit: FuzzyHit) -> RenderableType:
     head = Text.assemble(
         (f"{rank}. ", "bold"),
-        (f"#{hit.channel_name}", "cyan"),
+        (printable(f"#{hit.channel_name}"), "cyan"),
         f"  {_when(hit.first_ts)} - {_when(hit.last_ts)}  ",
         (f"similarity {hit.score:.3f}", "dim"),
     )
     label = "summary" if hit.summary_method == "llm" else "extractive summary (no LLM configured)"
-    summary = Text.assemble((f"{label}: ", "italic dim"), hit.summary)
+    summary = Text.assemble((f"{label}: ", "italic dim"), printable(hit.summary))
     body = [summary, *(_line(m, highlight=False) for m in hit.messages)]
     return Group(head, Padding(Group(*body), (0, 0, 1, 3), expand=False))
 
 
 def _line(message: MessageView, *, highlight: bool) -> Text:
     marker, style = ("> ", "bold") if highlight else ("  ", "dim")
-    return Text.assemble(
-        marker, (f"{_when(message.ts)} ", "dim"), (f"{message.sender}: ", "green"), (message.text, style)
-    )
+    sender = (printable(f"{message.sender}: "), "green")
+    return Text.assemble(marker, (f"{_when(message.ts)} ", "dim"), sender, (printable(message.text), style))
 
 
 def _when(moment: datetime) -> str:

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from bot.asks.metrics import behaviour
 from bot.asks.transcripts import ConversationView, Transcript
+from bot.cli.printable import printable
 
 
 def render_transcript(transcript: Transcript, *, short: bool = False) -> Group:
@@ -23,6 +24,27 @@ def render_transcript(transcript: Transcript, *, short: bool = False) -> Group:
     if not short:
         parts.append(_behaviour(transcript))
     return Group(*parts)
+
+
+def render_prompts(transcript: Transcript) -> Group:
+    """What the model saw: the rendered messages of every recorded call, turn by turn, then consensus."""
+    parts: list[Any] = []
+    for view in transcript.all_conversations():
+        for turn in view.turns:
+            for call in (turn.data or {}).get("llm_calls", []):
+                parts.append(_prompt(f"conversation {view.row.id} turn {turn.idx} {turn.agent}: {call['purpose']}",
+                                     call.get("prompt") or []))  # fmt: skip
+    if transcript.consensus is not None:
+        parts.append(_prompt("consensus", (transcript.consensus.data or {}).get("prompt") or []))
+    return Group(*parts)
+
+
+def _prompt(title: str, messages: list[dict[str, str]]) -> Text:
+    text = Text(f"── prompt: {title}\n", style="bold")
+    for message in messages:
+        text.append(f"[{message['role']}]\n", style="dim")
+        text.append(message["content"] + "\n")
+    return text
 
 
 def render_cost(transcript: Transcript) -> Text:
@@ -39,16 +61,16 @@ def render_cost(transcript: Transcript) -> Text:
 def _conversation(view: ConversationView, *, short: bool) -> list[Any]:
     pad = "  " * view.row.depth
     who = " ↔ ".join(view.row.participants)
-    lines: list[Any] = [Text(f"{pad}— {who} ({view.row.stop_reason or view.row.status})", style="bold")]
+    lines: list[Any] = [Text(printable(f"{pad}— {who} ({view.row.stop_reason or view.row.status})"), style="bold")]
     children = {c.row.parent_turn: c for c in view.children}
     for turn in view.turns:
-        lines.append(Text(f"{pad}[{turn.idx}] {turn.agent}: {turn.utterance}"))
+        lines.append(Text(printable(f"{pad}[{turn.idx}] {turn.agent}: {turn.utterance}")))
         if turn.plan:
-            lines.append(Text(f"{pad}    plan: {_plan(turn.plan)}", style="cyan"))
+            lines.append(Text(printable(f"{pad}    plan: {_plan(turn.plan)}"), style="cyan"))
         for query in view.queries.get(turn.id, []):
-            lines.append(Text(f"{pad}    {_query(query)}", style="dim"))
+            lines.append(Text(printable(f"{pad}    {_query(query)}"), style="dim"))
         for note in _notes(turn.data, short=short):
-            lines.append(Text(f"{pad}    {note}", style="yellow"))
+            lines.append(Text(printable(f"{pad}    {note}"), style="yellow"))
         if (child := children.get(turn.idx)) is not None:
             lines.extend(_conversation(child, short=short))
     return lines
@@ -77,7 +99,7 @@ def _notes(data: dict[str, Any], *, short: bool) -> list[str]:
     if (recruit := data.get("recruit")) and recruit["status"] == "refused":
         notes.append(f"could not bring in {recruit['request']['member']}: {recruit['reason']}")
     if not short and data.get("update", {}).get("fake_solved"):
-        notes.append(f"fake solved (kept unknown): {', '.join(data['update']['fake_solved'])}")
+        notes.append(f"fake solved (counted; value kept): {', '.join(data['update']['fake_solved'])}")
     return notes
 
 

@@ -8,7 +8,8 @@ from rich.table import Table
 
 from bot.asks import models
 from bot.asks.transcripts import Transcript, list_asks, load_transcript
-from bot.cli.transcript_view import render_transcript
+from bot.cli.printable import printable
+from bot.cli.transcript_view import render_prompts, render_transcript
 from bot.settings import Settings
 from bot.store.db import Database, run
 
@@ -23,20 +24,26 @@ def list_command(limit: int = typer.Option(20, min=1, help="How many of the late
     asks = run(_with_db(Settings.load(), lambda db: list_asks(db, limit=limit)))
     table = Table("id", "status", "requester", "with", "question", "calls", "tokens", "wall")
     for ask in asks:
-        table.add_row(*_row(ask))
+        table.add_row(*(printable(cell) for cell in _row(ask)))
     out.print(table)
 
 
 @transcripts_app.command("show")
-def show_command(ask_id: int = typer.Argument(..., help="The ask's id.")) -> None:
+def show_command(
+    ask_id: int = typer.Argument(..., help="The ask's id."),
+    prompts: bool = typer.Option(False, "--prompts", help="Also print every prompt the model was sent."),
+) -> None:
     """One ask in full: plans turn by turn, memory queries, utterances, sub-conversations, consensus, cost."""
     transcript: Transcript = run(_with_db(Settings.load(), lambda db: load_transcript(db, ask_id)))
     ask = transcript.ask
-    out.print(f"ask #{ask.id} {ask.requester} with {', '.join(ask.colleagues)}: {ask.question}", markup=False)
+    heading = f"ask #{ask.id} {ask.requester} with {', '.join(ask.colleagues)}: {ask.question}"
+    out.print(printable(heading), markup=False)
     if ask.ablations:
         out.print(f"ablations: {', '.join(ask.ablations)}")
     out.print(render_transcript(transcript))
-    out.print(ask.final_text or "(no answer yet)", markup=False)
+    if prompts:  # the operator's view: every agent's prompts (the web app shows members only their own)
+        out.print(render_prompts(transcript))
+    out.print(printable(ask.final_text or "(no answer yet)"), markup=False)
 
 
 def _row(ask: models.Ask) -> list[str]:

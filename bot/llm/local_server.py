@@ -87,6 +87,16 @@ def free_loopback_port() -> int:
         return int(probe.getsockname()[1])
 
 
+# Servers this process started, by base URL: a backend that cannot connect asks whether its server has died.
+_STARTED: dict[str, LocalLLMServer] = {}
+
+
+def stopped_server(base_url: str) -> str | None:
+    """Why requests to `base_url` cannot connect, when it is a local server this process started that has exited."""
+    server = _STARTED.get(base_url.rstrip("/"))
+    return None if server is None else server.exit_reason()
+
+
 class LocalLLMServer:
     """Args:
     model (`LocalModel`): the GGUF file to serve and the name to serve it under.
@@ -158,6 +168,7 @@ class LocalLLMServer:
                 *command, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT
             )
         log.info("Local LLM server for %s starting on port %d (pid %d)", self.model.name, self.port, self.pid)
+        _STARTED[self.base_url] = self
         try:
             await self._wait_until_answering()
         except BaseException:
@@ -189,6 +200,16 @@ class LocalLLMServer:
                     )
                 await asyncio.sleep(HEALTH_POLL_S)
 
+    def exit_reason(self) -> str | None:
+        """None while the server runs; once it has exited on its own, one line saying so and naming its log."""
+        process = self._process
+        if process is None or process.returncode is None:
+            return None
+        return (
+            f"the local model server for {self.model.name} stopped (exit code {process.returncode}); "
+            f"see its log {self.log_path}"
+        )
+
     def _died_while_starting(self, code: int) -> LocalLLMError:
         return LocalLLMError(
             f"The local LLM server for {self.model.name} exited with code {code} while starting. "
@@ -213,6 +234,7 @@ class LocalLLMServer:
     async def stop(self) -> None:
         """Terminate the server, and kill it if it has not exited after `stop_grace_s`. Safe to call twice."""
         process, self._process = self._process, None
+        _STARTED.pop(self.base_url, None)
         if process is None or process.returncode is not None:
             return
         process.terminate()

@@ -3,7 +3,11 @@
 One `AsyncOpenAI` per backend, with the library's own retries off: `LLMClient` owns retries, so attempts are
 counted and accounted in one place. Errors are translated into askwith's: transient (429, 5xx, time-out,
 connection) → `LLMTransientError`; a refused `response_format` → `LLMFormatRejectedError`; anything else →
-`LLMRejectedError` naming the endpoint and model. The API key never appears in a message.
+`LLMConfigurationError` when the endpoint refuses the setup itself (400, 401, 403, 404, out of quota: the ask
+cannot go on), anything else → `LLMRejectedError`; both name the endpoint and model. A reply the library cannot read
+(a body cut off mid-JSON, a dropped stream, an unexpected shape) is transient too: it is retried, and an ask that
+never gets a readable reply fails with the "model unavailable" text instead of a traceback. The API key never
+appears in a message.
 """
 
 from __future__ import annotations
@@ -11,9 +15,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import httpx
 import openai
 
-from bot.errors import LLMError, LLMFormatRejectedError, LLMRejectedError, LLMTransientError
+from bot.errors import (
+    LLMConfigurationError,
+    LLMError,
+    LLMFormatRejectedError,
+    LLMRejectedError,
+    LLMTransientError,
+)
+from bot.llm.local_server import stopped_server
 from bot.llm.tokens import count_tokens
 from bot.llm.types import LLMReply, LLMRequest
 from bot.settings import Settings
@@ -24,6 +36,11 @@ from bot.settings import Settings
 _FORMAT_WORDS = re.compile(r"response_format|json_schema|json_object|schema|grammar", re.IGNORECASE)
 _FORMAT_STATUSES = {400, 422, 500, 501}
 _TRANSIENT_STATUSES = {408, 409, 425, 429}
+# The endpoint refuses how it is called (request shape, key, permissions, model or route): every call will fail alike.
+_CONFIGURATION_STATUSES = {400, 401, 403, 404}
+# What the library lets through when a 200 reply cannot be read: a truncated or non-JSON body (ValueError), a stream
+# cut mid-body (httpx), a body of another shape (pydantic's errors are ValueErrors; attribute and type errors).
+_UNREADABLE = (ValueError, TypeError, AttributeError, KeyError, IndexError, httpx.HTTPError)
 # Local servers accept any key, but the openai library insists on one.
 _PLACEHOLDER_KEY = "no-key"
 
@@ -59,7 +76,15 @@ class OpenAIBackend:
         except openai.OpenAIError as exc:
             # `from None`: the library's exception text may quote request details; ours is scrubbed.
             raise self._translate(exc) from None
-        return self._reply(request, response)
+        except _UNREADABLE as exc:
+            raise self._unreadable(exc) from None
+        try:
+            return self._reply(request, response)
+        except _UNREADABLE as exc:
+            raise self._unreadable(exc) from None
+
+    def _unreadable(self, exc: Exception) -> LLMTransientError:
+        return LLMTransientError(f"unreadable reply from {self.endpoint} ({type(exc).__name__})")
 
     def _arguments(self, request: LLMRequest, response_format: dict[str, Any] | None) -> dict[str, Any]:
         arguments: dict[str, Any] = {"model": self.model, "messages": request.messages}
@@ -85,6 +110,8 @@ class OpenAIBackend:
         if isinstance(exc, openai.APITimeoutError):
             return LLMTransientError(f"no reply within {self.timeout_s:g} s")
         if isinstance(exc, openai.APIConnectionError):
+            if (stopped := stopped_server(self.endpoint)) is not None:  # no retry can help: say why, name the log
+                return LLMConfigurationError(f"The language model is unavailable: {stopped}.", reason=stopped)
             return LLMTransientError("could not connect")
         if isinstance(exc, openai.APIStatusError):
             return self._translate_status(exc.status_code, self._detail(exc), exc.response.headers)
@@ -94,16 +121,19 @@ class OpenAIBackend:
         if status in _FORMAT_STATUSES and _FORMAT_WORDS.search(detail):
             return LLMFormatRejectedError(f"HTTP {status}: {detail}")
         if status == 429 and "quota" in detail.lower():  # out of credit: waiting will not help
-            return self._rejected(status, "the account is out of quota")
+            return self._misconfigured(status, "the account is out of quota")
         if status in _TRANSIENT_STATUSES or status >= 500:
             return LLMTransientError(f"HTTP {status}", retry_after=retry_after_seconds(headers))
-        return self._rejected(status, _hint(status, detail))
+        if status in _CONFIGURATION_STATUSES:
+            return self._misconfigured(status, _hint(status, detail))
+        return LLMRejectedError(self._refused(status, _hint(status, detail)))
 
-    def _rejected(self, status: int, hint: str) -> LLMRejectedError:
-        return LLMRejectedError(
-            f"The language model at {self.endpoint} refused the request for model {self.model!r} "
-            f"(HTTP {status}: {hint})."
-        )
+    def _refused(self, status: int, hint: str) -> str:
+        model = f"model {self.model!r}"
+        return f"The language model at {self.endpoint} refused the request for {model} (HTTP {status}: {hint})."
+
+    def _misconfigured(self, status: int, hint: str) -> LLMConfigurationError:
+        return LLMConfigurationError(self._refused(status, hint), reason=f"HTTP {status}: {hint}")
 
     def _detail(self, exc: openai.APIStatusError) -> str:
         body = exc.body

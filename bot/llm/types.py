@@ -44,9 +44,11 @@ class LLMCallRecord:
     # Each unusable reply met on the way, by kind (empty | invalid_json | wrong_schema), in order: with `repaired`
     # and `error` this says how every malformed output was handled.
     problems: list[str] = field(default_factory=list)
+    # The rendered messages the model was sent, set by callers that keep them for transcripts (what the model saw).
+    prompt: Messages = field(default_factory=list)
 
     def dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "problems": list(self.problems)}
+        return {**self.__dict__, "problems": list(self.problems), "prompt": [dict(m) for m in self.prompt]}
 
 
 @dataclass

@@ -54,13 +54,21 @@ class ClearMemory:
 
     async def search(self, viewer: Viewer, query: ClearQuery) -> list[ClearHit]:
         """The best `query.limit` hits for `viewer`, best first, each with its context window."""
+        rows = await self._run(viewer, query, ranked_only=False)
+        return assemble(rows, with_context=query.context_window > 0)
+
+    async def ranked(self, viewer: Viewer, query: ClearQuery) -> list[tuple[int, float]]:
+        """Only the ranking: (message database id, score), best first, at most `query.limit` (no views)."""
+        return [(row.id, float(row.score)) for row in await self._run(viewer, query, ranked_only=True)]
+
+    async def _run(self, viewer: Viewer, query: ClearQuery, *, ranked_only: bool) -> Sequence[Row]:
         check_query(query)
         phrases = search_terms(query.keywords)
         if not phrases:
             return []
         shape = clear_sql.SearchShape(
             dialect=self.db.dialect,
-            context=query.context_window > 0,
+            context=query.context_window > 0 and not ranked_only,
             sender=bool(query.sender),
             channel=bool(query.channel),
             since=query.since is not None,
@@ -72,6 +80,7 @@ class ClearMemory:
             "limit": query.limit,
             "window": query.context_window,
         }
+        statement = clear_sql.ranked(shape) if ranked_only else clear_sql.search(shape)
         async with self.db.engine.connect() as conn:
             if self.db.dialect == "postgresql":
                 params["match"] = tsquery_expression(phrases)
@@ -79,8 +88,7 @@ class ClearMemory:
                 params["match"] = match
             else:
                 return []  # the viewer sees no channel at all
-            rows = (await conn.execute(clear_sql.search(shape), params)).all()
-        return assemble(rows, with_context=shape.context)
+            return (await conn.execute(statement, params)).all()
 
     async def _fts5_match(self, conn: AsyncConnection, viewer: Viewer, phrases: Sequence[Phrase]) -> str | None:
         """The MATCH expression for SQLite: scoped to the viewer's channel tokens when that pays off (see

@@ -142,6 +142,35 @@ def search(shape: SearchShape) -> Select[tuple]:
     return _views(wanted).add_columns(own.c.score, own.c.duplicates).outerjoin(own, own.c.id == wanted.c.id)
 
 
+@cache
+def ranked(shape: SearchShape) -> Select[tuple[int, float]]:
+    """Only the ranked hits, (id, score), best first: the lexical side of hybrid retrieval."""
+    best = _ranked(shape)
+    return select(best.c.id, best.c.score).order_by(best.c.score.desc(), best.c.id)
+
+
+@cache
+def chosen(shape: SearchShape) -> Select[tuple]:
+    """The views of the messages whose ids are bound as `ids` and that pass the shape's filters (and, with context,
+    their neighbours up to `window` on each side), as rows of `search` (score and duplicates 0): every row checked
+    against the viewer's scope, so an id from anywhere (a vector index) can never show a message the viewer cannot
+    see."""
+    picked = (
+        select(M.id.label("id"), literal_column("0").label("score"), literal_column("0").label("duplicates"))
+        .where(M.id.in_(bindparam("ids", expanding=True)), *scope(drive=False), *filters(shape))
+        .cte("picked")
+    )
+    seeds = select(picked.c.id.label("hit_id"), picked.c.id)
+    if shape.context:
+        before, after = _walk(picked, before=True), _walk(picked, before=False)
+        seeds = union_all(
+            select(before.c.hit_id, before.c.id), select(after.c.hit_id, after.c.id).where(after.c.depth > 0)
+        )
+    wanted = seeds.subquery("wanted")
+    own = picked.alias("own")
+    return _views(wanted).add_columns(own.c.score, own.c.duplicates).outerjoin(own, own.c.id == wanted.c.id)
+
+
 def _ranked(shape: SearchShape) -> CTE:
     """Visible matches, fan-out copies (same sender, time and text) grouped into one row that the lowest id stands
     for, best first, at most `limit` rows."""

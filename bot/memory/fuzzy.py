@@ -1,11 +1,16 @@
-"""Fuzzy memory: the sessions whose objective summaries are nearest to a question, seen by one viewer.
+"""Fuzzy memory: the sessions that best answer a question, seen by one viewer.
 
     fuzzy = FuzzyMemory(db, index)
     hits = await fuzzy.search(viewer, FuzzyQuery("who is moving to Paris?", top_k=3, expand=True))
 
+Two rankings of sessions are fused by reciprocal rank: by their objective summary's similarity to the question, and
+by their best-matching messages (hybrid retrieval over messages, `bot.memory.hybrid`, with the question read by
+`read_query`). A summary, above all an extractive one, leaves most lines out; the best message of a session often
+holds the evidence the summary dropped. Each hit carries those best-matching messages (`matches`).
+
 Only sessions of channels the viewer can see right now (`visible_channel_ids`: membership minus exclusions) ever
-come back: the vector query is filtered to those channels, and every match is checked against the database again,
-so a vector left behind by an interrupted re-index, or a channel excluded since, cannot leak.
+come back: the vector queries are filtered to those channels, and every match is checked against the database
+again, so a vector left behind by an interrupted re-index, or a channel excluded since, cannot leak.
 """
 
 from __future__ import annotations
@@ -17,7 +22,10 @@ from collections.abc import Sequence
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.memory.types import FuzzyHit, FuzzyQuery, MessageView, Viewer
+from bot.memory.clear import ClearMemory
+from bot.memory.hybrid import RRF_K, HybridMemory
+from bot.memory.query import read_query
+from bot.memory.types import ClearQuery, FuzzyHit, FuzzyQuery, MessageView, Viewer
 from bot.memory.vector_index import VectorIndex, VectorMatch
 from bot.memory.visibility import visible_channel_ids
 from bot.store import models
@@ -26,29 +34,43 @@ from bot.store.db import Database, as_utc
 
 # Asked of the index beyond top_k, so that a few matches dropped by the database check still leave top_k hits.
 OVERFETCH = 4
+SESSION_POOL = 20  # sessions ranked by summary, fused with those ranked by messages
+MESSAGE_POOL = 30  # best messages ranked (their sessions are candidates)
+MATCHES_PER_HIT = 3
 
 
 class FuzzyMemory:
-    def __init__(self, db: Database, index: VectorIndex) -> None:
+    def __init__(self, db: Database, index: VectorIndex, *, by_messages: bool = True) -> None:
         self.db = db
         self.index = index
+        self.by_messages = by_messages  # False: summaries only (fuzzy memory v1)
 
     async def search(self, viewer: Viewer, query: FuzzyQuery) -> list[FuzzyHit]:
-        """Top-k sessions by similarity of their summary to `query.text`, best first, within the viewer's sight."""
+        """Top-k sessions for `query.text`, best first, within the viewer's sight."""
         if not query.text.strip() or query.top_k < 1:
             return []
         async with self.db.session() as session:
             visible = await visible_channel_ids(session, viewer)
-        matches = await self.index.query(
-            viewer.workspace_id, query.text, channel_ids=visible, top_k=query.top_k + OVERFETCH
-        )
+        pool = max(query.top_k + OVERFETCH, SESSION_POOL if self.by_messages else 0)
+        by_summary = await self.index.query(viewer.workspace_id, query.text, channel_ids=visible, top_k=pool)
+        best = await self._best_messages(viewer, query.text) if self.by_messages else []
         async with self.db.session() as session:
-            hits = await _hits(session, viewer.workspace_id, matches, visible)
-            hits = hits[: query.top_k]
+            sessions_of = await _sessions_of(session, [id_ for id_, _ in best], visible)
+            matches = _fused(by_summary, best, sessions_of) if self.by_messages else by_summary
+            hits = (await _hits(session, viewer.workspace_id, matches, visible))[: query.top_k]
+            keys = [hit.session_key for hit in hits]
+            wanted = [id_ for id_, _ in best if sessions_of.get(id_) in keys]
+            views = await _message_views(session, wanted, visible)
+            hits = [_with_matches(hit, wanted, views, sessions_of) for hit in hits]
             if query.expand and hits:
-                messages = await _session_messages(session, [hit.session_key for hit in hits])
+                messages = await _session_messages(session, keys)
                 hits = [_with_messages(hit, messages.get(hit.session_key, ())) for hit in hits]
         return hits
+
+    async def _best_messages(self, viewer: Viewer, text: str) -> list[tuple[int, float]]:
+        read = read_query(text, participants=[viewer.name])
+        hybrid = HybridMemory(ClearMemory(self.db), self.index.windows())
+        return await hybrid.fused(viewer, ClearQuery(read.keywords, limit=MESSAGE_POOL, question=read.text))
 
 
 async def _hits(
@@ -116,3 +138,63 @@ async def _session_messages(session: AsyncSession, keys: Sequence[str]) -> dict[
 
 def _with_messages(hit: FuzzyHit, messages: tuple[MessageView, ...]) -> FuzzyHit:
     return dataclasses.replace(hit, messages=messages)
+
+
+def _fused(
+    by_summary: Sequence[VectorMatch], best: Sequence[tuple[int, float]], sessions_of: dict[int, str]
+) -> list[VectorMatch]:
+    """Sessions by reciprocal rank over two rankings: their summary's, and their best message's."""
+    scores: dict[str, float] = defaultdict(float)
+    for rank, match in enumerate(by_summary, start=1):
+        scores[match.key] += 1.0 / (RRF_K + rank)
+    ranked_sessions = list(dict.fromkeys(sessions_of[id_] for id_, _ in best if id_ in sessions_of))
+    for rank, key in enumerate(ranked_sessions, start=1):
+        scores[key] += 1.0 / (RRF_K + rank)
+    return [VectorMatch(key, score) for key, score in sorted(scores.items(), key=lambda item: -item[1])]
+
+
+async def _sessions_of(session: AsyncSession, message_ids: Sequence[int], visible: Sequence[int]) -> dict[int, str]:
+    """The session (key) of each message, among sessions of visible channels."""
+    if not message_ids:
+        return {}
+    stmt = (
+        select(models.SessionMessage.message_id, models.MemorySession.key)
+        .join(models.MemorySession, models.MemorySession.id == models.SessionMessage.session_id)
+        .where(
+            models.SessionMessage.message_id.in_(list(message_ids)),
+            models.MemorySession.channel_id.in_(list(visible)),
+        )
+    )
+    return {message_id: key for message_id, key in (await session.execute(stmt)).all()}
+
+
+async def _message_views(
+    session: AsyncSession, message_ids: Sequence[int], visible: Sequence[int]
+) -> dict[int, MessageView]:
+    if not message_ids:
+        return {}
+    stmt = (
+        select(
+            models.Message.id,
+            models.Message.platform_id,
+            models.Channel.platform_id,
+            models.Channel.name,
+            models.Member.name,
+            models.Message.ts,
+            models.Message.text,
+        )
+        .join(models.Channel, models.Channel.id == models.Message.channel_id)
+        .join(models.Member, models.Member.id == models.Message.sender_id)
+        .where(models.Message.id.in_(list(message_ids)), models.Message.channel_id.in_(list(visible)))
+    )
+    return {
+        row[0]: MessageView(row[1], row[2], row[3], row[4], as_utc(row[5]), row[6])
+        for row in (await session.execute(stmt)).all()
+    }
+
+
+def _with_matches(
+    hit: FuzzyHit, ranked_ids: Sequence[int], views: dict[int, MessageView], sessions_of: dict[int, str]
+) -> FuzzyHit:
+    own = [views[id_] for id_ in ranked_ids if sessions_of.get(id_) == hit.session_key and id_ in views]
+    return dataclasses.replace(hit, matches=tuple(own[:MATCHES_PER_HIT]))

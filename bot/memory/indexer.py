@@ -1,4 +1,5 @@
-"""Fuzzy-memory indexing: sessionize stored messages, summarize each session once, embed the summaries.
+"""Fuzzy-memory indexing: sessionize stored messages, summarize each session once, embed the summaries and the
+sessions' message windows (the dense side of hybrid retrieval).
 
     indexer = SessionIndexer(db, settings, SessionSummarizer(db, llm), VectorIndex.from_settings(settings))
     stats = await indexer.update(workspace_id, progress=lambda done, total: ...)
@@ -7,8 +8,10 @@ Three stages, each recorded in the database as it goes, so a kill part-way loses
 1. sessions: the channels whose messages changed are cut into sessions again; sessions that no longer exist (e.g. one
    extended by new messages) are dropped with their vectors, new ones are stored;
 2. summaries: sessions without a summary get one (cached by content hash: identical content is summarized once);
-3. embeddings: summaries not yet in the vector index are embedded and upserted in batches, each batch marked
-   `embedded` once it is in the index (a batch cut off by a kill is simply upserted again).
+3. embeddings: summaries not yet in the vector index are embedded and upserted in batches, with the windows of
+   their sessions (`window_messages` consecutive messages embedded together, in a sibling index), each batch marked
+   `embedded` once it is in the index (a batch cut off by a kill is simply upserted again). Windows belong to their
+   session: when a session goes (new, edited or deleted messages), its windows go with it.
 A rerun with no new messages adds 0 sessions, 0 summaries and 0 embeddings.
 """
 
@@ -23,12 +26,23 @@ from chromadb.api.types import Embeddings
 from sqlalchemy import select
 
 from bot.memory import session_store as store
-from bot.memory.sessions import sessionize
+from bot.memory.sessions import SessionLine, sessionize, windows
 from bot.memory.summarizer import SessionSummarizer
 from bot.memory.vector_index import VectorDoc, VectorIndex
 from bot.settings import Settings
 from bot.store import models
 from bot.store.db import Database
+
+
+@dataclass(frozen=True)
+class _EmbedBatch:
+    ids: list[int]  # session ids
+    summaries: list[VectorDoc]
+    windows: list[VectorDoc]
+
+    @property
+    def texts(self) -> list[str]:
+        return [doc.text for doc in self.summaries + self.windows]
 
 
 @dataclass
@@ -64,6 +78,7 @@ class SessionIndexer:
         self.index = index
         self.summary_batch = summary_batch
         self.embed_batch = embed_batch
+        self.window_messages = settings.window_messages
 
     async def update(self, workspace_id: int, *, progress: Progress | None = None) -> IndexStats:
         """Bring a workspace's sessions, summaries and embeddings up to date with its stored messages.
@@ -98,11 +113,17 @@ class SessionIndexer:
         new = [span for span in spans if span.key not in stored]
         # Vectors go first: a kill before the rows are deleted leaves the channel marked changed, and the rerun
         # deletes again. Deleting the rows first could leave vectors no row points to.
-        await self.index.delete(workspace_id, [s.key for s in gone if s.embedded])
+        await self.drop_vectors(workspace_id, [s.key for s in gone if s.embedded])
         async with self.db.session() as session, session.begin():
             await store.delete_sessions(session, [s.id for s in gone])
             stats.sessions_new += await store.insert_sessions(self.db, session, workspace_id, new)
         stats.sessions_removed += len(gone)
+
+    async def drop_vectors(self, workspace_id: int, session_keys: list[str]) -> None:
+        """Remove the vectors of sessions whose rows are gone: their summaries and their message windows."""
+        await self.index.delete(workspace_id, session_keys)
+        if self.window_messages:
+            await self.index.windows().delete_sessions(workspace_id, session_keys)
 
     async def _pending_work(self, workspace_id: int) -> int:
         async with self.db.session() as session:
@@ -151,26 +172,28 @@ class SessionIndexer:
         batch = await self._next_unembedded(workspace_id, 0)
         vectors = self._embedding(batch)
         try:
-            while batch:
-                upcoming = await self._next_unembedded(workspace_id, batch[-1][0])
+            while batch.ids:
+                upcoming = await self._next_unembedded(workspace_id, batch.ids[-1])
                 ready = await vectors
                 # The model works on the next batch while this one is written to the index and the database.
                 vectors = self._embedding(upcoming)
-                await self.index.upsert(workspace_id, [doc for _, doc in batch], vectors=ready)
+                count = len(batch.summaries)
+                await self.index.upsert(workspace_id, batch.summaries, vectors=ready[:count])
+                await self.index.windows().upsert(workspace_id, batch.windows, vectors=ready[count:])
                 async with self.db.session() as session, session.begin():
-                    await store.mark(session, [id_ for id_, _ in batch], embedded=True)
-                stats.embeddings_new += len(batch)
-                tracker.advance(len(batch))
+                    await store.mark(session, batch.ids, embedded=True)
+                stats.embeddings_new += count
+                tracker.advance(count)
                 batch = upcoming
         finally:
             vectors.cancel()  # only pending when a failure cut the loop short
             await asyncio.gather(vectors, return_exceptions=True)
 
-    def _embedding(self, batch: list[tuple[int, VectorDoc]]) -> asyncio.Task[Embeddings]:
-        return asyncio.create_task(self.index.embed([doc.text for _, doc in batch]))
+    def _embedding(self, batch: _EmbedBatch) -> asyncio.Task[Embeddings]:
+        return asyncio.create_task(self.index.embed(batch.texts))
 
-    async def _next_unembedded(self, workspace_id: int, after: int) -> list[tuple[int, VectorDoc]]:
-        """The next summarized sessions (by id) not yet in the vector index, as documents to upsert."""
+    async def _next_unembedded(self, workspace_id: int, after: int) -> _EmbedBatch:
+        """The next summarized sessions (by id) not yet in the vector index: their summaries and windows."""
         async with self.db.session() as session:
             stmt = (
                 select(
@@ -190,7 +213,25 @@ class SessionIndexer:
                 .limit(self.embed_batch)
             )
             rows = (await session.execute(stmt)).all()
-        return [(id_, VectorDoc(key, text, channel_id)) for id_, key, channel_id, text in rows]
+            lines = await store.session_lines(session, [row[0] for row in rows]) if self.window_messages else {}
+        summaries = [VectorDoc(key, text, channel_id) for _, key, channel_id, text in rows]
+        docs = [
+            window_doc(key, channel_id, index, window)
+            for id_, key, channel_id, _ in rows
+            for index, window in enumerate(windows(lines.get(id_, []), self.window_messages))
+        ]
+        return _EmbedBatch([row[0] for row in rows], summaries, docs)
+
+
+def window_doc(session_key: str, channel_id: int, index: int, lines: tuple[SessionLine, ...]) -> VectorDoc:
+    """One window of a session as a vector document: its lines as a transcript, its message ids alongside."""
+    return VectorDoc(
+        key=f"{session_key}:{index}",
+        text="\n".join(line.transcript() for line in lines),
+        channel_id=channel_id,
+        session_key=session_key,
+        message_ids=",".join(str(line.message_id) for line in lines),
+    )
 
 
 class _Tracker:

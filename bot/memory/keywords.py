@@ -32,13 +32,16 @@ STOP_WORDS = frozenset(
     only own same so than too very s t can will just don should now
     """.split()
 )
-MAX_KEYWORDS = 16
+MAX_KEYWORDS = 32  # counted after stop words are dropped: every one is a content word or phrase
 MAX_PHRASE_WORDS = 8
+# "John's", "don't", "we're": the ending after an apostrophe is no word of its own (the index would read "john s").
+APOSTROPHE_ENDING = re.compile(r"(?<=[^\W_])['’](?:s|t|re|ve|ll|d|m)\b", re.IGNORECASE)
 
 
 def phrase_of(keyword: str) -> Phrase:
-    """The words of one keyword, lower-cased, at most MAX_PHRASE_WORDS of them."""
-    return tuple(word.lower() for word in WORD.findall(keyword))[:MAX_PHRASE_WORDS]
+    """The words of one keyword, lower-cased, possessive and contraction endings dropped, at most
+    MAX_PHRASE_WORDS of them."""
+    return tuple(word.lower() for word in WORD.findall(APOSTROPHE_ENDING.sub("", keyword)))[:MAX_PHRASE_WORDS]
 
 
 def search_terms(keywords: Iterable[str]) -> tuple[Phrase, ...]:

@@ -19,6 +19,8 @@ from bot.llm.client import LLMClient
 from bot.llm.provider import private_settings
 from bot.memory.clear import ClearMemory
 from bot.memory.fuzzy import FuzzyMemory
+from bot.memory.history import WholeHistory
+from bot.memory.hybrid import HybridMemory
 from bot.memory.indexer import SessionIndexer
 from bot.memory.summarizer import SessionSummarizer
 from bot.memory.vector_index import VectorIndex
@@ -44,8 +46,15 @@ class MemoryServices:
     def clear(self) -> ClearMemory:
         return ClearMemory(self.db)
 
+    def hybrid(self) -> HybridMemory:
+        """Clear memory fused with dense search over message windows (see `bot.memory.hybrid`)."""
+        return HybridMemory(self.clear(), self.index.windows())
+
     def fuzzy(self) -> FuzzyMemory:
         return FuzzyMemory(self.db, self.index)
+
+    def history(self) -> WholeHistory:
+        return WholeHistory(self.db)
 
     async def close(self) -> None:
         if self.llm is not None:

@@ -96,3 +96,11 @@ def sessionize(
         )
         for run in split_sessions(lines, gap=gap, max_messages=max_messages)
     ]
+
+
+def windows(lines: Sequence[SessionLine], size: int) -> list[tuple[SessionLine, ...]]:
+    """A session's lines cut into consecutive windows of `size` (the last may be shorter): what hybrid retrieval
+    embeds, so a question finds the answer that sits next to the words it shares with the question."""
+    if size < 1:
+        return []
+    return [tuple(lines[start : start + size]) for start in range(0, len(lines), size)]

@@ -38,6 +38,19 @@ MAX_SUMMARY_CHARS = 2_000  # a rambling model is cut here
 MAX_LINE_CHARS = 500  # per message in the prompt, so one pasted wall of text cannot crowd out the rest
 EXTRACTIVE_CHARS = 700  # about what MiniLM reads before truncation
 _WORD = re.compile(r"\w+")
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_DATE = re.compile(
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|tonight|yesterday|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"morning|afternoon|evening|week(?:end)?|month|o'clock|[ap]\.?m\.?)\b",
+    re.IGNORECASE,
+)
+_DECISION = re.compile(
+    r"\b(?:decid\w*|agree\w*|will|going to|plan\w*|book\w*|confirm\w*|deadline|due|owns?|signed|approved|"
+    r"cancel\w*|moved?|meet\w*|bring|need|must|promise\w*)\b",
+    re.IGNORECASE,
+)
+_COMMON = frozenset({"i", "i'm", "ok", "okay", "yes", "no", "oh", "hey", "hi", "well", "so", "but", "and", "the"})
 
 
 @dataclass(frozen=True)
@@ -117,7 +130,8 @@ async def _ask_model(llm: LLMClient, lines: Sequence[SessionLine]) -> str:
 
 
 def extractive_summary(lines: Sequence[SessionLine], *, max_chars: int = EXTRACTIVE_CHARS) -> str:
-    """Participants plus the most informative lines (most distinct words), kept in their original order."""
+    """Participants plus the most informative lines (entities, numbers, dates, decisions, distinct words), kept in
+    their original order."""
     participants = list(dict.fromkeys(line.sender for line in lines))
     ranked = sorted(range(len(lines)), key=lambda i: (-_informativeness(lines[i].text), i))
     chosen: list[int] = []
@@ -132,5 +146,13 @@ def extractive_summary(lines: Sequence[SessionLine], *, max_chars: int = EXTRACT
     return render_prompt("summarize_session", "extractive", participants=participants, count=len(lines), lines=picked)
 
 
-def _informativeness(text: str) -> int:
-    return len({word.lower() for word in _WORD.findall(text) if len(word) > 2})
+def _informativeness(text: str) -> float:
+    """How much a line tells: distinct content words, with extra weight for what questions ask about: names and
+    other capitalised words past the first, numbers and times, dates, and decisions or commitments."""
+    words = _WORD.findall(text)
+    distinct = {word.lower() for word in words if len(word) > 2}
+    entities = {word for word in words[1:] if word[:1].isupper() and word.lower() not in _COMMON}
+    numbers = len(_NUMBER.findall(text))
+    dates = len(_DATE.findall(text))
+    decisions = len(_DECISION.findall(text))
+    return len(distinct) + 2.0 * len(entities) + 2.0 * min(numbers, 3) + 3.0 * min(dates, 2) + 3.0 * min(decisions, 2)

@@ -40,6 +40,7 @@ class ClearQuery:
     until: datetime | None = None
     context_window: int = 0  # neighbouring messages (same channel) on each side of a hit
     limit: int = 10
+    question: str = ""  # the question as typed, for hybrid retrieval's dense side ("" = the keywords)
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,8 @@ class FuzzyHit:
     channel_name: str
     summary: str
     summary_method: str  # llm | extractive
-    score: float  # cosine similarity, higher is better
+    score: float  # higher is better: summary similarity fused with the rank of the session's best messages
     first_ts: datetime
     last_ts: datetime
-    messages: tuple[MessageView, ...] = field(default_factory=tuple)
+    messages: tuple[MessageView, ...] = field(default_factory=tuple)  # with `expand`: the whole session
+    matches: tuple[MessageView, ...] = field(default_factory=tuple)  # the session's best-matching messages

@@ -34,15 +34,18 @@ HNSW = {"space": "cosine", "ef_construction": 512, "ef_search": 512, "max_neighb
 
 @dataclass(frozen=True)
 class VectorDoc:
-    key: str  # the session key: the vector's id
-    text: str  # what is embedded: the session summary
+    key: str  # the vector's id: a session key (summaries) or a window key (message windows)
+    text: str  # what is embedded: the session summary, or a window's lines
     channel_id: int  # database id, for viewer filtering
+    session_key: str = ""  # windows: the session they belong to (they go when it goes)
+    message_ids: str = ""  # windows: database ids of their messages, comma-separated
 
 
 @dataclass(frozen=True)
 class VectorMatch:
     key: str
     score: float  # cosine similarity, higher is better
+    message_ids: tuple[int, ...] = ()  # windows: their messages
 
 
 class VectorIndex:
@@ -59,6 +62,7 @@ class VectorIndex:
         self.prefix = prefix
         self._collections: dict[int, Collection] = {}
         self._lock = threading.Lock()
+        self._windows: VectorIndex | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings, *, embedder: EmbeddingFunction[Documents] | None = None) -> VectorIndex:
@@ -76,6 +80,13 @@ class VectorIndex:
             lambda: chromadb.PersistentClient(path=path, settings=quiet), embedder, prefix=settings.chroma_prefix
         )
 
+    def windows(self) -> VectorIndex:
+        """The sibling index of message windows (hybrid retrieval's dense side): same client, same embedder,
+        collections "<prefix>-windows-ws<workspace id>"."""
+        if self._windows is None:
+            self._windows = VectorIndex(self._shared_client, self.embedder, prefix=f"{self.prefix}-windows")
+        return self._windows
+
     # ------------------------------------------------------------------ async API
     async def embed(self, texts: Sequence[str]) -> Embeddings:
         """The vectors this index's embedding function gives `texts` (for callers that embed ahead of upserting)."""
@@ -89,6 +100,12 @@ class VectorIndex:
     async def delete(self, workspace_id: int, keys: Sequence[str]) -> None:
         if keys:
             await asyncio.to_thread(self._collection(workspace_id).delete, ids=list(keys))
+
+    async def delete_sessions(self, workspace_id: int, session_keys: Sequence[str]) -> None:
+        """Drop the windows of these sessions."""
+        for start in range(0, len(session_keys), 500):
+            batch = list(session_keys[start : start + 500])
+            await asyncio.to_thread(self._collection(workspace_id).delete, where={"session_key": {"$in": batch}})
 
     async def query(
         self, workspace_id: int, text: str, *, channel_ids: Sequence[int], top_k: int
@@ -111,6 +128,10 @@ class VectorIndex:
     def _name(self, workspace_id: int) -> str:
         return f"{self.prefix}-ws{workspace_id}"
 
+    def _shared_client(self) -> ClientAPI:
+        with self._lock:
+            return self._connected()
+
     def _connected(self) -> ClientAPI:
         # Called with self._lock held.
         if self._client is None:
@@ -132,7 +153,7 @@ class VectorIndex:
             ids=[d.key for d in docs],
             embeddings=vectors,  # None: the collection's embedding function embeds the documents
             documents=[d.text for d in docs],
-            metadatas=[{"channel_id": d.channel_id} for d in docs],
+            metadatas=[_metadata(d) for d in docs],
         )
 
     def _query(self, workspace_id: int, text: str, channel_ids: list[int], top_k: int) -> list[VectorMatch]:
@@ -140,11 +161,15 @@ class VectorIndex:
             {"channel_id": channel_ids[0]} if len(channel_ids) == 1 else {"channel_id": {"$in": channel_ids}}
         )
         result = self._collection(workspace_id).query(
-            query_texts=[text], n_results=top_k, where=where, include=["distances"]
+            query_texts=[text], n_results=top_k, where=where, include=["distances", "metadatas"]
         )
         ids, distances = result["ids"][0], (result["distances"] or [[]])[0]
+        metadatas = (result["metadatas"] or [[{}] * len(ids)])[0]
         # Cosine space: distance = 1 - cosine similarity.
-        return [VectorMatch(key, 1.0 - float(d)) for key, d in zip(ids, distances, strict=True)]
+        return [
+            VectorMatch(key, 1.0 - float(d), _message_ids(meta))
+            for key, d, meta in zip(ids, distances, metadatas, strict=True)
+        ]
 
     def _drop(self, workspace_id: int) -> None:
         with self._lock:
@@ -152,3 +177,15 @@ class VectorIndex:
             client = self._connected()
             if self._name(workspace_id) in {c.name for c in client.list_collections()}:
                 client.delete_collection(self._name(workspace_id))
+
+
+def _metadata(doc: VectorDoc) -> dict[str, Any]:
+    meta: dict[str, Any] = {"channel_id": doc.channel_id}
+    if doc.session_key:
+        meta |= {"session_key": doc.session_key, "message_ids": doc.message_ids}
+    return meta
+
+
+def _message_ids(meta: Any) -> tuple[int, ...]:
+    raw = (meta or {}).get("message_ids") or ""
+    return tuple(int(part) for part in str(raw).split(",") if part)

@@ -4,10 +4,12 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Select, and_, select
+from collections.abc import Iterable
+
+from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.errors import UnknownMemberError
+from bot.errors import UnknownChannelError, UnknownMemberError
 from bot.memory.types import Viewer
 from bot.store import models
 
@@ -26,15 +28,50 @@ async def visible_channel_ids(session: AsyncSession, viewer: Viewer) -> list[int
 
 async def resolve_viewer(session: AsyncSession, workspace_id: int, who: str) -> Viewer:
     """The viewer for a member named by handle (with or without @) or platform id."""
-    wanted = who.lstrip("@")
-    row = (
+    wanted = who.strip().lstrip("@")
+    rows = (
         await session.execute(
-            select(models.Member.id, models.Member.name).where(
+            select(models.Member.id, models.Member.name, models.Member.platform_id).where(
                 models.Member.workspace_id == workspace_id,
-                (models.Member.platform_id == wanted) | (models.Member.name == wanted),
+                (models.Member.platform_id == wanted)
+                | (models.Member.name == wanted)
+                | (func.lower(models.Member.name) == wanted.lower()),  # `--as Alice` is alice
             )
         )
-    ).first()
+    ).all()
+    # An exact handle or id wins; otherwise a case-insensitive match counts only when it names one member.
+    exact = [r for r in rows if wanted in (r[1], r[2])]
+    row = exact[0] if exact else (rows[0] if len(rows) == 1 else None)
     if row is None:
         raise UnknownMemberError(who)
     return Viewer(workspace_id=workspace_id, member_id=row[0], name=row[1])
+
+
+async def resolve_channels(session: AsyncSession, workspace_id: int, refs: Iterable[str]) -> list[int]:
+    """The database ids of channels named by platform id or by name (with or without #), for writing exclusions.
+
+    A name shared by several channels names them all (an exclusion errs on the side of hiding). A reference that
+    names no channel raises UnknownChannelError naming it: an exclusion that silently excluded nothing would let the
+    member's agent read what they meant to keep out.
+    """
+    wanted = [ref.strip() for ref in refs]
+    if not wanted:
+        return []
+    if blank := next((ref for ref in wanted if not ref.lstrip("#")), None):
+        raise UnknownChannelError(blank)
+    names = [ref.lstrip("#") for ref in wanted]
+    rows = (
+        await session.execute(
+            select(models.Channel.id, models.Channel.platform_id, models.Channel.name).where(
+                models.Channel.workspace_id == workspace_id,
+                or_(models.Channel.platform_id.in_(wanted), models.Channel.name.in_(names)),
+            )
+        )
+    ).all()
+    ids: list[int] = []
+    for ref, name in zip(wanted, names, strict=True):
+        found = [row.id for row in rows if row.platform_id == ref] or [row.id for row in rows if row.name == name]
+        if not found:
+            raise UnknownChannelError(ref)
+        ids.extend(found)
+    return sorted(set(ids))

@@ -8,13 +8,14 @@ time-out, no agreement or an Error leave everything as it was. Every negotiation
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot import messages as ask_messages
 from bot.agents.roster import MemberProfile as RosterMember
 from bot.agents.roster import Roster
-from bot.errors import NegotiationRejectedError, UnknownMemberError
+from bot.errors import AskwithError, NegotiationRejectedError, UnknownMemberError
 from bot.llm.client import LLMClient
 from bot.negotiation import messages
 from bot.negotiation.engine import NegotiationEngine
@@ -32,6 +33,9 @@ from bot.negotiation.transcript import NegotiationOptions, NegotiationResult, Ou
 from bot.port import ApprovalDecision, ApprovalKind, ApprovalRequest, ChatPort, Member
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
+
+
+log = logging.getLogger(__name__)
 
 
 ClientFor = Callable[[Scenario, str], LLMClient]  # the LLM client playing a member's agent in a scenario
@@ -189,8 +193,11 @@ class MemberNegotiation:
         self, directory: MemberDirectory, result: NegotiationResult, note: Callable[[str], str]
     ) -> None:
         for handle in result.scenario.agents:
-            channel = await self.port.open_dm(directory.member(handle).id)
-            await self.port.post(channel, note(result.scenario.counterpart(handle)))
+            try:
+                channel = await self.port.open_dm(directory.member(handle).id)
+                await self.port.post(channel, note(result.scenario.counterpart(handle)))
+            except AskwithError as exc:  # one member's closed DMs must not keep the other from hearing the outcome
+                log.warning("could not tell %s the negotiation's outcome: %s", handle, exc)
 
 
 async def _roster_member(roster: Roster, ref: str) -> RosterMember:

@@ -2,12 +2,14 @@
 
 The web workspace UI drives it: members post (stored at once into memory, like a live Slack message event), and
 `/ask-with` goes through `AskService.submit` exactly as the Slack command does; the process's ask worker runs it.
-The world file is saved after members post and every few seconds while askwith posts answers into it.
+Every post is durable when it returns (the workspace's journal); the world file itself is rewritten after members post
+and every few seconds while askwith posts answers into it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 from dataclasses import dataclass, field
@@ -66,14 +68,14 @@ class LocalRuntime:
         if self.port.path is None or count == self._saved_count:
             return
         await asyncio.to_thread(_snapshot(self.port.world).save, self.port.path)
+        self.port.saved(count)  # the journal made each post durable meanwhile; what the file now holds leaves it
         self._saved_count = count
 
     async def keep_saved(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
-            try:
-                await asyncio.wait_for(stop.wait(), SAVE_INTERVAL_S)
-            except TimeoutError:
-                pass
+            with contextlib.suppress(TimeoutError):  # asyncio.timeout: wait_for can swallow a cancellation (3.11)
+                async with asyncio.timeout(SAVE_INTERVAL_S):
+                    await stop.wait()
             try:
                 await self.save()
             except OSError as exc:

@@ -1,8 +1,7 @@
 """Platform adapters hosted by `askwith serve`: a registry of starters, each enabled by its own settings.
 
-A starter connects one platform (Slack, Discord) and returns a `PlatformRuntime`: its ask service (run by the
-process's ask worker), its ingestion worker (run by the schedule), an optional ASGI app the web server mounts (Slack's
-HTTP endpoint at /slack) and how to stop it. The platforms askwith ships are registered by `_register_built_in`;
+A starter (`bot.platforms.PlatformStarter`, a core type, so adapters depend on the core alone) connects one
+platform and returns a `PlatformRuntime`. The platforms askwith ships are registered by `_register_built_in`;
 another registers by adding a `PlatformStarter` with `register`. This module imports no platform library itself
 (the starter's module does, lazily, inside `start`).
 
@@ -13,54 +12,20 @@ posted through the platform's API), no inbound endpoint, socket or gateway, so e
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
-
-from starlette.types import ASGIApp
 
 from bot.agents.memory_tools import MemoryAccess
-from bot.asks.service import AskService
 from bot.errors import LLMNotConfiguredError, PlatformStartError
 from bot.llm.client import LLMClient
 from bot.memory.indexer import SessionIndexer
+from bot.platforms import PlatformContext, PlatformRuntime, PlatformStarter
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.web.links import TranscriptLinks
-from memory_ingest.worker import IngestWorker
 
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class PlatformRuntime:
-    name: str  # slack | discord
-    asks: AskService
-    ingest: IngestWorker
-    mount_path: str | None = None  # where `asgi` is mounted on the web server
-    asgi: ASGIApp | None = None
-
-
-@dataclass(frozen=True)
-class PlatformContext:
-    """What a starter gets from the process: shared parts, and the stack its shutdown goes on."""
-
-    settings: Settings
-    db: Database
-    llm: LLMClient
-    memory: MemoryAccess
-    indexer: SessionIndexer | None  # fuzzy indexing for its ingestion worker (None = clear memory only)
-    links: TranscriptLinks  # its AskService gets `links.for_workspace(id)` for the final post
-    stack: AsyncExitStack  # the starter registers its shutdown here as soon as there is something to stop
-    listen: bool = True  # False in `askwith worker`: no endpoint, socket or gateway
-
-
-@dataclass(frozen=True)
-class PlatformStarter:
-    name: str
-    enabled: Callable[[Settings], bool]  # e.g. its bot token is set
-    start: Callable[[PlatformContext], Awaitable[PlatformRuntime]]
 
 
 STARTERS: dict[str, PlatformStarter] = {}
@@ -94,6 +59,7 @@ async def start_platforms(
     links: TranscriptLinks,
     stack: AsyncExitStack,
     listen: bool = True,
+    joined: Callable[[PlatformRuntime], None] | None = None,
 ) -> list[PlatformRuntime]:
     """Start every platform whose token is set. A platform needs a language model to answer, so without one the
     missing-LLM error is raised here, at startup, as one clear line; so is any platform that fails to start."""
@@ -102,14 +68,14 @@ async def start_platforms(
         return []
     if llm is None:
         raise LLMNotConfiguredError()
-    context = PlatformContext(settings, db, llm, memory, indexer, links, stack, listen)
-    return [await _start(starter, context) for starter in starters]
+    context = PlatformContext(settings, db, llm, memory, indexer, links, stack, listen, joined)
+    return [runtime for starter in starters for runtime in await _start(starter, context)]
 
 
-async def _start(starter: PlatformStarter, context: PlatformContext) -> PlatformRuntime:
+async def _start(starter: PlatformStarter, context: PlatformContext) -> list[PlatformRuntime]:
     try:
-        runtime = await starter.start(context)
+        started = await starter.start(context)
     except Exception as exc:  # one line naming the platform and why; the cause stays chained for the debug log
         raise PlatformStartError(starter.name, exc) from exc
     log.info("%s started%s", starter.name, "" if context.listen else " (asks only)")
-    return runtime
+    return started if isinstance(started, list) else [started]

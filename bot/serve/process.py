@@ -65,9 +65,12 @@ async def serve_forever(
             start=lambda: _started(runtime),
             local_picker=picker_allowed(settings, local_workspace=runtime.local is not None),
         )
+        # log_config=None: uvicorn's loggers (the access log too) go through askwith's root handler, whose filter
+        # keeps secrets and link tokens out of every line.
         config = uvicorn.Config(
-            app, host=settings.web_host, port=settings.web_port, lifespan="on", log_level=settings.log_level.lower()
-        )
+            app, host=settings.web_host, port=settings.web_port, lifespan="on", log_level=settings.log_level.lower(),
+            log_config=None,
+        )  # fmt: skip
         server = _Server(config)
         watcher = asyncio.create_task(_when_started(server, lambda: on_ready(runtime)))
         try:

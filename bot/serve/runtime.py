@@ -17,6 +17,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from adapters.local.registry import LocalWorkspaces
 from bot.agents.memory_tools import MemoryAccess
@@ -27,17 +28,23 @@ from bot.llm.client import LLMClient
 from bot.llm.provider import model_configured, open_llm_clients
 from bot.memory.clear import ClearMemory
 from bot.memory.fuzzy import FuzzyMemory
+from bot.memory.history import WholeHistory
 from bot.memory.indexer import SessionIndexer
 from bot.memory.summarizer import SessionSummarizer
 from bot.memory.vector_index import VectorIndex
+from bot.platforms import PlatformRuntime
 from bot.serve.local import LocalRuntime
-from bot.serve.platforms import PlatformRuntime, start_platforms
+from bot.serve.platforms import start_platforms
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.web.links import TranscriptLinks
+from memory_ingest import jobs
 from memory_ingest.scheduler import build_scheduler
 from memory_ingest.worker import IngestWorker
 
+
+if TYPE_CHECKING:
+    from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 log = logging.getLogger(__name__)
 SHUTDOWN_GRACE_S = 10.0
@@ -60,6 +67,21 @@ class Runtime:
     local: LocalRuntime | None
     platforms: list[PlatformRuntime] = field(default_factory=list)
     ingest: dict[str, IngestWorker] = field(default_factory=dict)  # workspace key -> its worker
+    scheduler: AsyncIOScheduler | None = None  # running while serving
+    ask_workers: list[asyncio.Task[None]] = field(default_factory=list)
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def join(self, platform: PlatformRuntime) -> None:
+        """A workspace that joined while the process runs: served like those present at start."""
+        self.platforms.append(platform)
+        if platform.ingest is not None:
+            key = _ingest_key(platform)
+            self.ingest[key] = platform.ingest
+            if self.scheduler is not None:
+                interval = self.settings.ingest_interval_seconds
+                jobs.register_all(self.scheduler, workers={key: platform.ingest}, ingest_interval_seconds=interval)
+        if platform.asks is not None and not self.stopping.is_set():
+            self.ask_workers.append(asyncio.create_task(AskWorker(platform.asks).run(stop=self.stopping)))
 
 
 def build_memory(settings: Settings, db: Database, llm: LLMClient | None) -> Memory:
@@ -67,7 +89,7 @@ def build_memory(settings: Settings, db: Database, llm: LLMClient | None) -> Mem
     `open_memory`, the vector index is shared with the indexer that ingestion runs (one Chroma client per process)."""
     index = VectorIndex.from_settings(settings)
     indexer = SessionIndexer(db, settings, SessionSummarizer(db, llm), index)
-    return Memory(MemoryAccess(clear=ClearMemory(db), fuzzy=FuzzyMemory(db, index)), indexer)
+    return Memory(MemoryAccess(clear=ClearMemory(db), fuzzy=FuzzyMemory(db, index), history=WholeHistory(db)), indexer)
 
 
 @asynccontextmanager
@@ -101,7 +123,7 @@ async def running(
         runtime = Runtime(settings, db, llm, local=None)
         runtime.platforms = await start_platforms(
             settings, db, llm=llm, memory=mem.access, indexer=mem.indexer, links=TranscriptLinks(settings, secret),
-            stack=stack, listen=serving,
+            stack=stack, listen=serving, joined=runtime.join,
         )  # fmt: skip
         if not runtime.platforms and not serving:
             raise NoPlatformError()
@@ -116,18 +138,19 @@ async def running(
 @asynccontextmanager
 async def _background(runtime: Runtime, *, schedule: bool) -> AsyncIterator[None]:
     """The ask workers (and the local workspace's saving), and the ingestion schedule when `schedule`."""
-    stop = asyncio.Event()
-    tasks = _start_background(runtime, stop)
+    stop = runtime.stopping
+    runtime.ask_workers = _start_background(runtime, stop)
     scheduler = build_scheduler(runtime.settings, workers=runtime.ingest) if schedule else None
     if scheduler is not None:
         scheduler.start()
+        runtime.scheduler = scheduler
     try:
         yield
     finally:
         if scheduler is not None:
             scheduler.shutdown(wait=False)
         stop.set()
-        await _drain(tasks)
+        await _drain(runtime.ask_workers)
         if runtime.local is not None:
             await runtime.local.save()
 
@@ -150,9 +173,14 @@ async def start_local(
 
 def _collect_workers(runtime: Runtime) -> None:
     for platform in runtime.platforms:
-        runtime.ingest[platform.name] = platform.ingest
+        if platform.ingest is not None:
+            runtime.ingest[_ingest_key(platform)] = platform.ingest
     if runtime.local is not None:
         runtime.ingest[f"local:{runtime.local.key}"] = runtime.local.ingest
+
+
+def _ingest_key(platform: PlatformRuntime) -> str:
+    return f"{platform.name}:{platform.key}" if platform.key else platform.name
 
 
 async def _drain(tasks: list[asyncio.Task[None]]) -> None:
@@ -166,7 +194,7 @@ async def _drain(tasks: list[asyncio.Task[None]]) -> None:
 
 
 def _start_background(runtime: Runtime, stop: asyncio.Event) -> list[asyncio.Task[None]]:
-    services = [p.asks for p in runtime.platforms]
+    services = [p.asks for p in runtime.platforms if p.asks is not None]
     if runtime.local is not None and runtime.local.asks is not None:
         services.append(runtime.local.asks)
     tasks = [asyncio.create_task(AskWorker(s).run(stop=stop)) for s in services]

@@ -11,13 +11,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import case, delete, exists, func, select, true
+from sqlalchemy import case, delete, exists, func, select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import port
 from bot.errors import UnknownMemberError
-from bot.store import models
+from bot.store import models, truth
 from bot.store.db import Database
+from bot.store.sanitize import db_text
 from bot.world import MemberPolicy
 
 
@@ -137,6 +138,14 @@ class ChatStore:
                 self._insert(models.Membership).values(new[start : start + 400]).on_conflict_do_nothing()
             )
 
+    async def deactivated_member_ids(self, session: AsyncSession, workspace_id: int) -> set[str]:
+        result = await session.execute(
+            select(models.Member.platform_id).where(
+                models.Member.workspace_id == workspace_id, models.Member.deactivated
+            )
+        )
+        return set(result.scalars())
+
     async def channel_ids(self, session: AsyncSession, workspace_id: int) -> dict[str, int]:
         result = await session.execute(
             select(models.Channel.platform_id, models.Channel.id).where(models.Channel.workspace_id == workspace_id)
@@ -158,9 +167,14 @@ class ChatStore:
         channel_ids: dict[str, int],
         member_ids: dict[str, int],
     ) -> int:
-        """Insert messages not stored yet; returns how many were new. Unknown senders are an error."""
+        """Insert messages not stored yet and not deleted on the platform (tombstoned); returns how many were new.
+        Text is made storable (`db_text`). Unknown senders are an error."""
+        messages = list(messages)
+        gone = await truth.tombstoned(session, workspace_id, [m.id for m in messages])
         rows = []
         for m in messages:
+            if m.id in gone:
+                continue
             if m.sender_id not in member_ids:
                 raise UnknownMemberError(m.sender_id)
             rows.append(
@@ -171,7 +185,7 @@ class ChatStore:
                     "thread_parent_platform_id": m.thread_id,
                     "sender_id": member_ids[m.sender_id],
                     "ts": m.ts.astimezone(UTC),
-                    "text": m.text,
+                    "text": db_text(m.text),
                 }
             )
         new = 0
@@ -223,6 +237,22 @@ class ChatStore:
             .where(models.Channel.workspace_id == workspace_id)
         )
         return {(c, t): cursor for c, t, cursor in result.all()}
+
+    async def thread_markers(self, session: AsyncSession, channel_id: int) -> dict[str, str]:
+        """Each known thread's marker (`ChatPort.thread_states`) as of its last read, '' when never compared."""
+        result = await session.execute(
+            select(models.IngestCursor.thread_platform_id, models.IngestCursor.latest_reply).where(
+                models.IngestCursor.channel_id == channel_id, models.IngestCursor.thread_platform_id != ""
+            )
+        )
+        return {thread: marker for thread, marker in result.all()}
+
+    async def set_thread_marker(self, session: AsyncSession, channel_id: int, thread_id: str, marker: str) -> None:
+        await session.execute(
+            update(models.IngestCursor)
+            .where(models.IngestCursor.channel_id == channel_id, models.IngestCursor.thread_platform_id == thread_id)
+            .values(latest_reply=marker[:64])
+        )
 
     async def ensure_thread_cursors(self, session: AsyncSession, threads: Iterable[tuple[int, str]]) -> None:
         """Remember threads, as (channel id, thread platform id), to read from their start; a thread already being

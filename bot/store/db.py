@@ -16,7 +16,8 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import event
+from filelock import AsyncFileLock
+from sqlalchemy import event, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import make_url
@@ -26,6 +27,9 @@ from bot.settings import Settings
 
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+# PostgreSQL advisory-lock key held while migrating ("askwith" in ASCII), so `serve` and `worker` started together on a
+# fresh database migrate one after the other instead of both inserting the first alembic_version row.
+MIGRATION_LOCK_KEY = 0x61736B77697468
 
 
 class Database:
@@ -53,9 +57,22 @@ class Database:
         return db
 
     async def migrate(self, revision: str = "head") -> None:
-        """Bring the schema to `revision` with Alembic (idempotent)."""
-        async with self.engine.begin() as conn:
-            await conn.run_sync(_upgrade, revision)
+        """Bring the schema to `revision` with Alembic (idempotent; concurrent callers take turns)."""
+        async with self._sqlite_migration_lock():
+            async with self.engine.begin() as conn:
+                if self.dialect == "postgresql":  # released when this transaction ends
+                    await conn.execute(text(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK_KEY})"))
+                await conn.run_sync(_upgrade, revision)
+
+    @asynccontextmanager
+    async def _sqlite_migration_lock(self) -> AsyncIterator[None]:
+        """A lock file beside a SQLite database file (SQLite has no advisory locks); nothing for other databases."""
+        path = self.engine.url.database
+        if self.dialect != "sqlite" or path in (None, "", ":memory:"):
+            yield
+            return
+        async with AsyncFileLock(f"{path}.migrate-lock", timeout=300):
+            yield
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[AsyncSession]:

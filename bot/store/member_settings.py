@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.errors import UnknownChannelError, UnknownMemberError
+from bot.errors import UnknownMemberError
+from bot.memory.visibility import resolve_channels
 from bot.port import SharePolicy
 from bot.store import models
 from bot.store.chat_store import ChatStore, WorkspaceKey
@@ -60,12 +61,11 @@ class MemberSettingsStore:
     async def set_excluded(
         self, workspace: WorkspaceKey, member_platform_id: str, channel_platform_id: str, excluded: bool
     ) -> MemberSettings:
-        """Keep one channel out of (or let it back into) the member's agent's memory."""
+        """Keep one channel (by platform id or name) out of (or let it back into) the member's agent's memory;
+        an unknown channel raises UnknownChannelError naming it."""
         async with self.db.session() as session, session.begin():
             member = await self._member(session, workspace, member_platform_id)
-            channel_ids = await self.chat.channel_ids(session, member.workspace_id)
-            if channel_platform_id not in channel_ids:
-                raise UnknownChannelError(channel_platform_id)
+            targets = set(await resolve_channels(session, member.workspace_id, [channel_platform_id]))
             current = set(
                 (
                     await session.execute(
@@ -73,8 +73,7 @@ class MemberSettingsStore:
                     )
                 ).scalars()
             )
-            target = channel_ids[channel_platform_id]
-            wanted = current | {target} if excluded else current - {target}
+            wanted = current | targets if excluded else current - targets
             await self.chat.set_exclusions(session, member.id, wanted)
         return await self.get(workspace, member_platform_id)
 

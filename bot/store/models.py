@@ -121,6 +121,38 @@ class IngestCursor(Base):
     thread_platform_id: Mapped[str] = mapped_column(String(128), default="")
     cursor: Mapped[str] = mapped_column(String(256), default="")
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # A thread's state when its replies were last read (reply count, latest reply marker): re-read only on change.
+    reply_count: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    latest_reply: Mapped[str] = mapped_column(String(64), default="", server_default="")
+
+
+class MessageTombstone(Base):
+    """A message deleted on the platform: a later backfill must not bring it back."""
+
+    __tablename__ = "message_tombstone"
+    __table_args__ = (UniqueConstraint("workspace_id", "platform_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    platform_id: Mapped[str] = mapped_column(String(128))
+    deleted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class IngestObject(Base):
+    """Ingestion state of one object (a channel, a thread, a member's token): each fails and recovers on its own."""
+
+    __tablename__ = "ingest_object"
+    __table_args__ = (UniqueConstraint("workspace_id", "kind", "object_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(16))  # channel | thread | member_token
+    object_id: Mapped[str] = mapped_column(String(256))  # platform id (thread: its parent message id)
+    status: Mapped[str] = mapped_column(String(16), default="ok")  # ok | backoff | retired | disabled | paused
+    failures: Mapped[int] = mapped_column(Integer, default=0)  # consecutive failures
+    last_error: Mapped[str] = mapped_column(Text, default="")
+    retry_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class SessionSummary(Base):
@@ -184,3 +216,22 @@ class InboundDelivery(Base):
     platform: Mapped[str] = mapped_column(String(16))
     key: Mapped[str] = mapped_column(String(256))
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class SlackInstallation(Base):
+    """A Slack workspace that installed askwith by OAuth; its bot token encrypted like members' tokens."""
+
+    __tablename__ = "slack_installation"
+    __table_args__ = (UniqueConstraint("enterprise_id", "team_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    enterprise_id: Mapped[str] = mapped_column(String(32), default="")  # "" outside Enterprise Grid
+    team_id: Mapped[str] = mapped_column(String(32))
+    team_name: Mapped[str] = mapped_column(String(256), default="")
+    app_id: Mapped[str] = mapped_column(String(32), default="")
+    bot_id: Mapped[str] = mapped_column(String(32))
+    bot_user_id: Mapped[str] = mapped_column(String(32))
+    bot_token_encrypted: Mapped[str] = mapped_column(Text)
+    bot_scopes: Mapped[str] = mapped_column(Text, default="")
+    installer_user_id: Mapped[str] = mapped_column(String(32), default="")
+    installed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

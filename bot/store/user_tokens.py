@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from cryptography.fernet import Fernet, InvalidToken
-from sqlalchemy import delete, select
+from sqlalchemy import delete, exists, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -88,8 +88,20 @@ class UserTokenStore:
                 "granted_at": stmt.excluded.granted_at,
             },
         )
+        workspace = select(models.Workspace.id).where(
+            models.Workspace.platform == grant.platform,
+            models.Workspace.external_id == grant.workspace_external_id,
+        )
         async with self.db.session() as session, session.begin():
             await session.execute(stmt)
+            # A token granted anew is usable again, whatever became of the member's previous one.
+            await session.execute(
+                delete(models.IngestObject).where(
+                    models.IngestObject.workspace_id.in_(workspace),
+                    models.IngestObject.kind == "member_token",
+                    models.IngestObject.object_id == grant.member_platform_id,
+                )
+            )
 
     async def grants(self, platform: str, workspace_external_id: str) -> list[UserTokenGrant]:
         """Every member token of a workspace, decrypted."""
@@ -114,6 +126,36 @@ class UserTokenStore:
                 )
                 for row in rows
             ]
+
+    async def usable_grants(self, platform: str, workspace_external_id: str) -> list[UserTokenGrant]:
+        """The tokens askwith may read with now: their member is opted in and the token was not disabled (a member
+        who opts out stops every read with their token at once)."""
+        async with self.db.session() as session:
+            usable = set(
+                (
+                    await session.execute(
+                        select(models.Member.platform_id)
+                        .join(models.Workspace, models.Workspace.id == models.Member.workspace_id)
+                        .where(
+                            models.Workspace.platform == platform,
+                            models.Workspace.external_id == workspace_external_id,
+                            models.Member.opted_in,
+                            ~models.Member.deactivated,
+                            ~exists().where(
+                                models.IngestObject.workspace_id == models.Workspace.id,
+                                models.IngestObject.kind == "member_token",
+                                models.IngestObject.object_id == models.Member.platform_id,
+                                models.IngestObject.status == "disabled",
+                            ),
+                        )
+                    )
+                ).scalars()
+            )
+        return [g for g in await self.grants(platform, workspace_external_id) if g.member_platform_id in usable]
+
+    async def get(self, platform: str, workspace_external_id: str, member_platform_id: str) -> UserTokenGrant | None:
+        grants = await self.grants(platform, workspace_external_id)
+        return next((g for g in grants if g.member_platform_id == member_platform_id), None)
 
     async def revoke(self, platform: str, workspace_external_id: str, member_platform_id: str) -> None:
         async with self.db.session() as session, session.begin():

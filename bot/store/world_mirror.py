@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.memory.visibility import resolve_channels
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
 from bot.world import World
@@ -27,15 +28,16 @@ async def mirror_world(db: Database, world: World) -> int:
         workspace_id = await store.ensure_workspace(session, WorkspaceKey(WORLD_PLATFORM, world.id), world.name)
         member_ids = await store.upsert_members(session, workspace_id, world.members.values(), world.policies)
         channel_ids = await store.upsert_channels(session, workspace_id, world.channels.values(), member_ids)
-        await _set_exclusions(session, store, world, member_ids, channel_ids)
+        await _set_exclusions(session, store, world, workspace_id, member_ids)
         for messages in world.messages.values():
             await store.add_messages(session, workspace_id, messages, channel_ids, member_ids)
     return workspace_id
 
 
 async def _set_exclusions(
-    session: AsyncSession, store: ChatStore, world: World, member_ids: dict[str, int], channel_ids: dict[str, int]
+    session: AsyncSession, store: ChatStore, world: World, workspace_id: int, member_ids: dict[str, int]
 ) -> None:
     for member_id, policy in world.policies.items():
-        excluded = [channel_ids[c] for c in policy.excluded_channels]
+        # By platform id or by name; an unknown channel is an error, never an exclusion of nothing.
+        excluded = await resolve_channels(session, workspace_id, policy.excluded_channels)
         await store.set_exclusions(session, member_ids[member_id], excluded)

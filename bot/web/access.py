@@ -1,7 +1,7 @@
 """Who may open what: the signed-in identity and the transcript access rule (pure).
 
-Transcripts are visible to the conversation's participants and to admins only. A participant is the member who
-asked, a colleague they asked, or a member whose agent was brought into a sub-conversation.
+Transcripts are visible to the conversation's participants and to the admins of their workspace only. A participant
+is the member who asked, a colleague they asked, or a member whose agent was brought into a sub-conversation.
 """
 
 from __future__ import annotations
@@ -25,6 +25,6 @@ def is_admin(member: str, platform_id: str, admins: Collection[str]) -> bool:
 
 def may_open(viewer: Identity, *, workspace_id: int | None, participants: Collection[str]) -> bool:
     """Whether `viewer` may open a record (ask or negotiation) of `workspace_id` with these participants."""
-    if viewer.is_admin:
-        return True
-    return workspace_id == viewer.workspace_id and viewer.member in participants
+    if workspace_id != viewer.workspace_id:
+        return False  # an admin too: a handle means nothing in another workspace
+    return viewer.is_admin or viewer.member in participants

@@ -25,9 +25,12 @@ from bot.errors import LinkExpiredError, LinkInvalidError
 from bot.serve.runtime import Runtime
 from bot.settings import Settings
 from bot.web import texts
-from bot.web.auth import SignInRequired, WebConfig
+from bot.web.auth import SignedInByLink, SignInRequired, WebConfig
+from bot.web.csrf import CsrfGuard
+from bot.web.limits import BodyLimit
 from bot.web.render import page
 from bot.web.routes import all_routes
+from bot.web.sessions import SessionStore
 
 
 log = logging.getLogger(__name__)
@@ -43,20 +46,27 @@ def build_app(settings: Settings, *, secret: str, start: RuntimeFactory, local_p
             except Exception as exc:  # the ASGI server prints the trace; the operator reads this line first
                 log.error("askwith did not start: %s", exc)
                 raise
-            _mount_platforms(app, runtime)
+            _mount_platforms(app, runtime, platform_paths)
             yield {"runtime": runtime}
 
+    platform_paths: list[str] = []  # platform endpoints carry their own signatures: no CSRF token there
     app = Starlette(
         routes=all_routes(),
-        middleware=[_session_middleware(settings, secret)],
+        # Outermost first: bodies are bounded before anything reads them, then the session, then CSRF checks.
+        middleware=[
+            Middleware(BodyLimit, max_bytes=settings.max_request_bytes),
+            _session_middleware(settings, secret),
+            Middleware(CsrfGuard, public_url=settings.resolved_public_url, exempt=platform_paths),
+        ],
         exception_handlers={
             SignInRequired: _sign_in_required,
+            SignedInByLink: _signed_in_by_link,
             LinkInvalidError: _link_refused,
             LinkExpiredError: _link_refused,
         },
         lifespan=lifespan,
     )
-    app.state.web = WebConfig(settings, secret, local_picker)
+    app.state.web = WebConfig(settings, secret, local_picker, SessionStore(ttl_s=settings.web_session_seconds))
     return app
 
 
@@ -65,22 +75,29 @@ def _session_middleware(settings: Settings, secret: str) -> Middleware:
         SessionMiddleware,
         secret_key=secret,
         session_cookie="askwith_session",
-        max_age=settings.link_ttl_seconds,
+        max_age=settings.web_session_seconds,
         same_site="lax",
         https_only=settings.resolved_public_url.startswith("https://"),
     )
 
 
-def _mount_platforms(app: Starlette, runtime: Runtime) -> None:
+def _mount_platforms(app: Starlette, runtime: Runtime, paths: list[str]) -> None:
     """Platform HTTP endpoints (Slack's /slack) go in front of the web routes."""
-    mounts: list[BaseRoute] = [Mount(p.mount_path, app=p.asgi) for p in runtime.platforms if p.asgi and p.mount_path]
+    platforms = [p for p in runtime.platforms if p.asgi and p.mount_path]
+    mounts: list[BaseRoute] = [Mount(p.mount_path, app=p.asgi) for p in platforms]  # type: ignore[arg-type]
     app.router.routes[:0] = mounts
+    paths.extend(p.mount_path for p in platforms if p.mount_path)
 
 
 async def _sign_in_required(request: Request, exc: Exception) -> Response:
     if request.app.state.web.local_picker:
         return RedirectResponse(f"/signin?next={request.url.path}", status_code=303)
     return page(request, "error.html", status_code=401, title=texts.SIGN_IN_TITLE, message=texts.SIGN_IN)
+
+
+async def _signed_in_by_link(request: Request, exc: Exception) -> Response:
+    target = exc.clean_url if isinstance(exc, SignedInByLink) else "/"
+    return RedirectResponse(target, status_code=303)
 
 
 async def _link_refused(request: Request, exc: Exception) -> Response:

@@ -4,14 +4,20 @@ member. The signed-in member is kept in a signed session cookie (Starlette's `Se
     identity = await current_identity(request)    # None when nobody is signed in
     identity = await require_identity(request)    # raises SignInRequired
 
-A link carries `?t=<token>`: a valid one signs its member in (replacing any other session); an expired or altered one
-is refused with 403 even when someone is already signed in, so a bad link never silently shows another member's view.
+A link carries `?t=<token>`: a valid one signs its member in (replacing any other session) and the browser is sent
+on to the same address without the token (so it stays out of history, Referer headers and later access-log lines);
+an expired or altered one is refused with 403 even when someone is already signed in, so a bad link never silently
+shows another member's view. Sessions are kept on the server (`bot.web.sessions`): the cookie holds a random id,
+sign-out ends the session itself, and a sign-in lasts ASKWITH_WEB_SESSION_SECONDS, not as long as the link.
+
+Admins (ASKWITH_WEB_ADMINS) are members of a workspace this process serves, and admin of that workspace only.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from sqlalchemy import select
 from starlette.requests import Request
@@ -21,10 +27,11 @@ from bot.settings import Settings
 from bot.store import models
 from bot.store.db import Database
 from bot.web.access import Identity, is_admin
+from bot.web.sessions import SessionStore
 from bot.web.tokens import MemberClaim, verify_member_token
 
 
-SESSION_KEY = "member"
+SESSION_KEY = "sid"
 LINK_PARAM = "t"
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 
@@ -33,11 +40,20 @@ class SignInRequired(Exception):
     """No member is signed in; the app answers with the sign-in page (or 401 where there is none)."""
 
 
+class SignedInByLink(Exception):  # noqa: N818 - an outcome, not an error
+    """A link signed its member in; the app redirects to `clean_url`, the same page without the token."""
+
+    def __init__(self, clean_url: str) -> None:
+        super().__init__(clean_url)
+        self.clean_url = clean_url
+
+
 @dataclass(frozen=True)
 class WebConfig:
     settings: Settings
     secret: str  # signs links and the session cookie; never logged
     local_picker: bool  # a member picker stands in for sign-in (local workspace on a loopback address only)
+    sessions: SessionStore
 
 
 def picker_allowed(settings: Settings, *, local_workspace: bool) -> bool:
@@ -60,14 +76,20 @@ async def current_identity(request: Request) -> Identity | None:
         if identity is None:
             raise LinkInvalidError()
         sign_in(request, identity)
-        return identity
-    raw = request.session.get(SESSION_KEY)
-    if not isinstance(raw, dict):
+        raise SignedInByLink(_without_link_token(request))
+    sid = request.session.get(SESSION_KEY)
+    claim = config(request).sessions.member(sid) if isinstance(sid, str) else None
+    if claim is None:
         return None
-    identity = await load_identity(request, MemberClaim(int(raw.get("w", -1)), str(raw.get("m", ""))))
+    identity = await load_identity(request, claim)
     if identity is None:  # the member is gone from the store: forget the session
         sign_out(request)
     return identity
+
+
+def _without_link_token(request: Request) -> str:
+    rest = [(k, v) for k, v in request.query_params.multi_items() if k != LINK_PARAM]
+    return request.url.path + (f"?{urlencode(rest)}" if rest else "")
 
 
 async def require_identity(request: Request) -> Identity:
@@ -86,18 +108,33 @@ async def load_identity(request: Request, claim: MemberClaim) -> Identity | None
     if member is None or member.is_bot:
         return None
     admins = config(request).settings.admin_names
+    served = member.workspace_id in served_workspaces(request)
     return Identity(
         workspace_id=member.workspace_id,
         member=member.name,
         platform_id=member.platform_id,
         display_name=member.display_name or member.name,
-        is_admin=is_admin(member.name, member.platform_id, admins),
+        is_admin=served and is_admin(member.name, member.platform_id, admins),
     )
 
 
+def served_workspaces(request: Request) -> frozenset[int]:
+    """The store ids of the workspaces this process serves: its platforms', or its local workspace."""
+    runtime = request.state.runtime
+    ids = {p.asks.workspace_id for p in runtime.platforms if p.asks is not None}
+    if runtime.local is not None:
+        ids.add(runtime.local.workspace_id)
+    return frozenset(ids)
+
+
 def sign_in(request: Request, identity: Identity) -> None:
-    request.session[SESSION_KEY] = {"w": identity.workspace_id, "m": identity.member}
+    """A new session (never the one the browser had: a planted session id is worthless)."""
+    sign_out(request)
+    sid = config(request).sessions.open(MemberClaim(identity.workspace_id, identity.member))
+    request.session[SESSION_KEY] = sid
 
 
 def sign_out(request: Request) -> None:
-    request.session.pop(SESSION_KEY, None)
+    sid = request.session.pop(SESSION_KEY, None)
+    if isinstance(sid, str):
+        config(request).sessions.end(sid)

@@ -13,6 +13,7 @@ from starlette.responses import HTMLResponse
 from starlette.templating import Jinja2Templates
 
 from bot.web.access import Identity
+from bot.web.csrf import csrf_token
 from bot.web.redaction import withheld_label
 
 
@@ -25,7 +26,7 @@ templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
 def page(
     request: Request, name: str, *, identity: Identity | None = None, status_code: int = 200, **context: Any
 ) -> HTMLResponse:
-    context = {"identity": identity, "web": request.app.state.web, **context}
+    context = {"identity": identity, "web": request.app.state.web, "csrf_token": csrf_token(request), **context}
     return templates.TemplateResponse(request, name, context, status_code=status_code)
 
 

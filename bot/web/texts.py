@@ -12,6 +12,8 @@ NOT_FOUND_TITLE = "Not found"
 ADMINS_ONLY = "This page is for admins (ASKWITH_WEB_ADMINS)."
 NO_LOCAL_WORKSPACE = "This server hosts no local workspace: members use askwith from Slack or Discord."
 UNKNOWN_CHANNEL = "You are not a member of that channel."
+CSRF_REFUSED = "Refused: this form was not sent from askwith's own page. Reload the page and try again."
+METRICS_REFUSED = "Metrics need ASKWITH_METRICS_TOKEN as a bearer token, or an admin signed in."
 ASK_USAGE = "Usage: /ask-with @colleague [@colleague …] <question>"
 
 

@@ -40,7 +40,9 @@ def sign_member_token(secret: str, claim: MemberClaim, *, expires_at: float) -> 
 def verify_member_token(secret: str, token: str, *, now: float) -> MemberClaim:
     """The claim a token carries, once its signature and expiry are checked."""
     payload, dot, signature = token.partition(".")
-    if not secret or not dot or not hmac.compare_digest(signature, _signature(secret, payload)):
+    # Compared as bytes: a link is typed by anyone, and compare_digest refuses non-ASCII text with a TypeError.
+    expected = _signature(secret, payload).encode() if secret else b""
+    if not secret or not dot or not hmac.compare_digest(signature.encode("utf-8", "replace"), expected):
         raise LinkInvalidError()
     try:
         body = json.loads(_b64decode(payload))

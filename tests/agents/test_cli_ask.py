@@ -11,8 +11,11 @@ import pytest
 from typer.testing import CliRunner
 
 from bot import messages
+from bot.asks.transcripts import load_transcript
 from bot.cli import _register_all, app
 from bot.errors import AskRejectedError
+from bot.settings import Settings
+from bot.store.db import Database, run
 
 
 ROOT = Path(__file__).parent.parent.parent
@@ -38,7 +41,7 @@ def test_scripted_ask_prints_answer_transcript_and_cost_then_transcripts_show_it
     text = result.output
     assert "Scripted demo model" in text and "NOT the quality" in text
     assert "ask #1" in text and "10:00-11:30" in text and "15:00 to 17:00" in text
-    assert "alice ↔ bob" in text and "alice ↔ carol" in text and "plan: r1" in text and "clear {" in text
+    assert "alice ↔ bob" in text and "alice ↔ carol" in text and "plan: r1" in text and "history {" in text
     assert "cost: 9 LLM calls" in text and "prompt +" in text
 
     listed = runner.invoke(app, ["transcripts", "list"], env={"COLUMNS": "200"})
@@ -64,3 +67,24 @@ def test_without_a_configured_model_ask_prints_one_clear_line(tmp_path: Path) ->
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "ASKWITH_LLM_BASE_URL" in lines[0] and lines[0].startswith("error:")
+
+
+def test_ask_on_a_fresh_data_dir_builds_fuzzy_memory_and_finds_hits(runner: CliRunner, tmp_path: Path) -> None:
+    # Nothing was ingested before: `askwith ask` itself must index sessions, as `askwith ingest` does. (The sample
+    # fits the evidence budget, so whole-history mode is switched off: the agents must search.)
+    question = "When is bob at the dentist and when is room 4B booked?"
+    result = runner.invoke(app, [*ASK, question], env={"ASKWITH_WHOLE_HISTORY": "false"})
+    assert result.exit_code == 0, result.output
+
+    async def fuzzy_hit_counts() -> list[int]:
+        settings = Settings.load()
+        db = await Database.open(settings)
+        try:
+            transcript = await load_transcript(db, 1)
+        finally:
+            await db.close()
+        views = transcript.all_conversations()
+        return [len(q.hit_ids) for v in views for qs in v.queries.values() for q in qs if q.kind == "fuzzy"]
+
+    counts = run(fuzzy_hit_counts())
+    assert counts and sum(counts) > 0

@@ -17,22 +17,53 @@ def test_values_that_say_unknown_are_fake_solved(value: str) -> None:
     assert says_unknown(value)
 
 
-@pytest.mark.parametrize("value", ["Room 4B", "14 March", "Bluebird", "Known issue in firmware 2.4"])
-def test_real_values_are_not_fake_solved(value: str) -> None:
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Room 4B",
+        "14 March",
+        "Bluebird",
+        "Known issue in firmware 2.4",
+        # Negative answers are facts, not "I do not know".
+        "None of the activities overlap",
+        "Joey didn't find the ring",
+        "Free: none after 5pm",
+        "none",
+        "No, the launch was not moved",
+    ],
+)
+def test_real_and_negative_values_are_not_fake_solved(value: str) -> None:
     assert not says_unknown(value)
 
 
-def test_revise_counts_solved_and_demotes_fake_solved() -> None:
-    plan = Plan([Rationale("r1", "room"), Rationale("r2", "time")])
+def test_revise_counts_fake_solved_but_keeps_every_value() -> None:
+    plan = Plan([Rationale("r1", "room"), Rationale("r2", "time"), Rationale("r3", "overlap")])
     update = plan.revise(
         [
             Rationale("r1", "room", Status.KNOWN, "Room 4B", "m3"),
             Rationale("r2", "time", Status.KNOWN, "unknown", ""),
+            Rationale("r3", "overlap", Status.KNOWN, "None of the activities overlap", "m5"),
         ]
     )
-    assert update.solved == ["r1"] and update.fake_solved == ["r2"]
-    assert [r.status for r in plan.rationales] == [Status.KNOWN, Status.UNKNOWN]
-    assert not plan.is_complete
+    assert update.solved == ["r1", "r3"] and update.fake_solved == ["r2"]
+    # Counted for the report, never erased: the model's own statement stands.
+    assert [r.status for r in plan.rationales] == [Status.KNOWN] * 3
+    assert [r.value for r in plan.rationales] == ["Room 4B", "unknown", "None of the activities overlap"]
+
+
+def test_learn_keeps_negative_facts_and_respects_the_stated_status() -> None:
+    plan = Plan([Rationale("r1", "ring"), Rationale("r2", "time"), Rationale("r3", "free")])
+    update = plan.learn(
+        [
+            Fact("r1", "Joey didn't find the ring", "m7"),
+            Fact("r2", "probably the morning", "m8", status="unknown"),  # the model says: still looking
+            Fact("r3", "not found", ""),
+        ]
+    )
+    assert update.solved == ["r1"] and update.fake_solved == ["r3"]
+    assert plan.get("r1").value == "Joey didn't find the ring" and plan.get("r1").status is Status.KNOWN
+    assert plan.get("r2").status is Status.UNKNOWN
+    assert plan.get("r3").value == "not found"  # kept and counted as fake solved
 
 
 def test_learn_fills_unknowns_only_and_an_empty_revision_keeps_the_plan() -> None:

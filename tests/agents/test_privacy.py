@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 from bot import messages
+from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskRequest
+from bot.llm.types import LLMRequest
 from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
@@ -92,3 +96,26 @@ async def test_excluded_channels_are_never_searched(db: Database, settings: Sett
     assert all("Bluebird" not in t.utterance and "Bluebird" not in str(t.plan) for t in everything)
     assert "Bluebird" not in outcome.final_text
     assert any(q["kind"] == "clear" for t in everything if t.agent == "alice" for q in t.data["queries"])
+
+
+async def test_the_approval_shows_the_facts_not_only_the_words(db: Database, settings: Settings) -> None:
+    """The reported bug: Bob approved "nothing sensitive" and "14 March" reached Alice's answer."""
+
+    def nothing_sensitive(request: LLMRequest) -> str:
+        reply = json.loads(scripted_model(request))
+        if request.purpose == "act":
+            reply["utterance"] = "Nothing sensitive here."
+        return json.dumps(reply)
+
+    seen: list[ApprovalRequest] = []
+    world = two_fact_world(policies=ASK_BOB)
+    approve = answering(ApprovalDecision.APPROVED, seen)
+    h = await build(db, world, settings=settings, script=nothing_sensitive, approvals=approve)
+
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+
+    assert "14 March" in outcome.answer
+    request = seen[0]
+    assert "Nothing sensitive here." in request.body
+    assert "launch date" in request.body and "14 March" in request.body  # the fact it passes on
+    assert f"> [m0000007] #{world.dm('bob', 'erin').name}" in request.body  # the line it cites

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.bench.report import BEHAVIOUR_METRICS
+from bot.bench.report_tables import FLOOR_ROWS
 from bot.errors import BenchError, LLMNotConfiguredError
 from tests.fakes.bench_runs import ITEMS, BenchRuns, asks_in, invoke, results
 
@@ -85,9 +86,10 @@ def test_ablations_are_recorded_with_the_run_every_ask_and_the_report(bench_runs
     report = invoke(bench_runs.data, "bench", "report", str(full), str(run_dir), "--out", str(tmp_path / "r"))
     assert report.exit_code == 0, report.output
     table1 = list(csv.reader((tmp_path / "r" / "table1.csv").open()))
-    assert [row[0] for row in table1[1:]] == [
+    assert [row[0] for row in table1[1:4]] == [
         "paper: iAgents, GPT-4", "scripted (not a quality figure)", "scripted (not a quality figure) no-infonav",
     ]  # fmt: skip
+    assert [row[0] for row in table1[4:]] == [name for name, _ in FLOOR_ROWS]  # floors beside the scores
 
 
 def test_report_prints_the_tables_and_writes_csv_json_and_pngs(bench_runs: BenchRuns, tmp_path: Path) -> None:

@@ -27,8 +27,10 @@ def oracle(answers: dict[str, str]):  # noqa: ANN201 - a Script
     def script(request: LLMRequest) -> str:
         view = PromptView.of(request)
         if request.purpose == "consensus":
-            stated = [line.split(": ", 1)[-1] for line in view.block("STATEMENTS") if "(no answer)" not in line]
-            return json.dumps({"answer": stated[0], "agreed": True, "cited": [], "dropped": [], "answerable": True})
+            lines = [line for line in view.block("STATEMENTS") if line.startswith("- ")]
+            stated = [line.split(": ", 1)[-1] for line in lines if "(no answer)" not in line]
+            answer = {"answer": stated[0], "agreed": True, "cited": [], "dropped": [], "answerable": True}
+            return json.dumps({**answer, "claims": [], "disagreements": []})
         reply = json.loads(scripted_model(request))
         if request.purpose == "act":
             reply["answer"] = answers[view.question]

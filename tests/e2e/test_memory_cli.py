@@ -47,12 +47,15 @@ def search(cli: typer.Typer, data_dir: Path, *args: str) -> str:
 
 def test_each_member_sees_only_their_own_memory(cli: typer.Typer, acme: Path) -> None:
     bob = search(cli, acme, "--as", "bob", "thursday")
-    assert "hit(s) for thursday in what bob's agent can see" in bob
+    assert "hit(s) for thursday (date: thursday) in what bob's agent can see" in bob
     assert "1. #alice-bob" in bob and "bob: Thursday I'm at the dentist" in bob
     carol = search(cli, acme, "--as", "@carol", "thursday", "dentist")
     assert "at the dentist" not in carol  # that line is in Alice and Bob's DM only
     assert "Room 4B is booked" in carol
-    assert search(cli, acme, "--as", "erin", "dentist").strip() == "Nothing erin can see matches dentist."
+    # Hybrid search always finds the nearest lines by meaning, but never one erin cannot see.
+    assert "at the dentist" not in search(cli, acme, "--as", "erin", "dentist")
+    lexical = search(cli, acme, "--as", "erin", "--lexical", "dentist")
+    assert lexical.strip() == "Nothing erin can see matches dentist."
 
 
 def test_filters_phrases_and_context(cli: typer.Typer, acme: Path) -> None:
@@ -75,6 +78,33 @@ def test_fuzzy_search_shows_sessions_with_their_summaries(cli: typer.Typer, acme
     assert "bob: Thursday I'm at the dentist" in out  # --context 1 (default) expands the session
     carol = search(cli, acme, "--as", "carol", "--fuzzy", "--context", "0", "dentist appointment on thursday")
     assert "at the dentist" not in carol and "#alice-bob" not in carol
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When's Bob free on Thursday?",
+        '"unbalanced quote',
+        "what's the 'plan",
+        "🎉🚀",
+        "מה התקציב?",
+        "NEAR(press kit) OR text:* AND -firmware ^b",
+        "'); DROP TABLE message; --",
+        "yesterday",
+    ],
+)
+def test_any_typed_question_is_searched_without_a_traceback(cli: typer.Typer, acme: Path, question: str) -> None:
+    for mode in ((), ("--lexical",), ("--fuzzy",)):
+        result = invoke(cli, acme, "memory", "search", "-w", "acme", "--as", "alice", *mode, question)
+        assert result.exit_code == 0, (mode, result.output, result.exception)
+        assert "Traceback" not in result.output
+
+
+def test_a_question_finds_its_answer_with_its_neighbours(cli: typer.Typer, acme: Path) -> None:
+    out = search(cli, acme, "--as", "alice", "When's Bob free on Thursday?")
+    assert "for bob free thursday (date: on Thursday) in" in out  # bob is not the asker: his name is a word
+    assert "> 2026-11-16 11:05 bob: Thursday I'm at the dentist" in out
+    assert "alice: Bob, are you around Thursday" in out  # its neighbour, shown by default
 
 
 def test_bad_requests_are_rejected(cli: typer.Typer, acme: Path, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from bot.llm.scripted import Script, ScriptedBackend
 from bot.llm.types import LLMBackend
 from bot.memory.clear import ClearMemory
 from bot.memory.fuzzy import FuzzyMemory
+from bot.memory.history import WholeHistory
 from bot.memory.indexer import SessionIndexer
 from bot.memory.summarizer import SessionSummarizer
 from bot.memory.vector_index import VectorIndex
@@ -38,12 +39,14 @@ class Harness:
     world: World
 
 
-def two_fact_world(*, launch_with: str = "bob", policies: dict[str, MemberPolicy] | None = None) -> World:
+def two_fact_world(
+    *, launch_with: str = "bob", policies: dict[str, MemberPolicy] | None = None, world_id: str = "T1"
+) -> World:
     """alice's notes hold the code name; the launch date is in a DM between `launch_with` and erin.
 
     alice talks only with bob; bob talks with alice and carol; carol with bob and erin."""
     policies = {} if policies is None else policies
-    world = World(id="T1", name="test")
+    world = World(id=world_id, name="test")
     for handle in ("alice", "bob", "carol", "dave", "erin"):
         world.add_member(Member(handle, handle, handle.title()), policies.get(handle, MemberPolicy()))
     world.add_channel(Channel("C-notes", "alice-notes", ChannelKind.PRIVATE, ("alice",)))
@@ -87,7 +90,11 @@ async def build(
     port = LocalWorkspace(world, approval_responder=approvals)
     backend = backend or ScriptedBackend(script, latency_s=latency_s)
     llm = LLMClient.from_settings(settings.replace(llm_concurrency=concurrency), backend=backend)
-    memory = MemoryAccess(clear=ClearMemory(db), fuzzy=await _fuzzy(db, settings, workspace_id) if fuzzy else None)
+    memory = MemoryAccess(
+        clear=ClearMemory(db),
+        fuzzy=await _fuzzy(db, settings, workspace_id) if fuzzy else None,
+        history=WholeHistory(db),
+    )
     service = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=workspace_id)
     return Harness(service, port, backend, llm, world)
 

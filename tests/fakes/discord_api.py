@@ -39,9 +39,12 @@ from tests.fakes.discord_routes import (
     routes,
 )
 from tests.fakes.discord_shapes import (
+    FORUM,
+    MANAGE_THREADS,
     PRIVATE_THREAD,
     PUBLIC_THREAD,
     GuildExtras,
+    Role,
     ThreadInfo,
     channel_json,
     dm_json,
@@ -78,7 +81,10 @@ class FakeDiscordApi:
     callbacks: list[InteractionCallback] = field(default_factory=list)
     followups: list[FollowUp] = field(default_factory=list)
     components: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # message id -> components
-    expired_tokens: set[str] = field(default_factory=set)
+    expired_tokens: dict[str, tuple[int, int, str]] = field(default_factory=dict)  # token -> status, code, text
+    closed_dms: set[str] = field(default_factory=set)  # members who accept no DMs from server bots
+    forbidden: set[str] = field(default_factory=set)  # channels whose history the bot may no longer read
+    others: list[FakeDiscordApi] = field(default_factory=list)  # more servers the bot is in, served from here
     rate_limited: list[ApiCall] = field(default_factory=list)
     _limits: list[_RateLimit] = field(default_factory=list)
     _runner: web.AppRunner | None = None
@@ -90,6 +96,15 @@ class FakeDiscordApi:
         humans = sorted((m for m in self.world.members if m != self.world.bot_id), key=int)
         owner = self.owner_id or (humans[0] if humans else self.world.bot_id)
         self.extras = GuildExtras(self.guild_id, owner_id=owner)
+        # The invite grants the bot Manage Threads through its own role, so it sees every private thread.
+        bot_role = Role(new_id(), "askwith", MANAGE_THREADS)
+        self.extras.roles[bot_role.id] = bot_role
+        self.extras.member_roles[self.world.bot_id] = [bot_role.id]
+
+    @property
+    def bot_manages_threads(self) -> bool:
+        roles = [self.extras.roles[r] for r in self.extras.member_roles.get(self.world.bot_id, [])]
+        return any(role.permissions & MANAGE_THREADS for role in roles)
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> str:
@@ -117,13 +132,49 @@ class FakeDiscordApi:
             await self._runner.cleanup()
 
     # ------------------------------------------------------------------ test controls
+    def add_guild(self, other: FakeDiscordApi) -> None:
+        """The bot is in another server too: `other` (never started itself) answers every call naming its server,
+        channels or threads, from this fake's address. The bot is the same user in both."""
+        other.world.bot_id = self.world.bot_id
+        other._changed = self._changed
+        self.others.append(other)
+
+    def owns(self, kind: str, object_id: str) -> bool:
+        if kind == "guilds":
+            return object_id == self.guild_id
+        return object_id in self.world.channels or object_id in self.public_threads()
+
+    def _owner(self, path: str) -> FakeDiscordApi:
+        if (match := re.match(r"/(guilds|channels)/(\d+)", path)) is not None:
+            for other in self.others:
+                if other.owns(match.group(1), match.group(2)):
+                    return other
+        return self
+
     def rate_limit(self, method: str, path_pattern: str, *, retry_after: float = 0.05, times: int = 1) -> None:
         """Answer the next `times` matching requests with 429 and a JSON `retry_after`."""
         self._limits.append(_RateLimit(method, re.compile(path_pattern), retry_after, times))
 
-    def expire(self, token: str) -> None:
-        """An interaction token past its 15 minutes: its webhook answers 404 Unknown Webhook."""
-        self.expired_tokens.add(token)
+    def expire(self, token: str, *, forgotten: bool = False) -> None:
+        """An interaction token past its 15 minutes: its webhook answers 401 Invalid Webhook Token (50027), as real
+        Discord does; `forgotten=True` answers 404 Unknown Webhook (10015), as it does for a token it dropped."""
+        self.expired_tokens[token] = (
+            (404, 10015, "Unknown Webhook") if forgotten else (401, 50027, "Invalid Webhook Token")
+        )
+
+    def forbid(self, channel_id: str) -> None:
+        """The bot loses Read Message History in a channel it still lists: reading it answers 403/50001."""
+        self.forbidden.add(channel_id)
+
+    def vanish_thread(self, thread_id: str) -> None:
+        """A thread is deleted with its replies: reading it answers 404/10003 Unknown Channel."""
+        self.extras.threads.pop(thread_id, None)
+        for messages in self.world.messages.values():
+            messages[:] = [m for m in messages if m.thread_id != thread_id]
+
+    def close_dms(self, member_id: str) -> None:
+        """The member turned off DMs from server members: opening the DM works, sending in it answers 403/50007."""
+        self.closed_dms.add(member_id)
 
     async def wait_for(self, condition: Callable[[], Any], *, timeout: float = 10.0) -> Any:
         """Until `condition()` is truthy (checked after every request); returns its value."""
@@ -162,7 +213,7 @@ class FakeDiscordApi:
                 return json_response(body, 429)
             if not self._authorized(request, path):
                 return json_response({"message": "401: Unauthorized", "code": 0}, 401)
-            return self._dispatch(call)
+            return self._owner(path)._dispatch(call)
         finally:
             if self._changed is not None:
                 self._changed.set()
@@ -215,6 +266,36 @@ class FakeDiscordApi:
                     )
         return self.extras.threads
 
+    def thread_access(self, thread: ThreadInfo) -> None:
+        """Raise what Discord answers when the bot may not read a thread."""
+        parent = self.guild_channel(thread.parent_id)
+        if thread.type == PRIVATE_THREAD and not (self.world.bot_id in thread.member_ids or self.bot_manages_threads):
+            raise ApiError(403, 50001, "Missing Access")
+        del parent
+
+    def bot_sees_thread(self, thread: ThreadInfo) -> bool:
+        try:
+            self.thread_access(thread)
+        except ApiError:
+            return False
+        return True
+
+    def open_private_thread(self, parent_id: str, name: str, member_ids: list[str]) -> ThreadInfo:
+        """A member starts a private thread and adds people to it (the thread's members)."""
+        thread = ThreadInfo(new_id(), parent_id, name[:100], PRIVATE_THREAD, set(member_ids), owner_id=member_ids[0])
+        self.extras.threads[thread.id] = thread
+        return thread
+
+    def make_forum(self, channel_id: str) -> None:
+        self.extras.channel_types[channel_id] = FORUM
+
+    def forum_post(self, forum_id: str, author_id: str, title: str, text: str) -> ThreadInfo:
+        """A forum post: a public thread whose first message (same id as the thread) is the post itself."""
+        thread = ThreadInfo(new_id(), forum_id, title[:100], PUBLIC_THREAD, owner_id=author_id)
+        self.extras.threads[thread.id] = thread
+        self.world.add_message(forum_id, author_id, text, thread_id=thread.id, message_id=thread.id)
+        return thread
+
     def replies(self, thread: ThreadInfo) -> list[ChatMessage]:
         return [m for m in self.world.messages.get(thread.parent_id, []) if m.thread_id == thread.id]
 
@@ -244,6 +325,17 @@ class FakeDiscordApi:
                     messages[index] = replace(message, text=text)
                 return messages[index]
         raise ApiError(404, 10008, "Unknown Message")
+
+    def delete_message(self, message: ChatMessage) -> None:
+        messages = self.world.messages[message.channel_id]
+        messages[:] = [m for m in messages if m.id != message.id]
+
+    def remove_member(self, member_id: str) -> None:
+        """A member leaves the server: gone from the member list, every role and every thread."""
+        self.world.members[member_id] = replace(self.world.members[member_id], deactivated=True)
+        self.extras.member_roles.pop(member_id, None)
+        for thread in self.extras.threads.values():
+            thread.member_ids.discard(member_id)
 
     def dm_with(self, user_id: str) -> Channel:
         for channel in self.world.channels.values():

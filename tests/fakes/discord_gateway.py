@@ -1,6 +1,7 @@
-"""Gateway events for the real discord.py client without a websocket: payloads shaped like Discord's
-`INTERACTION_CREATE` and `MESSAGE_CREATE`, handed to the client's connection state parser (`parse_<event>`), which
-is exactly where the gateway would hand them.
+"""Gateway events for the real discord.py client without a websocket: payloads shaped like Discord's (`GUILD_CREATE`,
+`INTERACTION_CREATE`, `MESSAGE_CREATE/UPDATE/DELETE/DELETE_BULK`, member, role, channel and thread events), each
+applied to the fake's world first, as Discord would, then handed to the client's connection state parser
+(`parse_<event>`), which is exactly where the gateway would hand them.
 
     gateway = FakeGateway(client, api)
     token = gateway.slash("ask-with", alice, {"question": "when?"}, users={"colleague": bob})
@@ -10,13 +11,26 @@ is exactly where the gateway would hand them.
 from __future__ import annotations
 
 import secrets
+from datetime import UTC, datetime
 from typing import Any
 
 import discord
 
-from bot.port import ChatMessage, Member
+from bot.port import ChannelKind, ChatMessage, Member
 from tests.fakes.discord_api import FakeDiscordApi
-from tests.fakes.discord_shapes import EVERYONE_DEFAULT, member_json, new_id, user_json
+from tests.fakes.discord_shapes import (
+    EVERYONE_DEFAULT,
+    Role,
+    ThreadInfo,
+    iso,
+    member_json,
+    new_id,
+    role_json,
+    snowflake_time,
+    thread_json,
+    thread_member_json,
+    user_json,
+)
 
 
 USER, CHANNEL, STRING, SUB_COMMAND = 6, 7, 3, 1
@@ -107,10 +121,13 @@ class FakeGateway:
         return str(payload["token"])
 
     # ------------------------------------------------------------------ messages
-    def message(self, channel_id: str, author: Member, text: str, *, in_guild: bool = True) -> ChatMessage:
-        """A message arrives (MESSAGE_CREATE); it is also added to the world, as Discord would store it."""
+    def message(
+        self, channel_id: str, author: Member, text: str, *, in_guild: bool = True, thread_id: str | None = None
+    ) -> ChatMessage:
+        """A message arrives (MESSAGE_CREATE) in a channel, or in a thread of it; it is also added to the world, as
+        Discord would store it."""
         world = self.api.world
-        message = world.add_message(channel_id, author.id, text, message_id=new_id())
+        message = world.add_message(channel_id, author.id, text, message_id=new_id(), thread_id=thread_id)
         payload = self.api.message_out(message)
         if not in_guild:
             payload.pop("guild_id", None)
@@ -118,3 +135,139 @@ class FakeGateway:
             payload["member"] = {k: v for k, v in member_json(author, []).items() if k != "user"}
         self.client._connection.parse_message_create(payload)  # type: ignore[arg-type]
         return message
+
+    # ------------------------------------------------------------------ the server and its changes
+    def connect(self, *, invited: bool = False) -> None:
+        """GUILD_CREATE, as the gateway sends it for every server when the bot connects (`invited`: when the bot
+        joins a server while running, without `unavailable`): roles, channels, active threads and every member
+        (so discord.py's cache is complete and needs no chunking)."""
+        api = self.api
+        guild = api.guild_out()
+        members = api.members_out()
+        threads = [t for t in api.public_threads().values() if not t.archived and api.bot_sees_thread(t)]
+        guild.update(
+            channels=[api.channel_out(c) for c in self._guild_channel_ids()],
+            threads=[thread_json(t, api.guild_id, len(api.replies(t))) for t in threads],
+            members=members,
+            member_count=len(members),
+            large=False,
+            unavailable=False,
+            voice_states=[],
+            presences=[],
+            stage_instances=[],
+            guild_scheduled_events=[],
+            soundboard_sounds=[],
+            joined_at=iso(snowflake_time(api.world.bot_id)),
+        )
+        if invited:
+            del guild["unavailable"]
+        self.client._connection.parse_guild_create(guild)  # type: ignore[arg-type]
+
+    def _guild_channel_ids(self) -> list[str]:
+        kinds = (ChannelKind.PUBLIC, ChannelKind.PRIVATE)
+        return [c.id for c in self.api.world.channels.values() if c.kind in kinds]
+
+    def edit(self, message: ChatMessage, text: str) -> ChatMessage:
+        """Its author edits a message (MESSAGE_UPDATE)."""
+        edited = self.api.edit_message(message.channel_id, message.id, text)
+        payload = self.api.message_out(edited)
+        payload["edited_timestamp"] = iso(datetime.now(UTC))
+        self.client._connection.parse_message_update(payload)  # type: ignore[arg-type]
+        return edited
+
+    def delete(self, message: ChatMessage) -> None:
+        """A message is deleted (MESSAGE_DELETE)."""
+        self.api.delete_message(message)
+        payload = {
+            "id": message.id,
+            "channel_id": message.thread_id or message.channel_id,
+            "guild_id": self.api.guild_id,
+        }
+        self.client._connection.parse_message_delete(payload)  # type: ignore[arg-type]
+
+    def bulk_delete(self, messages: list[ChatMessage]) -> None:
+        """A moderator purges messages of one channel (MESSAGE_DELETE_BULK)."""
+        for message in messages:
+            self.api.delete_message(message)
+        where = messages[0].thread_id or messages[0].channel_id
+        payload = {"ids": [m.id for m in messages], "channel_id": where, "guild_id": self.api.guild_id}
+        self.client._connection.parse_message_delete_bulk(payload)  # type: ignore[arg-type]
+
+    def member_joins(self, member: Member) -> None:
+        """Someone joins the server (GUILD_MEMBER_ADD)."""
+        self.api.world.add_member(member)
+        payload = {**member_json(member, []), "guild_id": self.api.guild_id}
+        self.client._connection.parse_guild_member_add(payload)  # type: ignore[arg-type]
+
+    def member_leaves(self, member: Member) -> None:
+        """Someone leaves, or is kicked from, the server (GUILD_MEMBER_REMOVE)."""
+        self.api.remove_member(member.id)
+        payload = {"guild_id": self.api.guild_id, "user": user_json(member)}
+        self.client._connection.parse_guild_member_remove(payload)  # type: ignore[arg-type]
+
+    def set_roles(self, member: Member, role_ids: list[str]) -> None:
+        """A member's roles change (GUILD_MEMBER_UPDATE)."""
+        self.api.extras.member_roles[member.id] = list(role_ids)
+        payload = {**member_json(member, list(role_ids)), "guild_id": self.api.guild_id}
+        self.client._connection.parse_guild_member_update(payload)  # type: ignore[arg-type]
+
+    def role_changed(self, role: Role) -> None:
+        """A role is created or its permissions change (GUILD_ROLE_CREATE / GUILD_ROLE_UPDATE)."""
+        known = role.id in self.api.extras.roles
+        self.api.extras.roles[role.id] = role
+        position = list(self.api.extras.roles).index(role.id)
+        payload = {"guild_id": self.api.guild_id, "role": role_json(role, position)}
+        state = self.client._connection
+        (state.parse_guild_role_update if known else state.parse_guild_role_create)(payload)  # type: ignore[arg-type]
+
+    def set_overwrites(self, channel_id: str, overwrites: list[dict[str, Any]]) -> None:
+        """A channel's permission overwrites change (CHANNEL_UPDATE)."""
+        self.api.extras.overwrites[channel_id] = overwrites
+        self.client._connection.parse_channel_update(self.api.channel_out(channel_id))  # type: ignore[arg-type]
+
+    def thread_created(self, thread: ThreadInfo) -> None:
+        """A thread is created (THREAD_CREATE), e.g. by `api.open_private_thread`."""
+        payload = {**thread_json(thread, self.api.guild_id, 0), "newly_created": True}
+        self.client._connection.parse_thread_create(payload)  # type: ignore[arg-type]
+
+    def thread_members(self, thread: ThreadInfo, *, added: list[str] = (), removed: list[str] = ()) -> None:  # type: ignore[assignment]
+        """People are added to or removed from a thread (THREAD_MEMBERS_UPDATE); as on Discord, not while it is
+        archived (the API answers 400/50083 Thread is archived)."""
+        if thread.archived:
+            raise ValueError("Discord refuses member changes to an archived thread (50083): unarchive it first")
+        thread.member_ids |= set(added)
+        thread.member_ids -= set(removed)
+        payload = {
+            "id": thread.id,
+            "guild_id": self.api.guild_id,
+            "member_count": len(thread.member_ids),
+            "added_members": [
+                {**thread_member_json(thread.id, m), "member": member_json(self.api.world.members[m], [])}
+                for m in added
+            ],
+            "removed_member_ids": list(removed),
+        }
+        self.client._connection.parse_thread_members_update(payload)  # type: ignore[arg-type]
+
+    def archive(self, thread: ThreadInfo, *, archived: bool = True) -> None:
+        """A thread is archived or unarchived (THREAD_UPDATE)."""
+        thread.archived = archived
+        payload = thread_json(thread, self.api.guild_id, len(self.api.replies(thread)))
+        self.client._connection.parse_thread_update(payload)  # type: ignore[arg-type]
+
+    def thread_deleted(self, thread: ThreadInfo) -> None:
+        """A thread is deleted with its messages (THREAD_DELETE)."""
+        self.api.vanish_thread(thread.id)
+        payload = {"id": thread.id, "guild_id": self.api.guild_id, "parent_id": thread.parent_id, "type": thread.type}
+        self.client._connection.parse_thread_delete(payload)  # type: ignore[arg-type]
+
+    def channel_deleted(self, channel_id: str) -> None:
+        """A channel is deleted with its messages (CHANNEL_DELETE)."""
+        payload = self.api.channel_out(channel_id)
+        del self.api.world.channels[channel_id]
+        self.api.world.messages.pop(channel_id, None)
+        self.client._connection.parse_channel_delete(payload)  # type: ignore[arg-type]
+
+    def removed(self) -> None:
+        """The bot is removed from this server (GUILD_DELETE without `unavailable`)."""
+        self.client._connection.parse_guild_delete({"id": self.api.guild_id})  # type: ignore[arg-type]

@@ -13,12 +13,15 @@ from aiohttp import web
 
 from bot.port import Channel, ChannelKind, ChatMessage
 from tests.fakes.discord_shapes import (
+    FORUM,
     PRIVATE_THREAD,
+    PUBLIC_THREAD,
     ROLE_OVERWRITE,
     VIEW_CHANNEL,
     channel_json,
     new_id,
     thread_json,
+    thread_member_json,
     user_json,
 )
 
@@ -94,10 +97,16 @@ def routes(api: FakeDiscordApi) -> list[tuple[str, str, Handler]]:
         ("GET", rf"/guilds/{ID}", guild),
         ("GET", rf"/guilds/{ID}/roles", roles),
         ("GET", rf"/guilds/{ID}/members", members),
+        ("GET", rf"/guilds/{ID}/members/{ID}", member),
         ("GET", rf"/guilds/{ID}/channels", guild_channels),
         ("POST", rf"/guilds/{ID}/channels", create_guild_channel),
         ("GET", rf"/channels/{ID}", get_channel),
+        ("GET", rf"/guilds/{ID}/threads/active", active_threads),
+        ("GET", rf"/channels/{ID}/threads/archived/public", archived_public_threads),
+        ("GET", rf"/channels/{ID}/threads/archived/private", archived_private_threads),
+        ("GET", rf"/channels/{ID}/thread-members", thread_members),
         ("GET", rf"/channels/{ID}/messages", channel_messages),
+        ("GET", rf"/channels/{ID}/messages/{ID}", get_message),
         ("POST", rf"/channels/{ID}/messages", create_message),
         ("PATCH", rf"/channels/{ID}/messages/{ID}", edit_message),
         ("POST", rf"/channels/{ID}/threads", create_thread),
@@ -143,7 +152,12 @@ def application(api: FakeDiscordApi, call: ApiCall) -> web.Response:
 
 
 def my_guilds(api: FakeDiscordApi, call: ApiCall) -> web.Response:
-    return _ok([{"id": api.guild_id, "name": api.guild_name, "owner": False, "permissions": "0", "features": []}])
+    return _ok(
+        [
+            {"id": g.guild_id, "name": g.guild_name, "owner": False, "permissions": "0", "features": []}
+            for g in (api, *api.others)
+        ]
+    )
 
 
 def open_dm(api: FakeDiscordApi, call: ApiCall) -> web.Response:
@@ -175,6 +189,14 @@ def members(api: FakeDiscordApi, call: ApiCall, guild_id: str) -> web.Response:
     after = int(call.query.get("after", "0"))
     page = [m for m in api.members_out() if int(m["user"]["id"]) > after][:limit]
     return _ok(page)
+
+
+def member(api: FakeDiscordApi, call: ApiCall, guild_id: str, user_id: str) -> web.Response:
+    _check_guild(api, guild_id)
+    for payload in api.members_out():
+        if payload["user"]["id"] == user_id:
+            return _ok(payload)
+    raise _error(404, 10007, "Unknown Member")
 
 
 def guild_channels(api: FakeDiscordApi, call: ApiCall, guild_id: str) -> web.Response:
@@ -212,12 +234,60 @@ def get_channel(api: FakeDiscordApi, call: ApiCall, channel_id: str) -> web.Resp
 def _messages_of(api: FakeDiscordApi, channel_id: str) -> tuple[list[ChatMessage], str | None]:
     """(the messages a channel id shows, the thread id when it is a thread)."""
     if (thread := api.public_threads().get(channel_id)) is not None:
+        api.thread_access(thread)
         return api.replies(thread), channel_id
     channel = api.world.channels.get(channel_id)
     if channel is not None and channel.kind is ChannelKind.DM:
         return list(api.world.messages[channel_id]), None
     api.guild_channel(channel_id)
+    if channel_id in api.forbidden:
+        raise _error(403, 50001, "Missing Access")
+    if api.extras.channel_types.get(channel_id) == FORUM:
+        raise _error(400, 50024, "Cannot execute action on this channel type")
     return [m for m in api.world.messages[channel_id] if m.thread_id is None], None
+
+
+def get_message(api: FakeDiscordApi, call: ApiCall, channel_id: str, message_id: str) -> web.Response:
+    messages, _ = _messages_of(api, channel_id)
+    for message in messages:
+        if message.id == message_id:
+            return _ok(api.message_out(message, channel_id=channel_id))
+    raise _error(404, 10008, "Unknown Message")
+
+
+# ---------------------------------------------------------------------- threads
+def _threads_out(api: FakeDiscordApi, threads: list[Any]) -> list[dict[str, Any]]:
+    return [thread_json(t, api.guild_id, len(api.replies(t))) for t in sorted(threads, key=lambda t: -int(t.id))]
+
+
+def active_threads(api: FakeDiscordApi, call: ApiCall, guild_id: str) -> web.Response:
+    _check_guild(api, guild_id)
+    live = [t for t in api.public_threads().values() if not t.archived and api.bot_sees_thread(t)]
+    return _ok({"threads": _threads_out(api, live), "members": []})
+
+
+def _archived(api: FakeDiscordApi, channel_id: str, kind: int) -> web.Response:
+    api.guild_channel(channel_id)
+    found = [t for t in api.public_threads().values() if t.parent_id == channel_id and t.archived and t.type == kind]
+    return _ok({"threads": _threads_out(api, found), "members": [], "has_more": False})
+
+
+def archived_public_threads(api: FakeDiscordApi, call: ApiCall, channel_id: str) -> web.Response:
+    return _archived(api, channel_id, PUBLIC_THREAD)
+
+
+def archived_private_threads(api: FakeDiscordApi, call: ApiCall, channel_id: str) -> web.Response:
+    if not api.bot_manages_threads:
+        raise _error(403, 50013, "Missing Permissions")
+    return _archived(api, channel_id, PRIVATE_THREAD)
+
+
+def thread_members(api: FakeDiscordApi, call: ApiCall, thread_id: str) -> web.Response:
+    thread = api.public_threads().get(thread_id)
+    if thread is None:
+        raise _error(404, 10003, "Unknown Channel")
+    api.thread_access(thread)
+    return _ok([thread_member_json(thread.id, m) for m in sorted(thread.member_ids, key=int)])
 
 
 def channel_messages(api: FakeDiscordApi, call: ApiCall, channel_id: str) -> web.Response:
@@ -241,6 +311,9 @@ def create_message(api: FakeDiscordApi, call: ApiCall, channel_id: str) -> web.R
     target = api.extras.threads[thread_id].parent_id if thread_id else channel_id
     if thread_id is None and (thread := api.extras.threads.get(channel_id)) is not None:
         target, thread_id = thread.parent_id, thread.id
+    dm = api.world.channels.get(channel_id)
+    if dm is not None and dm.kind is ChannelKind.DM and set(dm.member_ids) & api.closed_dms:
+        raise _error(403, 50007, "Cannot send messages to this user")
     content = body.get("content") or ""
     if len(content) > 2000:
         raise _error(400, 50035, "Invalid Form Body: content must be 2000 or fewer in length")
@@ -304,7 +377,7 @@ def interaction_callback(api: FakeDiscordApi, call: ApiCall, interaction_id: str
 
 def _check_token(api: FakeDiscordApi, token: str) -> None:
     if token in api.expired_tokens:
-        raise _error(404, 10015, "Unknown Webhook")
+        raise _error(*api.expired_tokens[token])
 
 
 def followup(api: FakeDiscordApi, call: ApiCall, application_id: str, token: str) -> web.Response:

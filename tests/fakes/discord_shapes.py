@@ -24,7 +24,7 @@ ADMINISTRATOR = 1 << 3
 MANAGE_THREADS = 1 << 34
 EVERYONE_DEFAULT = VIEW_CHANNEL | SEND_MESSAGES | READ_MESSAGE_HISTORY
 
-TEXT, DM, PUBLIC_THREAD, PRIVATE_THREAD = 0, 1, 11, 12
+TEXT, DM, VOICE, PUBLIC_THREAD, PRIVATE_THREAD, FORUM = 0, 1, 2, 11, 12, 15
 ROLE_OVERWRITE, MEMBER_OVERWRITE = 0, 1
 
 
@@ -60,6 +60,8 @@ class ThreadInfo:
     name: str
     type: int = PUBLIC_THREAD
     member_ids: set[str] = field(default_factory=set)
+    archived: bool = False
+    owner_id: str = ""  # who started it
 
 
 @dataclass
@@ -70,6 +72,7 @@ class GuildExtras:
     member_roles: dict[str, list[str]] = field(default_factory=dict)
     overwrites: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # channel id -> overwrites
     threads: dict[str, ThreadInfo] = field(default_factory=dict)
+    channel_types: dict[str, int] = field(default_factory=dict)  # channel id -> Discord type (default text)
 
     def __post_init__(self) -> None:
         self.roles.setdefault(self.guild_id, Role(self.guild_id, "@everyone", EVERYONE_DEFAULT))
@@ -135,7 +138,7 @@ def role_json(role: Role, position: int) -> dict[str, Any]:
 def channel_json(channel: Channel, extras: GuildExtras, position: int) -> dict[str, Any]:
     return {
         "id": channel.id,
-        "type": TEXT,
+        "type": extras.channel_types.get(channel.id, TEXT),
         "guild_id": extras.guild_id,
         "name": channel.name,
         "position": position,
@@ -155,19 +158,23 @@ def thread_json(thread: ThreadInfo, guild_id: str, message_count: int) -> dict[s
         "guild_id": guild_id,
         "parent_id": thread.parent_id,
         "name": thread.name,
-        "owner_id": None,
+        "owner_id": thread.owner_id or min(thread.member_ids, key=int, default="0"),
         "message_count": message_count,
         "member_count": len(thread.member_ids),
         "last_message_id": None,
         "rate_limit_per_user": 0,
         "thread_metadata": {
-            "archived": False,
+            "archived": thread.archived,
             "auto_archive_duration": 10080,
             "archive_timestamp": iso(datetime.now(UTC)),
             "locked": False,
             "invitable": thread.type == PUBLIC_THREAD,
         },
     }
+
+
+def thread_member_json(thread_id: str, user_id: str) -> dict[str, Any]:
+    return {"id": thread_id, "user_id": user_id, "join_timestamp": iso(datetime.now(UTC)), "flags": 0}
 
 
 def dm_json(channel: Channel, recipient: Member) -> dict[str, Any]:

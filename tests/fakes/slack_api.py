@@ -87,6 +87,9 @@ class FakeSlackApi:
     user_tokens: dict[str, Actor] = field(default_factory=dict)
     oauth_codes: dict[str, Actor] = field(default_factory=dict)
     base_url: str = ""
+    revoked_tokens: set[str] = field(default_factory=set)  # answer `token_revoked`
+    archived: set[str] = field(default_factory=set)  # channel ids: readable, not writable
+    failing_channels: dict[str, str] = field(default_factory=dict)  # channel id -> error its member list answers
     _rate_limits: dict[str, list[int]] = field(default_factory=dict)
     _runner: web.AppRunner | None = None
 
@@ -128,6 +131,12 @@ class FakeSlackApi:
         self.oauth_codes[code] = Actor(user_id, "user", scopes)
         return code
 
+    def issue_install_code(self, installer_id: str) -> str:
+        """What Slack hands the browser after an admin approves installing the app into this workspace."""
+        code = f"install-{secrets.token_hex(4)}"
+        self.oauth_codes[code] = Actor(installer_id, "install", self.bot_scopes)
+        return code
+
     def calls_to(self, method: str) -> list[ApiCall]:
         return [c for c in self.calls if c.method == method]
 
@@ -151,6 +160,8 @@ class FakeSlackApi:
             headers = {"Retry-After": str(self._rate_limits[method][2])}
             return web.json_response({"ok": False, "error": "ratelimited"}, status=429, headers=headers)
         try:
+            if token in self.revoked_tokens:
+                raise SlackApiError("token_revoked")
             body = self._dispatch(method, actor, params, request)
         except SlackApiError as exc:
             body = exc.body
@@ -175,6 +186,12 @@ class FakeSlackApi:
         plan[1] -= 1
         return True
 
+    def revoke_user_token(self, user_id: str) -> list[str]:
+        """The member revoked askwith's access: their tokens answer `token_revoked` from now on."""
+        tokens = [t for t, a in self.user_tokens.items() if a.user_id == user_id]
+        self.revoked_tokens.update(tokens)
+        return tokens
+
     def _actor(self, token: str | None) -> Actor | None:
         if token == self.bot_token:
             return Actor(self.world.bot_id, "bot", self.bot_scopes)
@@ -188,6 +205,7 @@ class FakeSlackApi:
             return self._oauth_access(params, request)
         if actor is None:
             raise SlackApiError("not_authed" if not _bearer(request) else "invalid_auth")
+
         return {"ok": True, **handler(actor, params)}
 
     # ------------------------------------------------------------------ checks
@@ -211,7 +229,14 @@ class FakeSlackApi:
 
     # ------------------------------------------------------------------ methods: identity
     def m_auth_test(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
-        return {"team_id": self.world.id, "team": self.world.name, "user_id": actor.user_id, "url": "https://x/"}
+        bot = {"bot_id": f"B{self.world.bot_id}"} if actor.kind == "bot" else {}
+        return {
+            "team_id": self.world.id,
+            "team": self.world.name,
+            "user_id": actor.user_id,
+            "url": "https://x/",
+            **bot,
+        }
 
     def m_users_list(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
         self._need(actor, "users:read")
@@ -247,6 +272,8 @@ class FakeSlackApi:
         return {"channels": page, "response_metadata": {"next_cursor": cursor}}
 
     def m_conversations_members(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("channel") in self.failing_channels:
+            raise SlackApiError(self.failing_channels[params["channel"]])
         channel = self._channel(actor, params.get("channel", ""), "read")
         page, cursor = _page(list(channel.member_ids), params)
         return {"members": page, "response_metadata": {"next_cursor": cursor}}
@@ -287,6 +314,21 @@ class FakeSlackApi:
         messages = [self.timeline.message_json(m) for m in [parent, *page]]
         return {"messages": messages, "has_more": more, "response_metadata": {"next_cursor": cursor}}
 
+    def m_conversations_info(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        channel = self.world.channels.get(str(params.get("channel", "")))
+        if channel is None:
+            raise SlackApiError("channel_not_found")
+        self._need(actor, f"{SCOPE_PREFIX[channel.kind]}:read")
+        if channel.kind != ChannelKind.PUBLIC and actor.user_id not in channel.member_ids:
+            raise SlackApiError("channel_not_found")  # Slack hides private conversations from non-members
+        body = channel_json(channel, actor.user_id)
+        body["is_archived"] = channel.id in self.archived
+        return {"channel": body}
+
+    def m_auth_revoke(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        self.revoke_user_token(actor.user_id) if actor.kind == "user" else None
+        return {"revoked": True}
+
     def m_conversations_open(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
         self._need(actor, "im:write", bot_only=True)
         user = str(params.get("users", ""))
@@ -308,6 +350,8 @@ class FakeSlackApi:
     def m_chat_postMessage(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
         self._need(actor, "chat:write", bot_only=True)
         channel = self._channel(actor, params.get("channel", ""), "read")
+        if channel.id in self.archived:
+            raise SlackApiError("is_archived")
         ts = self.timeline.add(channel.id, actor.user_id, str(params.get("text", "")), params.get("thread_ts"))
         if params.get("blocks"):
             self.blocks[(channel.id, ts)] = _json(params["blocks"])
@@ -346,6 +390,16 @@ class FakeSlackApi:
         grant = self.oauth_codes.pop(str(params.get("code", "")), None)
         if grant is None:
             raise SlackApiError("invalid_code")
+        team = {"id": self.world.id, "name": self.world.name}
+        if grant.kind == "install":  # the workspace's bot token, as Slack issues it to an app installed by OAuth
+            scope = ",".join(sorted(grant.scopes))
+            bot = {
+                "access_token": self.bot_token,
+                "token_type": "bot",
+                "scope": scope,
+                "bot_user_id": self.world.bot_id,
+            }
+            return {"ok": True, "app_id": "A0FAKE", "team": team, "authed_user": {"id": grant.user_id}, **bot}
         token = self.grant_user_token(grant.user_id, grant.scopes)
         authed = {"id": grant.user_id, "scope": ",".join(sorted(grant.scopes)), "access_token": token}
         return {"ok": True, "team": {"id": self.world.id, "name": self.world.name}, "authed_user": authed}

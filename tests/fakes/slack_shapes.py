@@ -8,6 +8,7 @@ maps both ways.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,6 +29,8 @@ SLACK_TYPE = {
     ChannelKind.GROUP_DM: "mpim",
 }
 BOT_ID = "B0ASKWITH"
+_new_ids = itertools.count(1)
+TOMBSTONE_TEXT = "This message was deleted."
 
 
 def ts_of(when: datetime) -> int:
@@ -52,6 +55,8 @@ class SlackTimeline:
         self._ts: dict[str, int] = {}  # world message id -> ts micros
         self._by_ts: dict[tuple[str, int], ChatMessage] = {}
         self._last: dict[str, int] = {}
+        self.tombstones: set[str] = set()  # ids of deleted thread parents whose replies remain
+        self._reply_index: dict[str, tuple[int, dict[str, list[ChatMessage]]]] = {}
         for channel_id, messages in world.messages.items():
             for message in messages:
                 self._assign(channel_id, message, ts_of(message.ts))
@@ -63,10 +68,25 @@ class SlackTimeline:
         self._by_ts[(channel_id, micros)] = message
         return micros
 
-    def add(self, channel_id: str, sender_id: str, text: str, thread_ts: str | None) -> str:
+    def add(
+        self, channel_id: str, sender_id: str, text: str, thread_ts: str | None, *, message_id: str | None = None
+    ) -> str:
         thread_id = self.find(channel_id, thread_ts).id if thread_ts else None
-        message = self.world.add_message(channel_id, sender_id, text, ts=datetime.now(UTC), thread_id=thread_id)
+        message = self.world.add_message(
+            channel_id,
+            sender_id,
+            text,
+            ts=datetime.now(UTC),
+            thread_id=thread_id,
+            message_id=message_id or f"t{next(_new_ids):09d}",  # unique even after deletions
+        )
         return ts_str(self._assign(channel_id, message, ts_of(message.ts)))
+
+    def remove(self, channel_id: str, ts: str) -> None:
+        """The message is deleted (a parent with replies becomes a tombstone instead: see `tombstones`)."""
+        message = self.find(channel_id, ts)
+        self.world.messages[channel_id].remove(message)
+        del self._by_ts[(channel_id, ts_parse(ts))]
 
     def find(self, channel_id: str, ts: str) -> ChatMessage:
         message = self._by_ts.get((channel_id, ts_parse(ts)))
@@ -87,17 +107,38 @@ class SlackTimeline:
     def messages(self, channel_id: str) -> list[ChatMessage]:
         return sorted(self.world.messages[channel_id], key=self.ts)
 
+    def _replies(self, channel_id: str) -> dict[str, list[ChatMessage]]:
+        """Replies by parent id, rebuilt when the channel's messages changed in number (a big channel is not
+        scanned once per message listed)."""
+        messages = self.world.messages[channel_id]
+        cached = self._reply_index.get(channel_id)
+        if cached is None or cached[0] != len(messages):
+            index: dict[str, list[ChatMessage]] = {}
+            for m in messages:
+                if m.thread_id is not None:
+                    index.setdefault(m.thread_id, []).append(m)
+            cached = self._reply_index[channel_id] = (len(messages), index)
+        return cached[1]
+
     def message_json(self, message: ChatMessage) -> dict[str, Any]:
         body: dict[str, Any] = {"type": "message", "user": message.sender_id, "text": message.text}
+        if message.id in self.tombstones:
+            body = {
+                "type": "message",
+                "subtype": "tombstone",
+                "user": "USLACKBOT",
+                "text": "This message was deleted.",
+            }
         body["ts"] = ts_str(self.ts(message))
         if message.sender_id == self.world.bot_id:
             body["bot_id"] = BOT_ID
         if message.thread_id is not None:
             body["thread_ts"] = ts_str(self._ts[message.thread_id])
-        replies = [m for m in self.world.messages[message.channel_id] if m.thread_id == message.id]
+        replies = self._replies(message.channel_id).get(message.id)
         if replies:
             body["thread_ts"] = body["ts"]
             body["reply_count"] = len(replies)
+            body["latest_reply"] = ts_str(max(self._ts[r.id] for r in replies))
         return body
 
 

@@ -75,7 +75,8 @@ def test_askwith_ask_on_the_local_model_terminates_with_a_transcript(
     assert result.exit_code == 0, result.output
     assert "ask #1" in result.output and "cost:" in result.output
     ask, turns, calls = asyncio.run(recorded(data_dir))
-    assert ask.status in ("done", "failed") and ask.final_text  # an answer, or a failure the requester can read
+    # an answer (supported or not by cited messages), or a failure the requester can read
+    assert ask.status in ("done", "unsupported", "failed") and ask.final_text
     assert ask.answer or ask.failure
     assert turns and all(turn.data["agent"] in ("alice", "bob") for turn in turns)
     assert {"think", "act"} & {call.purpose for call in calls}

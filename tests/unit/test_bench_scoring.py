@@ -103,3 +103,66 @@ async def test_score_item_dispatches_schedule_metrics() -> None:
     assert (await score_item(easy, "2 activities")).value == 1.0
     assert (await score_item(hard, "9:00-12:00")).value == pytest.approx(0.4)
     assert (await score_item(medium, "yoga")).value == 1.0
+
+
+# ---------------------------------------------------------------- the failure cases a careful grader disagrees with
+def test_easy_takes_the_number_next_to_the_deletions_not_an_earlier_one() -> None:
+    assert extract_count("Between us we have 9 activities; the minimum is 4 deletions.") == 4
+    assert extract_count("Of our 9 activities we must delete 4 to avoid overlaps.") == 4
+    assert score_count("We share 9 activities. 4 deletions are needed.", 4).value == 1.0
+
+
+def test_hard_reads_between_and_spans() -> None:
+    assert parse_spans("everyone is free between 15:00 and 15:30") == [(30, 31)]
+    assert score_spans("We are all free between 15:00 and 15:30.", ["15:00-15:30"]).value == 1.0
+
+
+def test_medium_matches_stemmed_activity_names() -> None:
+    vocabulary = [*VOCABULARY, "hiking", "pottery", "woodworking"]
+    assert score_names("The longest is a hike.", ["hiking"], vocabulary).value == 1.0
+    assert score_names("studies and paintings", ["painting", "studying"], vocabulary).value == 1.0
+    assert score_names("It is not pottery, it is hiking.", ["hiking"], vocabulary).value == 1.0
+    trips = [*VOCABULARY, "hiking trip", "pottery workshop"]
+    assert score_names("The longest is the hike.", ["hiking trip"], trips).value == 1.0
+    assert score_names("Pottery and a long hike", ["hiking trip"], trips).value == pytest.approx(2 / 3)
+    assert score_names("We did not go hiking; painting.", ["painting"], trips).value == 1.0
+
+
+def test_hedged_or_negated_answers_score_zero_without_a_judge() -> None:
+    assert normalized_match("Either woodworking or pottery", [["pottery"]]).value == 0.0
+    assert normalized_match("It is not pottery", [["pottery"]]).value == 0.0
+    assert normalized_match("Maybe pottery?", [["pottery"]]).value == 0.0
+    assert normalized_match("It is pottery.", [["pottery"]]).value == 1.0
+    assert normalized_match("Not woodworking: pottery.", [["pottery"]]).value == 1.0
+
+
+async def test_with_a_judge_model_schedule_answers_are_extracted_by_it_first() -> None:
+    replies = {"minimum number": "4", "Map each activity": "hiking, painting", "time span": "15:00-15:30"}
+
+    def script(request: LLMRequest) -> str:
+        prompt = request.messages[0]["content"]
+        return next(reply for key, reply in replies.items() if key in prompt)
+
+    backend = ScriptedBackend(script)
+    client = LLMClient(backend)
+    easy = _item(Metric.EXACT_COUNT, {"answer": "4", "count": 4})
+    medium = _item(Metric.NAME_F1, {"answer": "", "activities": ["hiking", "painting"],
+                                    "vocabulary": [*VOCABULARY, "hiking"]})  # fmt: skip
+    hard = _item(Metric.SLOT_IOU, {"answer": "", "spans": ["15:00-15:30"]})
+    score = await score_item(easy, "9 activities in all, and four must go", judge_client=client)
+    assert score.value == 1.0 and score.method is ScoreMethod.EXACT_COUNT_LLM
+    score = await score_item(medium, "a long hike and some painting", judge_client=client)
+    assert score.value == 1.0 and score.method is ScoreMethod.NAME_F1_LLM
+    score = await score_item(hard, "from three to half past three in the afternoon", judge_client=client)
+    assert score.value == 1.0 and score.method is ScoreMethod.SLOT_IOU_LLM
+    assert {r.purpose for r in backend.requests} == {"bench_extract"}
+
+
+async def test_friendstv_template_items_need_both_parts_and_composed_items_their_own_answer() -> None:
+    parts = [{"answer": "Mardi Gras", "answers": ["Mardi Gras"]}, {"answer": "Shelley", "answers": ["Shelley"]}]
+    template = _item(Metric.JUDGE, {"answer": "Mardi Gras; Shelley", "parts": parts, "composed_by": "template"})
+    assert (await score_item(template, "Mardi Gras, and it was Shelley")).value == 1.0
+    assert (await score_item(template, "Mardi Gras")).value == 0.0  # one side's half is worth nothing
+    composed = _item(Metric.JUDGE, {"answer": "Lowell", "parts": parts, "composed_by": "gpt-4o"})
+    assert (await score_item(composed, "It was Lowell.")).value == 1.0
+    assert (await score_item(composed, "Mardi Gras; Shelley")).value == 0.0

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.errors import LLMNotConfiguredError, LLMOutputError, LLMRejectedError, LLMUnavailableError
+from bot.errors import (
+    LLMConfigurationError,
+    LLMNotConfiguredError,
+    LLMOutputError,
+    LLMRejectedError,
+    LLMUnavailableError,
+)
 from bot.llm.cache import ResponseCache
 from bot.llm.client import LLMClient
 from bot.llm.openai_backend import OpenAIBackend
@@ -161,11 +167,41 @@ async def test_other_refusals_are_permanent(
     assert len(fake_openai.requests) == 1
 
 
-async def test_server_message_echoing_the_key_is_scrubbed(fake_openai: FakeOpenAIServer, make_client: MakeClient):
-    fake_openai.enqueue(failure(400, f"bad request from key {API_KEY}"))
+@pytest.mark.parametrize(
+    ("status", "message", "expected"),
+    [
+        (400, "messages: too long", "HTTP 400: messages: too long"),
+        (401, "Invalid API Key", "HTTP 401: the API key was not accepted; check ASKWITH_LLM_API_KEY"),
+        (403, "forbidden", "HTTP 403: access denied"),
+        (404, "model not found", "HTTP 404: no such model or route"),
+        (429, "You exceeded your current quota", "HTTP 429: the account is out of quota"),
+    ],
+)
+async def test_a_refused_setup_is_a_configuration_error_with_a_reason_members_may_read(
+    fake_openai: FakeOpenAIServer, make_client: MakeClient, status: int, message: str, expected: str
+):
+    fake_openai.enqueue(failure(status, message))
+    with pytest.raises(LLMConfigurationError) as info:
+        await make_client().complete(ask(schema=None))
+    assert info.value.reason.startswith(expected)
+    assert fake_openai.base_url not in info.value.reason and API_KEY not in info.value.reason
+
+
+async def test_a_refusal_that_is_not_about_the_setup_is_not_a_configuration_error(
+    fake_openai: FakeOpenAIServer, make_client: MakeClient
+):
+    fake_openai.enqueue(failure(413, "request entity too large"))
     with pytest.raises(LLMRejectedError) as info:
         await make_client().complete(ask(schema=None))
+    assert not isinstance(info.value, LLMConfigurationError)
+
+
+async def test_server_message_echoing_the_key_is_scrubbed(fake_openai: FakeOpenAIServer, make_client: MakeClient):
+    fake_openai.enqueue(failure(400, f"bad request from key {API_KEY}"))
+    with pytest.raises(LLMConfigurationError) as info:
+        await make_client().complete(ask(schema=None))
     assert API_KEY not in str(info.value) and "***" in str(info.value)
+    assert API_KEY not in info.value.reason and "***" in info.value.reason
 
 
 # ---------------------------------------------------------------------- structured output

@@ -8,7 +8,8 @@ from bot.memory.keywords import MAX_KEYWORDS, fts5_expression, search_terms
 
 def test_keywords_become_lower_case_phrases_of_plain_words() -> None:
     assert search_terms(["Coffee", "Central  Perk", "coffee", "the"]) == (("coffee",), ("central", "perk"))
-    assert search_terms(["Monica's"]) == (("monica", "s"),)
+    # Possessive and contraction endings are no words: "monica's" finds "Monica"; "don't" and "we're" are stop words.
+    assert search_terms(["Monica's", "don't", "we’re", "Chandler’s job"]) == (("monica",), ("chandler", "job"))
 
 
 def test_operators_and_quotes_are_only_separators() -> None:
@@ -45,3 +46,8 @@ def test_stop_words_alone_leave_nothing_to_search() -> None:
 
 def test_keywords_are_capped() -> None:
     assert len(search_terms([f"word{i}" for i in range(100)])) == MAX_KEYWORDS
+
+
+def test_stop_words_are_dropped_before_the_cap() -> None:
+    keywords = ["what", "her", "up", "the"] * 20 + ["rehearsal"]
+    assert search_terms(keywords) == (("rehearsal",),)

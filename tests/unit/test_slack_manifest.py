@@ -8,6 +8,8 @@ from pathlib import Path
 import yaml
 
 from adapters.slack.install import USER_SCOPES
+from adapters.slack.listeners.events import LISTENERS
+from adapters.slack.oauth_app import BOT_SCOPES as INSTALL_SCOPES
 from tests.fakes.slack_api import BOT_SCOPES
 
 
@@ -19,7 +21,9 @@ def test_manifest_commands_scopes_and_events() -> None:
     assert set(commands) == {"/ask-with", "/askwith", "/negotiate"}
     assert all(c["should_escape"] and c["url"].endswith("/slack/events") for c in commands.values())
     assert set(MANIFEST["oauth_config"]["scopes"]["bot"]) == set(BOT_SCOPES)
+    assert list(MANIFEST["oauth_config"]["scopes"]["bot"]) == INSTALL_SCOPES  # what a workspace install asks for
     assert tuple(MANIFEST["oauth_config"]["scopes"]["user"]) == USER_SCOPES
     settings = MANIFEST["settings"]
     assert settings["interactivity"]["is_enabled"]
-    assert {e.split(".")[0] for e in settings["event_subscriptions"]["bot_events"]} == {"message"}
+    events = {e.split(".")[0] for e in settings["event_subscriptions"]["bot_events"]}
+    assert events == set(LISTENERS)  # every event the listeners handle, and no other

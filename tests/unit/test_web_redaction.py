@@ -52,5 +52,6 @@ def test_transcripts_open_to_participants_of_the_same_workspace_and_to_admins() 
     assert not may_open(alice, workspace_id=1, participants=["bob", "carol"])
     assert not may_open(alice, workspace_id=2, participants=["alice", "bob"])  # another workspace's alice
     admin = Identity(1, "dave", "U4", "Dave", is_admin=True)
-    assert may_open(admin, workspace_id=2, participants=["bob"])
+    assert may_open(admin, workspace_id=1, participants=["bob"])
+    assert not may_open(admin, workspace_id=2, participants=["bob"])  # admin of workspace 1 only
     assert is_admin("dave", "U4", {"U4"}) and is_admin("dave", "U4", {"dave"}) and not is_admin("erin", "U5", {"dave"})

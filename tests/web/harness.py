@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from httpx import Response
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
@@ -63,14 +64,30 @@ def wait_for(check: Callable[[], T | None], *, timeout_s: float = 20.0) -> T:
     raise AssertionError(f"nothing after {timeout_s} s")
 
 
+CSRF_FIELD = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+def csrf_token(client: TestClient) -> str:
+    """The form token of this client's session, as a page of the app hands it to the browser."""
+    for path in ("/signin", "/conversations"):
+        if match := CSRF_FIELD.search(client.get(path).text):
+            return match[1]
+    raise AssertionError("no page offered a form token")
+
+
+def post_form(client: TestClient, path: str, data: dict[str, str]) -> Response:
+    """A form submitted from the app's own page: with the session's token."""
+    return client.post(path, data={**data, "csrf_token": csrf_token(client)})
+
+
 def sign_in(client: TestClient, member: str) -> None:
-    response = client.post("/signin", data={"member": member, "next": ""})
+    response = post_form(client, "/signin", {"member": member, "next": ""})
     assert response.status_code == 200 and f"@{member}" in response.text
 
 
 def ask_and_wait(client: TestClient, member: str, colleague: str, question: str) -> int:
     """Post `/ask-with` as `member` in #general and return the ask id once its answer is in the member's DM."""
-    client.post("/workspace/C-general", data={"text": f"/ask-with @{colleague} {question}"})
+    post_form(client, "/workspace/C-general", {"text": f"/ask-with @{colleague} {question}"})
     dm = f"/workspace/D-{'-'.join(sorted(('askwith', member)))}/feed"
 
     def answered() -> int | None:

@@ -58,7 +58,9 @@ def test_admins_see_the_reports_tables_and_plots(admin: TestClient, report_dirs:
     html = page.text
     assert "nightly/report" in html and "broken" in html and "escape" not in html
     assert "Table 1: score per dataset (mean over items)" in html
-    assert "66.67% (n=3)" in html and "paper: iAgents, GPT-4" in html and "56.67%" in html
+    assert "66.67% (n=3, r)" in html and "paper: iAgents, GPT-4" in html and "56.67%" in html
+    assert "floor: constant most-frequent answer" in html and "not a like-for-like comparison" in html
+    assert "load chats s (all)" in html
     assert "Table 3: InfoNav behaviour (mean per item)" in html and "#rationales in InfoNav" in html
     assert "Cost per item" in html and "scripted (not a quality figure)" in html and SCRIPTED_NOTE in html
     for plot in ("scores.png", "cost.png"):

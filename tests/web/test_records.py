@@ -55,6 +55,26 @@ async def test_transcript_views_redact_other_members_hits(db: Database, settings
     assert len(view.llm_calls) == summary.llm_calls
 
 
+async def test_members_see_only_the_prompts_their_own_agent_saw(db: Database, settings: Settings) -> None:
+    h = await build(db, two_fact_world(), settings=settings)
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+
+    def seen(view) -> dict[str, str]:  # noqa: ANN001
+        [conversation] = view.conversations
+        return {t.agent: "".join(m["content"] for p in t.prompts for m in p.messages) for t in conversation.turns}
+
+    alice = await load_transcript(db, outcome.ask_id, viewer="alice")
+    bob = await load_transcript(db, outcome.ask_id, viewer="bob")
+    admin = await load_transcript(db, outcome.ask_id, viewer="", admin=True)
+    assert alice.consensus_prompt is not None and bob.consensus_prompt is None and admin.consensus_prompt is not None
+    assert seen(alice)["alice"] and not seen(alice)["bob"]
+    assert seen(bob)["bob"] and LAUNCH in seen(bob)["bob"] and not seen(bob)["alice"]
+    assert seen(admin)["alice"] and seen(admin)["bob"]
+    html = templates.get_template("transcript.html").render(t=alice, identity=None, request=None)
+    assert "What the model saw: think" in html
+    assert "YOU ACT FOR: Alice (@alice)" in html and "YOU ACT FOR: Bob (@bob)" not in html
+
+
 async def test_ingestion_status_and_metrics(db: Database, settings: Settings) -> None:
     world = two_fact_world()
     h = await build(db, world, settings=settings)

@@ -17,6 +17,7 @@ from tests.web.harness import (
     SECRET,
     app_for,
     ask_and_wait,
+    post_form,
     sign_in,
     wait_for,
     web_settings,
@@ -41,7 +42,7 @@ def test_healthz_reports_the_database_and_the_model(client: TestClient) -> None:
 
 def test_a_member_posts_and_everyone_in_the_channel_sees_it(client: TestClient) -> None:
     sign_in(client, "bob")
-    page = client.post("/workspace/C-general", data={"text": "Coffee in the kitchen at 3?"})
+    page = post_form(client, "/workspace/C-general", {"text": "Coffee in the kitchen at 3?"})
     assert "Coffee in the kitchen at 3?" in page.text
     client.cookies.clear()
     sign_in(client, "carol")
@@ -79,7 +80,7 @@ def test_ask_answer_transcript_redaction_and_access(client: TestClient) -> None:
 @pytest.mark.parametrize("decision", ["approve", "deny"])
 def test_a_share_waits_for_the_members_approve_or_deny_button(client: TestClient, decision: str) -> None:
     sign_in(client, "alice")
-    client.post("/workspace/C-general", data={"text": f"/ask-with @erin {BUDGET_QUESTION}"})
+    post_form(client, "/workspace/C-general", {"text": f"/ask-with @erin {BUDGET_QUESTION}"})
     client.cookies.clear()
     sign_in(client, "bob")  # the prompt is Erin's alone: Bob sees none
     assert "approval" not in client.get("/workspace/C-general/feed").text
@@ -88,7 +89,7 @@ def test_a_share_waits_for_the_members_approve_or_deny_button(client: TestClient
     feed = "/workspace/C-general/feed"
     action = wait_for(lambda: re.search(r'action="(/workspace/approvals/[^"]+)"', client.get(feed).text))
     assert "Share this with" in client.get(feed).text
-    client.post(action[1], data={"decision": decision, "back": "/workspace/C-general"})
+    post_form(client, action[1], {"decision": decision, "back": "/workspace/C-general"})
     client.cookies.clear()
     sign_in(client, "alice")
     dm = "/workspace/D-alice-askwith/feed"
@@ -103,6 +104,9 @@ def _answered(feed: str) -> str | None:
 def test_metrics_count_asks_calls_tokens_and_ingestion_lag(client: TestClient) -> None:
     sign_in(client, "alice")
     ask_and_wait(client, "alice", "dave", BUDGET_QUESTION)
+    assert client.get("/metrics").status_code == 401  # not an admin
+    client.cookies.clear()
+    sign_in(client, "carol")
     text = client.get("/metrics").text
     assert "askwith_asks_started_total 1" in text and "askwith_asks_finished_total 1" in text
     assert "askwith_asks_failed_total 0" in text
@@ -114,7 +118,7 @@ def test_metrics_count_asks_calls_tokens_and_ingestion_lag(client: TestClient) -
 
 def test_rejected_asks_answer_at_once_with_the_reason(client: TestClient) -> None:
     sign_in(client, "alice")
-    page = client.post("/workspace/C-general", data={"text": "/ask-with @nobody where is it?"}).text
+    page = post_form(client, "/workspace/C-general", {"text": "/ask-with @nobody where is it?"}).text
     assert "I don&#39;t know anyone called &#39;nobody&#39;" in page
     assert "Only visible to you" in page
 
@@ -133,7 +137,7 @@ def test_admin_pages_are_for_admins_only(client: TestClient) -> None:
 def test_without_a_model_asks_answer_how_to_configure_one(settings: Settings) -> None:
     with TestClient(app_for(web_settings(settings), llm=False)) as client:
         sign_in(client, "alice")
-        page = client.post("/workspace/C-general", data={"text": f"/ask-with @erin {BUDGET_QUESTION}"}).text
+        page = post_form(client, "/workspace/C-general", {"text": f"/ask-with @erin {BUDGET_QUESTION}"}).text
         assert "No language model is configured: set ASKWITH_LLM_BASE_URL" in page
         assert client.get("/healthz").json()["llm"] == "not configured"
 

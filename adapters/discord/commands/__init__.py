@@ -1,4 +1,4 @@
-"""Application (slash) commands. Each module holds one command and exposes `register(tree, guild)`."""
+"""Application (slash) commands. Each module holds one command and exposes `register(tree, guilds)`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from discord import app_commands
 from adapters.discord.commands import ask_with, askwith_settings, negotiate
 
 
-def register(tree: app_commands.CommandTree[discord.Client], guild: discord.abc.Snowflake) -> None:
-    ask_with.register(tree, guild)
-    askwith_settings.register(tree, guild)
-    negotiate.register(tree, guild)
+def register(tree: app_commands.CommandTree[discord.Client], guilds: list[discord.abc.Snowflake]) -> None:
+    """The commands in every server askwith serves (synced per server, so they appear at once)."""
+    ask_with.register(tree, guilds)
+    askwith_settings.register(tree, guilds)
+    negotiate.register(tree, guilds)

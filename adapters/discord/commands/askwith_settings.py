@@ -79,5 +79,5 @@ async def include(interaction: discord.Interaction, channel: app_commands.AppCom
     )
 
 
-def register(tree: app_commands.CommandTree[discord.Client], guild: discord.abc.Snowflake) -> None:
-    tree.add_command(askwith, guild=guild)
+def register(tree: app_commands.CommandTree[discord.Client], guilds: list[discord.abc.Snowflake]) -> None:
+    tree.add_command(askwith, guilds=guilds)

@@ -17,10 +17,10 @@ log = logging.getLogger(__name__)
 def register(client: discord.Client) -> None:
     @client.event
     async def on_message(message: discord.Message) -> None:
-        svc = client.services  # type: ignore[attr-defined]
-        if (chat_message := svc.port.message_from_event(message)) is None:
-            return
+        guild_id = message.guild.id if message.guild else getattr(message.channel, "guild_id", None)
+        if guild_id is None or (svc := client.services_for(guild_id)) is None:  # type: ignore[attr-defined]
+            return  # a DM with the bot is never memory; a server askwith does not serve has none
         try:
-            await svc.ingest.ingest_message(chat_message)
+            await svc.live.message_created(message)
         except AskwithError as exc:
             log.warning("message %s not stored: %s", message.id, exc)

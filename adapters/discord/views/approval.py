@@ -46,7 +46,8 @@ class ApprovalButton(
         return cls(match["decision"], match["approval_id"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        port = interaction.client.services.port  # type: ignore[attr-defined]
+        # approvals are one registry for the whole bot: any server's port resolves a click in a DM
+        port = interaction.client.services_for(interaction.guild_id).port  # type: ignore[attr-defined]
         click = port.resolve_approval(self.approval_id, DECISIONS[self.decision], member_id=str(interaction.user.id))
         if click.closes_prompt:
             await interaction.response.edit_message(content=click.text, view=None)

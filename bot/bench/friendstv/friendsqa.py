@@ -1,4 +1,9 @@
-"""FriendsQA season-1 questions (dev + test files: episodes 21-24; the train file with episodes 1-20 is missing)."""
+"""FriendsQA season-1 questions: episodes 21-24 from the official dev and test files, episodes 1-20 from the partial
+train subset (`partial-train/`, whose answers are plain strings without utterance ids).
+
+Every answer is tied to the one scene utterance it was marked in: the official files name it; for the partial train
+subset the answer text is aligned to the scene's spoken lines and kept only when it occurs in exactly one of them.
+"""
 
 from __future__ import annotations
 
@@ -12,13 +17,17 @@ from bot.errors import BenchDataError
 
 FRIENDSQA_DIR = Path("sources") / "friendsqa"
 FRIENDSQA_FILES = (FRIENDSQA_DIR / "friendsqa_dev.json", FRIENDSQA_DIR / "friendsqa_tst.json")
+PARTIAL_TRAIN = FRIENDSQA_DIR / "partial-train" / "friendsqa_s01_train_subset.json"
 SEASON = "s01_"
+NOTE = "#NOTE#"
 
 
 @dataclass(frozen=True)
 class Answer:
     text: str
     utterance: str  # the scene utterance the answer was marked in
+    speaker: str  # its speaker as FriendsQA names them ("Ross Geller")
+    is_speaker: bool = False  # the answer is the utterance's speaker, not a span of its words
 
 
 @dataclass(frozen=True)
@@ -27,6 +36,14 @@ class Question:
     scene: str  # "s01_e21_c12"
     text: str
     answers: tuple[Answer, ...]
+    speakers: frozenset[str] = frozenset()  # everyone who speaks in the scene (FriendsQA names)
+
+
+@dataclass
+class LoadStats:
+    questions: int = 0  # season-1 questions, paraphrased duplicates left out
+    from_partial_train: int = 0  # of those, from the partial train subset (e01-e20)
+    answers_unaligned: int = 0  # partial-train answers whose text is in no spoken line, or in several
 
 
 def detokenize(text: str) -> str:
@@ -37,28 +54,67 @@ def detokenize(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def load_questions(data_dir: Path) -> list[Question]:
-    """Season-1 questions, paraphrased duplicates left out, in file order."""
+def squash(text: str) -> str:
+    """Letters and digits only, lower case: "I 'm gon na" and "i'm gonna" agree."""
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def load_questions(data_dir: Path, stats: LoadStats | None = None) -> list[Question]:
+    """Season-1 questions (official files, then the partial train subset), paraphrased duplicates left out."""
+    stats = stats if stats is not None else LoadStats()
     questions: list[Question] = []
     for relative in FRIENDSQA_FILES:
-        path = Path(data_dir) / relative
-        if not path.is_file():
-            raise BenchDataError(f"FriendsQA data not found: {path} (check ASKWITH_BENCH_DATA_DIR).")
-        for scene in json.loads(path.read_text(encoding="utf-8"))["data"]:
+        for scene in _read(Path(data_dir) / relative)["data"]:
             if scene["title"].startswith(SEASON):
-                questions += _scene_questions(scene)
+                questions += _official_scene(scene)
+    partial = Path(data_dir) / PARTIAL_TRAIN
+    if partial.is_file():  # optional: without it only episodes 21-24 have questions
+        for scene in _read(partial):
+            found = _partial_scene(scene, stats)
+            questions += found
+            stats.from_partial_train += len(found)
+    stats.questions = len(questions)
     return questions
 
 
-def _scene_questions(scene: dict) -> list[Question]:
+def _read(path: Path) -> dict | list:
+    if not path.is_file():
+        raise BenchDataError(f"FriendsQA data not found: {path} (check ASKWITH_BENCH_DATA_DIR).")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _official_scene(scene: dict) -> list[Question]:
     questions = []
     for paragraph in scene["paragraphs"]:
         utterances = paragraph["utterances:"]
+        speakers = frozenset(s for u in utterances for s in u["speakers"])
         for qa in paragraph["qas"]:
             if qa["id"].endswith("_Paraphrased"):
                 continue
-            answers = tuple(
-                Answer(a["answer_text"], utterances[a["utterance_id"]]["utterance"]) for a in qa["answers"]
-            )
-            questions.append(Question(qa["id"], scene["title"], qa["question"], answers))
+            answers = []
+            for a in qa["answers"]:
+                u = utterances[a["utterance_id"]]
+                speaker = u["speakers"][0] if u["speakers"] else ""
+                answers.append(Answer(a["answer_text"], u["utterance"], speaker, bool(a.get("is_speaker"))))
+            questions.append(Question(qa["id"], scene["title"], qa["question"], tuple(answers), speakers))
+    return questions
+
+
+def _partial_scene(scene: dict, stats: LoadStats) -> list[Question]:
+    lines = [line.split(": ", 1) for line in scene["dialogue"] if ": " in line]
+    spoken = [(who, said) for who, said in lines if who != NOTE]
+    speakers = frozenset(who for who, _ in spoken)
+    questions = []
+    for qa in scene["qas"]:
+        if qa["id"].endswith("_Paraphrased"):
+            continue
+        answers = []
+        for text in dict.fromkeys(qa["answers"]):
+            holders = [(who, said) for who, said in spoken if squash(text) and squash(text) in squash(said)]
+            if len(holders) != 1:
+                stats.answers_unaligned += 1
+                continue
+            answers.append(Answer(text, holders[0][1], holders[0][0]))
+        if answers:
+            questions.append(Question(qa["id"], scene["title"], qa["question"], tuple(answers), speakers))
     return questions

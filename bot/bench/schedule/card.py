@@ -61,6 +61,13 @@ DIFFERENCES = """\
 """
 
 
+VARIANT_LABELS = {
+    "paper": "paper (default): every activity has its pool length, as appendix D.2",
+    "per-person": "per-person lengths (not the paper's): each person draws each activity's length (1-6 half hours), "
+    "so the longest activity cannot be guessed from the pool",
+}
+
+
 def schedule_card(level: Level, seed: int, items: list[BenchItem], worlds: dict[str, World]) -> str:
     messages = sum(w.message_count() for w in worlds.values())
     chats = ", ".join(f"{a}-{b}" for a, b in level.chats)
@@ -68,6 +75,7 @@ def schedule_card(level: Level, seed: int, items: list[BenchItem], worlds: dict[
         f"# Schedule {level.name.capitalize()} (InformativeBench, rebuilt)",
         "",
         f"- Items: {len(items)} (paper: 30); seed {seed}",
+        f"- Variant: {VARIANT_LABELS[level.spec.variant]}",
         f"- Workspace per item: {len(level.spec.people)} members, DM chats {chats}; "
         f"{messages} messages in all ({messages / len(items):.1f} per item)",
         f"- Asking pair: {items[0].asking[0]} asks with {items[0].asking[1]}",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.bench.items import BenchItem, Dataset, Metric
 from bot.bench.schedule import answers
@@ -11,7 +11,7 @@ from bot.bench.schedule.card import schedule_card
 from bot.bench.schedule.dialogue import Statement, display, render_chat
 from bot.bench.schedule.model import Schedules, schedules_to_json
 from bot.bench.schedule.pools import ALL_NAMES, ASKING_PAIR, EASY_PEOPLE, PARTIES, PEOPLE
-from bot.bench.schedule.schedules import ScheduleSpec, generate_schedules
+from bot.bench.schedule.schedules import PAPER, VARIANTS, ScheduleSpec, generate_schedules
 from bot.bench.timeslots import clock, format_span
 from bot.errors import BenchGenerationError
 from bot.port import Member
@@ -150,11 +150,19 @@ def build_item(level: Level, seed: int, index: int) -> tuple[BenchItem, World]:
     return item, world
 
 
-def build_schedule_dataset(level_name: str, seed: int, *, count: int = ITEMS_PER_LEVEL) -> Dataset:
+def build_schedule_dataset(
+    level_name: str, seed: int, *, count: int = ITEMS_PER_LEVEL, variant: str = PAPER
+) -> Dataset:
+    """`variant`: how activity lengths are drawn; `paper` (the default) as appendix D.2, or `per-person`."""
+    if variant not in VARIANTS:
+        raise BenchGenerationError(f"Unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}.")
     level = LEVEL_SPECS[level_name]
+    if variant != PAPER:
+        level = replace(level, spec=replace(level.spec, variant=variant))
     items, worlds = [], {}
     for index in range(count):
         item, world = build_item(level, seed, index)
         items.append(item)
         worlds[item.world] = world
-    return Dataset(f"schedule-{level_name}", seed, items, worlds, schedule_card(level, seed, items, worlds))
+    card = schedule_card(level, seed, items, worlds)
+    return Dataset(f"schedule-{level_name}", seed, items, worlds, card, variant=variant)

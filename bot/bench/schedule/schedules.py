@@ -8,7 +8,7 @@ their allowed start ranges), then single activities, found with two pointers wal
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.bench.schedule.model import Activity, Schedules
 from bot.bench.schedule.pools import (
@@ -25,6 +25,10 @@ from bot.bench.timeslots import SLOTS_PER_DAY
 
 
 PLACEMENT_TRIES = 12  # start times tried for one group activity before it is dropped
+PAPER = "paper"  # every activity has its pool length (appendix D.2): the default
+PER_PERSON = "per-person"  # each person draws each activity's length; a group activity's length is drawn per day
+VARIANTS = (PAPER, PER_PERSON)
+LENGTH_RANGE = (1, 6)  # slots, for the per-person variant
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ class ScheduleSpec:
     groups: int  # how many group activities to draw
     fill: float  # chance that a free slot starts a single activity
     apart: frozenset[str] = frozenset()  # people who must never share a group activity
+    variant: str = PAPER  # how activity lengths are drawn (see VARIANTS)
 
 
 class DayPlan:
@@ -58,10 +63,12 @@ class DayPlan:
 def generate_schedules(spec: ScheduleSpec, rng: random.Random) -> Schedules:
     plan = DayPlan(spec.people, rng)
     for group in rng.sample(GROUP_POOL, spec.groups):
+        if spec.variant == PER_PERSON:
+            group = replace(group, slots=rng.randint(*LENGTH_RANGE))
         _place_group(plan, group, spec.apart)
     for person in spec.people:
         _place_routines(plan, person)
-        _place_singles(plan, person, spec.fill)
+        _place_singles(plan, person, spec.fill, per_person=spec.variant == PER_PERSON)
     return {person: sorted(acts) for person, acts in plan.activities.items()}
 
 
@@ -97,9 +104,11 @@ def _place_routines(plan: DayPlan, person: str) -> None:
             plan.book(person, Activity(start, start + meal.slots, meal.name, "routine"))
 
 
-def _place_singles(plan: DayPlan, person: str, fill: float) -> None:
+def _place_singles(plan: DayPlan, person: str, fill: float, *, per_person: bool = False) -> None:
     """Two pointers: `left` opens a free stretch, `right` closes it; singles are laid in from the left."""
     unused = [a for a in SINGLE_POOL if plan.likes[person][a.name]]
+    if per_person:
+        unused = [replace(a, slots=plan.rng.randint(*LENGTH_RANGE)) for a in unused]
     left = 0
     while left < SLOTS_PER_DAY:
         if plan.busy[person][left]:

@@ -34,7 +34,7 @@ class MemberStatus:
     excluded: int
 
 
-async def channel_status(db: Database) -> list[ChannelStatus]:
+async def channel_status(db: Database, *, workspace_id: int | None = None) -> list[ChannelStatus]:
     members = select(models.Membership.channel_id, func.count().label("n")).group_by(models.Membership.channel_id)
     messages = select(
         models.Message.channel_id, func.count().label("n"), func.max(models.Message.ts).label("newest")
@@ -53,6 +53,8 @@ async def channel_status(db: Database) -> list[ChannelStatus]:
         .outerjoin(cur, cur.c.channel_id == models.Channel.id)
         .order_by(models.Workspace.name, models.Channel.name)
     )
+    if workspace_id is not None:
+        stmt = stmt.where(models.Workspace.id == workspace_id)
     async with db.session() as session:
         rows = (await session.execute(stmt)).all()
     return [
@@ -61,7 +63,36 @@ async def channel_status(db: Database) -> list[ChannelStatus]:
     ]
 
 
-async def member_status(db: Database) -> list[MemberStatus]:
+@dataclass
+class ObjectProblem:
+    workspace: str
+    kind: str  # channel | thread | member_token
+    object_id: str
+    status: str  # backoff | retired | disabled | paused
+    failures: int
+    last_error: str
+    retry_at: datetime | None
+
+
+async def object_problems(db: Database, *, workspace_id: int | None = None) -> list[ObjectProblem]:
+    """Channels, threads and member tokens ingestion does not read normally, per workspace."""
+    stmt = (
+        select(models.Workspace.name, models.IngestObject)
+        .join(models.IngestObject, models.IngestObject.workspace_id == models.Workspace.id)
+        .where(models.IngestObject.status != "ok")
+        .order_by(models.Workspace.name, models.IngestObject.kind, models.IngestObject.object_id)
+    )
+    if workspace_id is not None:
+        stmt = stmt.where(models.Workspace.id == workspace_id)
+    async with db.session() as session:
+        rows = (await session.execute(stmt)).all()
+    return [
+        ObjectProblem(ws, o.kind, o.object_id, o.status, o.failures, o.last_error, _aware(o.retry_at))
+        for ws, o in rows
+    ]
+
+
+async def member_status(db: Database, *, workspace_id: int | None = None) -> list[MemberStatus]:
     channels = select(models.Membership.member_id, func.count().label("n")).group_by(models.Membership.member_id)
     excluded = select(models.MemberExclusion.member_id, func.count().label("n")).group_by(
         models.MemberExclusion.member_id
@@ -75,6 +106,8 @@ async def member_status(db: Database) -> list[MemberStatus]:
         .where(models.Member.is_bot.is_(False))
         .order_by(models.Workspace.name, models.Member.name)
     )
+    if workspace_id is not None:
+        stmt = stmt.where(models.Workspace.id == workspace_id)
     async with db.session() as session:
         rows = (await session.execute(stmt)).all()
     return [

@@ -36,9 +36,14 @@ class NegotiationSummary:
     created_at: datetime
 
 
-async def negotiations_of(db: Database, viewer: Identity | None) -> list[NegotiationSummary]:
-    """Newest first: the viewer's own negotiations, or every one when `viewer` is None (admin pages)."""
+async def negotiations_of(
+    db: Database, viewer: Identity | None, *, workspace_id: int | None = None
+) -> list[NegotiationSummary]:
+    """Newest first: the viewer's own negotiations, or every one (of `workspace_id`) when `viewer` is None (admin
+    pages)."""
     stmt = select(Negotiation).order_by(Negotiation.id.desc()).limit(LIST_LIMIT)
+    if workspace_id is not None:
+        stmt = stmt.where(Negotiation.workspace_id == workspace_id)
     async with db.session() as session:
         if viewer is not None:
             me = await _member_id(session, viewer.workspace_id, viewer.member)

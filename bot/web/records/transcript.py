@@ -1,6 +1,10 @@
 """One ask's transcript as a viewer may see it: conversations (sub-conversations nested under the turn that opened
 them), each turn's plan snapshot, memory queries with parameters and redacted hits, utterances, LLM calls, and the
-consensus with its cited rationales."""
+consensus with its cited rationales.
+
+The rendered prompts of every call (what the model saw) are shown to admins, and to a member only for their own
+agent's turns (the requester also sees the consensus prompt): a member never reads what another member's agent saw.
+"""
 
 from __future__ import annotations
 
@@ -41,6 +45,14 @@ class TurnView:
     error: dict[str, Any] | None
     recruit: dict[str, Any] | None
     subs: list[ConversationView] = field(default_factory=list)  # sub-conversations this turn opened
+    prompts: list[PromptView] = field(default_factory=list)  # empty unless the viewer may see them
+
+
+@dataclass(frozen=True)
+class PromptView:
+    purpose: str
+    model: str
+    messages: list[dict[str, str]]
 
 
 @dataclass
@@ -62,12 +74,18 @@ class TranscriptView:
     consensus: models.Consensus | None
     llm_calls: list[models.LLMCall]
     names: dict[str, str]  # handle -> display name
+    consensus_prompt: PromptView | None = None  # admins and the requester only
 
     def name(self, handle: str) -> str:
         return self.names.get(handle, handle)
 
 
-async def load_transcript(db: Database, ask_id: int, *, viewer: str) -> TranscriptView | None:
+def may_see_prompts(viewer: str, agent: str, *, admin: bool) -> bool:
+    """Whether `viewer` may read the prompts `agent`'s agent was sent: admins, and each member for their own."""
+    return admin or bool(viewer) and viewer == agent
+
+
+async def load_transcript(db: Database, ask_id: int, *, viewer: str, admin: bool = False) -> TranscriptView | None:
     """The transcript of `ask_id` with hits redacted for `viewer` (a handle). Access is checked by the caller."""
     summary = await ask_summary(db, ask_id)
     if summary is None:
@@ -80,11 +98,26 @@ async def load_transcript(db: Database, ask_id: int, *, viewer: str) -> Transcri
     calls = sorted(record.calls, key=lambda c: c.id)
 
     def turn_view(conversation: transcripts.ConversationView, turn: models.Turn) -> TurnView:
-        return _turn_view(turn, conversation.queries.get(turn.id, []), calls, hits, viewer, channels)
+        view = _turn_view(turn, conversation.queries.get(turn.id, []), calls, hits, viewer, channels)
+        if may_see_prompts(viewer, turn.agent, admin=admin):
+            view.prompts = _prompts((turn.data or {}).get("llm_calls", []))
+        return view
 
     top = [_conversation(c, turn_view) for c in record.conversations]
     names = await display_names(db, summary.workspace_id)
-    return TranscriptView(summary, top, record.consensus, calls, names)
+    view = TranscriptView(summary, top, record.consensus, calls, names)
+    if record.consensus is not None and may_see_prompts(viewer, summary.requester, admin=admin):
+        prompt = (record.consensus.data or {}).get("prompt") or []
+        view.consensus_prompt = PromptView("consensus", "", prompt) if prompt else None
+    return view
+
+
+def _prompts(calls: list[dict[str, Any]]) -> list[PromptView]:
+    return [
+        PromptView(str(c.get("purpose", "")), str(c.get("model", "")), list(c["prompt"]))
+        for c in calls
+        if c.get("prompt")
+    ]
 
 
 def _turn_view(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import BaseRoute
 
+from bot.web import convertors  # noqa: F401 - registers `record_id` before the route modules build their paths
 from bot.web.routes import admin, conversations, health, metrics, negotiation, signin, transcript, workspace
 
 

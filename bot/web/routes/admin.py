@@ -14,7 +14,7 @@ from bot.web.access import Identity
 from bot.web.auth import db, require_identity
 from bot.web.records.asks import recent_asks
 from bot.web.records.bench import find_reports, plot_file, show_report
-from bot.web.records.ingestion import channel_status, member_status
+from bot.web.records.ingestion import channel_status, member_status, object_problems
 from bot.web.records.negotiations import negotiations_of
 from bot.web.render import page
 
@@ -31,9 +31,9 @@ async def all_asks(request: Request) -> Response:
     identity = await _admin(request)
     if isinstance(identity, Response):
         return identity
-    asks = await recent_asks(db(request))
+    asks = await recent_asks(db(request), workspace_id=identity.workspace_id)
     failed = [a for a in asks if a.status == "failed"]
-    negotiations = await negotiations_of(db(request), None)
+    negotiations = await negotiations_of(db(request), None, workspace_id=identity.workspace_id)
     return page(request, "admin_asks.html", identity=identity, asks=asks, failed=failed, negotiations=negotiations)
 
 
@@ -41,9 +41,13 @@ async def ingestion(request: Request) -> Response:
     identity = await _admin(request)
     if isinstance(identity, Response):
         return identity
-    channels = await channel_status(db(request))
-    members = await member_status(db(request))
-    return page(request, "admin_ingestion.html", identity=identity, channels=channels, members=members)
+    workspace_id = identity.workspace_id
+    channels = await channel_status(db(request), workspace_id=workspace_id)
+    members = await member_status(db(request), workspace_id=workspace_id)
+    problems = await object_problems(db(request), workspace_id=workspace_id)
+    return page(
+        request, "admin_ingestion.html", identity=identity, channels=channels, members=members, problems=problems
+    )
 
 
 async def bench(request: Request) -> Response:

@@ -26,4 +26,4 @@ async def negotiation(request: Request) -> Response:
     return page(request, "negotiation.html", identity=identity, n=record)
 
 
-routes = [Route("/negotiations/{negotiation_id:int}", negotiation, methods=["GET"])]
+routes = [Route("/negotiations/{negotiation_id:record_id}", negotiation, methods=["GET"])]

@@ -26,8 +26,8 @@ async def transcript(request: Request) -> Response:
                     message=texts.FORBIDDEN)  # fmt: skip
     # An admin from another workspace reads hits as nobody there: counts only.
     viewer = identity.member if identity.workspace_id == summary.workspace_id else ""
-    view = await load_transcript(db(request), ask_id, viewer=viewer)
+    view = await load_transcript(db(request), ask_id, viewer=viewer, admin=identity.is_admin)
     return page(request, "transcript.html", identity=identity, t=view)
 
 
-routes = [Route("/asks/{ask_id:int}", transcript, methods=["GET"])]
+routes = [Route("/asks/{ask_id:record_id}", transcript, methods=["GET"])]

@@ -69,19 +69,3 @@ async def test_question_may_name_colleagues_as_mentions(discord_bot: DiscordHarn
     answer = await api.wait_for(lambda: [f for f in api.followups_for(token) if "transcripts show" in f.content])
     assert "Bluebird" in answer[0].content and "14 March" in answer[0].content
     assert api.followups_for(token)[0].content.startswith(f"\u23f3 Your agent is asking <@{people.id('bob')}>'s")
-
-
-async def test_an_expired_interaction_gets_the_answer_by_dm(discord_bot: DiscordHarness, people: People) -> None:
-    api = discord_bot.api
-    await opt_in(discord_bot, people.alice, people.bob)
-    await discord_bot.runtime.ingest.run()
-    token = ask(discord_bot, people.alice, QUESTION, colleague=people.bob)
-    await api.wait_for(lambda: api.followups_for(token))
-    api.expire(token)  # the ask outlived the interaction token's 15 minutes
-
-    alice_dm = api.dm_with(people.id("alice")).id
-    answers = await api.wait_for(
-        lambda: [m for m in discord_bot.world.messages[alice_dm] if "transcripts show" in m.text]
-    )
-    assert len(answers) == 1 and "Bluebird" in answers[0].text
-    assert not [f for f in api.followups_for(token) if "transcripts show" in f.content]

@@ -83,6 +83,24 @@ async def test_a_decline_leaves_the_tasks_where_they_were(negotiating: DiscordHa
     assert len(declined) == 1
 
 
+async def test_a_member_with_closed_dms_cannot_accept_so_the_trade_is_declined_and_the_other_is_told(
+    negotiating: DiscordHarness, people: People
+) -> None:
+    services = negotiating.runtime.services
+    before = await holdings(services.db, services.port, "alice", "bob")
+    negotiating.api.close_dms(people.id("bob"))
+
+    negotiating.gateway.slash("negotiate", people.alice, users={"colleague": people.bob})
+
+    alice_dm = negotiating.api.dm_with(people.id("alice")).id
+    prompt = await negotiating.api.wait_for(
+        lambda: [m for m in negotiating.world.messages.get(alice_dm, []) if negotiating.api.components.get(m.id)]
+    )
+    negotiating.gateway.click(_buttons(negotiating, prompt[0])["Accept"], people.alice, prompt[0])
+    assert await negotiating.api.wait_for(_last_dm(negotiating, people.alice)) == messages.trade_declined("bob")
+    assert await holdings(services.db, services.port, "alice", "bob") == before
+
+
 REFUSALS = {
     "the bot": ("alice", "askwith", lambda p: messages.counterpart_is_bot("askwith")),
     "yourself": ("alice", "alice", lambda p: messages.counterpart_is_yourself()),

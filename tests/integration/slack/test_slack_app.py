@@ -7,6 +7,7 @@ import dataclasses
 import json
 import time
 
+import pytest
 from slack_bolt.adapter.socket_mode.async_internals import run_async_bolt_app
 from slack_bolt.async_app import AsyncBoltRequest
 from slack_sdk.socket_mode.request import SocketModeRequest
@@ -196,3 +197,12 @@ async def test_socket_mode_delivers_the_same_command_without_signatures(services
     frame = SocketModeRequest(type="slash_commands", envelope_id="e1", payload=payload)
     response = await run_async_bolt_app(app, frame)
     assert response.status == 200 and json.loads(response.body)["text"] == texts.ASK_HELP
+
+
+async def test_oauth_credentials_in_the_environment_do_not_switch_bolt_to_its_own_oauth(
+    services: SlackServices, fake_slack: FakeSlackApi, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SLACK_CLIENT_ID", fake_slack.client_id)
+    monkeypatch.setenv("SLACK_CLIENT_SECRET", fake_slack.client_secret)
+    slack = Slack(build_app(services), fake_slack)
+    assert ack_text(await slack.command("UALICE", "/ask-with", "help")) == texts.ASK_HELP

@@ -4,6 +4,7 @@ install flow that stores a user token encrypted."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 from collections.abc import AsyncIterator
 from urllib.parse import parse_qs, urlparse
@@ -17,6 +18,7 @@ from adapters.slack import texts
 from adapters.slack.http import SlackHttpApp
 from adapters.slack.services import SlackServices
 from bot.store import models
+from bot.store.chat_store import WorkspaceKey
 from bot.world import World
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_requests import command_body, signed_headers
@@ -44,7 +46,7 @@ async def served(bolt_app, services: SlackServices) -> AsyncIterator[str]:  # no
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = await _mounted(SlackHttpApp(bolt_app, install=services.install))
+    app = await _mounted(SlackHttpApp(bolt_app, install=services.install, signing_secret=SIGNING_SECRET))
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:
@@ -85,11 +87,31 @@ async def test_install_flow_stores_the_members_token_encrypted_and_ingestion_use
         callback = f"{served}/slack/oauth_redirect?code={code}&state={query['state'][0]}"
         async with http.get(callback) as r:
             assert r.status == 200 and "UALICE" in await r.text()
+        replay_code = fake_slack.issue_oauth_code("UALICE")
+        replay = f"{served}/slack/oauth_redirect?code={replay_code}&state={query['state'][0]}"
+        async with http.get(replay) as r:  # the same state twice: refused, the state is good once
+            assert r.status == 400 and "already used" in await r.text()
         async with http.get(f"{served}/slack/oauth_redirect?code=x&state=forged.1.abc") as r:
             assert r.status == 400 and "not issued by this askwith" in await r.text()
     token = next(t for t, actor in fake_slack.user_tokens.items() if actor.user_id == "UALICE")
     async with services.db.session() as session:
         blobs = list((await session.execute(select(models.UserToken.token_encrypted))).scalars())
     assert len(blobs) == 1 and token not in blobs[0]
+    await services.ingest.mirror()
+    assert "DDALICEBOB" not in {c.id for c in await services.port.list_channels()}  # memory off: token unused
+    await services.member_settings.set_opted_in(WorkspaceKey("slack", world.id), "UALICE", True)
     channels = {c.id for c in await services.port.list_channels()}
     assert "DDALICEBOB" in channels  # read with Alice's token
+
+
+async def test_the_oauth_exchange_logs_no_secret_code_or_token_at_debug(
+    services: SlackServices, fake_slack: FakeSlackApi, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert services.install is not None
+    code = fake_slack.issue_oauth_code("UBOB")
+    with caplog.at_level(logging.DEBUG):
+        grant = await services.install.complete(code, services.install.new_state())
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert grant.token.startswith("xoxp-")
+    for secret in (fake_slack.client_secret, code, grant.token):
+        assert secret not in logged

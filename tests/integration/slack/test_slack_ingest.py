@@ -72,3 +72,28 @@ async def test_backfill_with_pagination_and_429s_gets_every_message_exactly_once
     assert (await services.ingest.run()).messages_added == 0
     fake_slack.timeline.add("CCGENERAL", "UBOB", "late news", None)
     assert (await services.ingest.run()).messages_added == 1
+
+
+async def test_an_idle_run_reads_no_thread_and_a_new_reply_rereads_only_its_thread(
+    services: SlackServices, fake_slack: FakeSlackApi, world: World
+) -> None:
+    await services.ingest.mirror()
+    await services.member_settings.set_opted_in(WorkspaceKey("slack", world.id), "UALICE", True)
+    now = datetime.now(UTC) - timedelta(hours=2)
+    parents = []
+    for i in range(40):
+        parent = world.add_message("CCGENERAL", "UBOB", f"topic {i}", ts=now + timedelta(minutes=i))
+        world.add_message(
+            "CCGENERAL", "UCAROL", f"answer {i}", ts=now + timedelta(minutes=i, seconds=1), thread_id=parent.id
+        )
+        parents.append(parent)
+    fake_slack.timeline = SlackTimeline(world)
+    await services.ingest.run()
+    assert len(fake_slack.calls_to("conversations.replies")) == 40  # each new thread read once
+    before = len(fake_slack.calls_to("conversations.replies"))
+    assert (await services.ingest.run()).messages_added == 0
+    assert len(fake_slack.calls_to("conversations.replies")) == before  # idle: no thread re-read
+    fake_slack.timeline.add("CCGENERAL", "UDAVE", "late answer", fake_slack.timeline.message_json(parents[7])["ts"])
+    assert (await services.ingest.run()).messages_added == 1
+    reread = fake_slack.calls_to("conversations.replies")[before:]
+    assert [c.params["ts"] for c in reread] == [fake_slack.timeline.message_json(parents[7])["ts"]]

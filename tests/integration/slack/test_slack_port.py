@@ -9,8 +9,11 @@ import pytest
 from adapters.slack.port import AGENTS_CHANNEL_NAME, SlackPort
 from bot.errors import ChatPlatformError
 from bot.port import ChannelKind
+from bot.store.chat_store import WorkspaceKey
+from bot.store.member_settings import MemberSettingsStore
 from bot.store.user_tokens import UserTokenGrant, UserTokenStore
 from bot.world import World
+from memory_ingest.worker import IngestWorker
 from tests.fakes.slack_api import FakeSlackApi
 
 
@@ -35,6 +38,13 @@ async def _read_all(port: SlackPort, channel_id: str, *, limit: int, cursor: str
             return seen, cursor
 
 
+async def _connect(port: SlackPort, user_tokens: UserTokenStore, world: World, member: str, token: str) -> None:
+    """A member who turned memory on and granted their token (askwith reads with no one else's)."""
+    await user_tokens.save(UserTokenGrant("slack", world.id, member, token, ("im:history",)))
+    await IngestWorker(port, user_tokens.db).mirror()
+    await MemberSettingsStore(user_tokens.db).set_opted_in(WorkspaceKey("slack", world.id), member, True)
+
+
 async def test_members_and_the_bots_channels(port: SlackPort, world: World) -> None:
     members = {m.id: m for m in await port.list_members()}
     assert set(members) == set(world.members)
@@ -50,8 +60,7 @@ async def test_members_and_the_bots_channels(port: SlackPort, world: World) -> N
 async def test_a_members_user_token_adds_their_dms(
     port: SlackPort, fake_slack: FakeSlackApi, user_tokens: UserTokenStore, world: World
 ) -> None:
-    token = fake_slack.grant_user_token("UALICE")
-    await user_tokens.save(UserTokenGrant("slack", world.id, "UALICE", token, ("im:history",)))
+    await _connect(port, user_tokens, world, "UALICE", fake_slack.grant_user_token("UALICE"))
     channels = {c.id: c for c in await port.list_channels()}
     assert {"DDALICEBOB", "DDALICECAROL", "DDALICEDAVE"} <= set(channels)
     assert "DDBOBCAROL" not in channels  # Alice is not in it
@@ -65,7 +74,7 @@ async def test_a_user_token_without_the_history_scope_is_refused(
     port: SlackPort, fake_slack: FakeSlackApi, user_tokens: UserTokenStore, world: World
 ) -> None:
     token = fake_slack.grant_user_token("UALICE", frozenset({"im:read", "mpim:read"}))
-    await user_tokens.save(UserTokenGrant("slack", world.id, "UALICE", token, ("im:read",)))
+    await _connect(port, user_tokens, world, "UALICE", token)
     await port.list_channels()
     with pytest.raises(ChatPlatformError) as info:
         await port.read_history("DDALICEBOB")
@@ -78,8 +87,10 @@ async def test_history_pages_oldest_first_and_resumes_from_its_cursor(
     texts = _chatter(world, "CCGENERAL", 23)
     fake_slack.timeline = type(fake_slack.timeline)(world)
     seen, cursor = await _read_all(port, "CCGENERAL", limit=5)
-    assert [m.text for m in seen][3:] == texts  # the three sample messages first, then the chatter in order
+    # One Slack page per read (newest pages first, each page oldest first): everything, once.
+    assert [m.text for m in sorted(seen, key=lambda m: m.ts)][3:] == texts
     assert len({m.id for m in seen}) == len(seen) == 26
+    assert len(fake_slack.calls_to("conversations.history")) == 6
     # Nothing new: resuming from the stored cursor reads nothing; one new message: exactly that one.
     assert (await port.read_history("CCGENERAL", cursor=cursor)).messages == []
     world.add_message("CCGENERAL", "UCAROL", "one more", ts=datetime.now(UTC))
@@ -90,20 +101,20 @@ async def test_history_pages_oldest_first_and_resumes_from_its_cursor(
 async def test_a_429_in_the_middle_of_a_backfill_loses_and_repeats_nothing(
     port: SlackPort, fake_slack: FakeSlackApi, world: World
 ) -> None:
-    _chatter(world, "CCGENERAL", 650)  # four Slack pages of 200
+    _chatter(world, "CCGENERAL", 650)  # seven pages of 100
     fake_slack.timeline = type(fake_slack.timeline)(world)
     fake_slack.rate_limit("conversations.history", after=1, times=2, retry_after=0)
     first = await port.read_history("CCGENERAL", limit=100)
     # The process stops here; a new one resumes from the stored cursor and meets another 429 on its way.
     fake_slack.rate_limit("conversations.history", after=2, times=1, retry_after=1)
     rest, _ = await _read_all(SlackPort(port.client), "CCGENERAL", limit=100, cursor=first.cursor)
-    texts = [m.text for m in first.messages + rest]
-    ids = [m.id for m in first.messages + rest]
+    read = sorted(first.messages + rest, key=lambda m: m.ts)
+    ids = [m.id for m in read]
     assert len(ids) == len(set(ids)) == 653
-    assert texts[3:] == [f"message number {i}" for i in range(650)]
+    assert [m.text for m in read][3:] == [f"message number {i}" for i in range(650)]
     verbs = [c.verb for c in fake_slack.calls_to("conversations.history")]
-    assert verbs.count("GET -> 429") == 3
-    assert verbs.count("GET") == 4 + 3  # four pages, then the three pages newer than the cursor
+    assert verbs.count("GET -> 429") == 1
+    assert verbs.count("GET") == 7  # one call per page of 100, none repeated
 
 
 async def test_replies_and_the_bots_own_posts(port: SlackPort, fake_slack: FakeSlackApi, world: World) -> None:

@@ -93,3 +93,13 @@ def test_extractive_summary_names_participants_and_keeps_informative_lines_in_or
         *[("ross", f"fact number {i} about the dinosaur exhibition and its opening hours") for i in range(60)]
     )
     assert len(extractive_summary(long_chat)) <= EXTRACTIVE_CHARS + 60
+
+
+def test_extractive_summary_prefers_names_numbers_dates_and_decisions_over_chatter() -> None:
+    chatter = "honestly I really do not understand what everybody keeps talking about around here lately"
+    chat = lines(
+        *[("joey", chatter + f" variant{i}") for i in range(12)],
+        ("monica", "We agreed: Chandler books Room 4B for Thursday at 15:00."),
+    )
+    text = extractive_summary(chat, max_chars=120)  # room for one line: the informative one
+    assert "Chandler books Room 4B for Thursday at 15:00" in text

@@ -1,4 +1,8 @@
-"""Approve / Deny clicked on an approval prompt: resume the ask waiting on it."""
+"""Approve / Deny clicked on an approval prompt: resume the ask waiting on it.
+
+The click is acknowledged first; resolving it and updating the prompt (`chat.update`, which Slack may rate-limit
+for seconds) happen after the acknowledgement has gone out.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 
 from adapters.slack import texts
 from adapters.slack.blocks import APPROVE_ACTION
+from adapters.slack.port import SlackPort
 from adapters.slack.services import services
 from bot.port import ApprovalDecision
 
@@ -24,7 +29,13 @@ async def approval_callback(
     logger: Logger,
 ) -> None:
     await ack()
-    port = services(context).port
+    svc = services(context)
+    svc.spawn(_decide(svc.port, action, body, respond, logger))
+
+
+async def _decide(
+    port: SlackPort, action: dict[str, Any], body: dict[str, Any], respond: AsyncRespond, logger: Logger
+) -> None:
     approval_id, clicker = action.get("value", ""), body["user"]["id"]
     pending = port.approvals.pending(approval_id)
     if pending is None:

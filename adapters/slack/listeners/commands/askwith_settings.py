@@ -23,6 +23,9 @@ async def askwith_settings_callback(
     if parsed.action in ("help", "invalid", "connect"):
         await ack(text=_static_reply(svc, parsed), response_type="ephemeral")
         return
+    if parsed.action in ("disconnect", "forget"):
+        await ack(text=await _token_action(svc, parsed.action, command["user_id"]), response_type="ephemeral")
+        return
     try:
         current = await _apply(svc, parsed, command["user_id"])
     except UnknownMemberError:
@@ -31,10 +34,19 @@ async def askwith_settings_callback(
     except UnknownChannelError:
         await ack(text=texts.unknown_channel_setting(f"<#{parsed.channel_id}>"), response_type="ephemeral")
         return
-    await ack(
-        text=texts.settings_summary(current.opted_in, current.share, current.excluded_channels),
-        response_type="ephemeral",
-    )
+    summary = texts.settings_summary(current.opted_in, current.share, current.excluded_channels)
+    if parsed.action == "opt_out":
+        svc.port.drop_member_token(command["user_id"])  # every read with their token stops now, not at next run
+        summary = texts.memory_turned_off(summary)
+    await ack(text=summary, response_type="ephemeral")
+
+
+async def _token_action(svc: SlackServices, action: str, member_id: str) -> str:
+    """`/askwith disconnect` (revoke + forget the token) or `/askwith forget` (that, and delete what memory holds
+    only because of the member). Both are quick: one revoke call and a few deletes."""
+    if action == "forget" and svc.memory_events is not None:
+        return texts.forgot(await svc.memory_events.forget_member(member_id))
+    return texts.disconnected(await svc.port.revoke_member_token(member_id))
 
 
 def _static_reply(svc: SlackServices, parsed: SettingsCommand) -> str:

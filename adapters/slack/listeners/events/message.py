@@ -1,18 +1,30 @@
-"""A message posted where the bot can see it: into memory as it arrives (the bot's own posts and the agents'
-hidden threads never are)."""
+"""Every `message` event: a new message into memory, an edit or deletion applied to it at once, a channel's
+conversion followed (the bot's own posts and the agents' hidden threads are never memory)."""
 
 from __future__ import annotations
 
-from logging import Logger
 from typing import Any
 
 from slack_bolt.context.async_context import AsyncBoltContext
 
 from adapters.slack.services import services
+from bot.port import ChannelKind
 
 
-async def message_callback(event: dict[str, Any], context: AsyncBoltContext, logger: Logger) -> None:
+CONVERSIONS = {"channel_convert_to_private": ChannelKind.PRIVATE, "channel_convert_to_public": ChannelKind.PUBLIC}
+
+
+async def message_callback(event: dict[str, Any], context: AsyncBoltContext) -> None:
     svc = services(context)
-    if svc.ingest is None or not svc.port.is_ingestible(event, context.bot_user_id or ""):
+    memory = svc.memory_events
+    if memory is None:
         return
-    svc.spawn(svc.ingest.ingest_message(svc.port.live_message(event)))
+    subtype = event.get("subtype")
+    if subtype == "message_changed":
+        svc.spawn(memory.message_changed(event))
+    elif subtype == "message_deleted":
+        svc.spawn(memory.message_deleted(event))
+    elif subtype in CONVERSIONS:
+        svc.spawn(memory.channel_converted(event, CONVERSIONS[subtype]))
+    elif svc.port.is_ingestible(event, context.bot_user_id or ""):
+        svc.spawn(memory.message(event))

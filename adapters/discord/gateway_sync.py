@@ -1,0 +1,107 @@
+"""What Discord's gateway events change in memory, within seconds: a new message is stored, an edit rewrites it, a
+deletion forgets it (clear memory at once, fuzzy memory on the indexer pass that follows), and anything that changes
+who can read what recomputes visibility. Bursts of visibility events (a role edit touches every member) coalesce
+into one recomputation; an event never reads history.
+
+    sync = GatewaySync(port, ingest)
+    await sync.message_edited(message, channel_id)
+    sync.visibility_changed("member_update")
+    await sync.settled()      # every requested change applied (tests, benchmarks)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import discord
+from sqlalchemy import select
+
+from adapters.discord.port import DiscordPort
+from bot.errors import AskwithError
+from bot.store import models
+from bot.store.chat_store import ChatStore
+from memory_ingest.worker import IngestWorker
+
+
+log = logging.getLogger(__name__)
+
+
+class GatewaySync:
+    def __init__(self, port: DiscordPort, ingest: IngestWorker) -> None:
+        self.port = port
+        self.ingest = ingest
+        self.memory = ingest.live  # the core's live-memory API
+        self._visibility_wanted = False
+        self._visibility: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ messages
+    async def message_created(self, message: discord.Message) -> None:
+        """Stored at once; the core re-indexes fuzzy memory right after, not only on the next scheduled run."""
+        if (chat_message := await self.port.message_from_event(message)) is not None:
+            await self.ingest.ingest_message(chat_message)
+
+    async def message_edited(self, message: discord.Message, channel_id: str) -> None:
+        """The message's new text replaces the old everywhere memory holds it (not stored yet: the new version is);
+        an edit that leaves nothing memory-worthy forgets it."""
+        if (chat_message := await self.port.message_from_event(message)) is None:
+            await self.messages_deleted(channel_id, [str(message.id)])
+            return
+        await self.ingest.apply_edit(chat_message)
+
+    async def messages_deleted(self, channel_id: str, message_ids: list[str]) -> None:
+        if deleted := await self.memory.delete_messages(await self._workspace_id(), message_ids):
+            log.info("forgot %d deleted message(s) of %s", deleted, channel_id)
+
+    # ------------------------------------------------------------------ who can read what
+    def visibility_changed(self, reason: str) -> None:
+        log.debug("visibility recomputation wanted: %s", reason)
+        self._visibility_wanted = True
+        if self._visibility is None or self._visibility.done():
+            self._visibility = asyncio.create_task(self._visibility_loop(), name="askwith-discord-visibility")
+
+    async def member_left(self, member_id: str) -> None:
+        """A member who left the server reads nothing any more, at once; the recomputation follows."""
+        await self.memory.set_member_deactivated(await self._workspace_id(), member_id, True)
+        self.visibility_changed(f"member {member_id} left")
+
+    async def channel_deleted(self, channel_id: str) -> None:
+        """A channel or thread deleted on Discord: everything memory holds of it goes (its messages are gone for
+        everyone): a channel or private thread whole, a public thread's replies (filed under its parent)."""
+        workspace_id = await self._workspace_id()
+        await self.memory.delete_channel(workspace_id, channel_id)
+        async with self.ingest.db.session() as session:
+            replies = await session.execute(
+                select(models.Message.platform_id).where(
+                    models.Message.workspace_id == workspace_id,
+                    models.Message.thread_parent_platform_id == channel_id,
+                )
+            )
+            reply_ids = list(replies.scalars())
+        await self.memory.delete_messages(workspace_id, reply_ids)
+        self.visibility_changed(f"channel {channel_id} deleted")
+
+    async def forget_server(self) -> None:
+        """The bot left the server: no channel's readers can be verified any more, so nobody reads any of them."""
+        workspace_id = await self._workspace_id()
+        async with self.ingest.db.session() as session:
+            channels = await ChatStore(self.ingest.db).channel_ids(session, workspace_id)
+        for channel_id in channels:
+            await self.memory.forget_channel_readers(workspace_id, channel_id)
+
+    async def _visibility_loop(self) -> None:
+        while self._visibility_wanted:
+            self._visibility_wanted = False
+            try:
+                await self.ingest.mirror()
+            except AskwithError as exc:
+                log.warning("visibility not recomputed: %s", exc)
+
+    async def settled(self) -> None:
+        """Wait until every change asked for so far is applied (fuzzy memory included)."""
+        while self._visibility is not None and not self._visibility.done():
+            await asyncio.gather(self._visibility, return_exceptions=True)
+        await self.memory.settle()
+
+    async def _workspace_id(self) -> int:
+        return self.ingest.workspace_id or (await self.ingest.mirror()).workspace_id

@@ -1,0 +1,92 @@
+"""Starting askwith in a Discord server: each server the bot is in becomes its own askwith workspace, mirrored,
+with its own port, ingestion worker and ask service; one that fails to start is logged and left out.
+
+    launcher = GuildLauncher(client, settings, db, llm, memory, indexer)
+    services = await launcher.start(guild_id)      # None when that server could not start
+"""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+
+from adapters.discord import texts
+from adapters.discord.calls import platform_call
+from adapters.discord.port import DiscordPort
+from adapters.discord.services import DiscordServices
+from bot.agents.memory_tools import MemoryAccess
+from bot.approvals import ApprovalRegistry
+from bot.asks.service import AskService
+from bot.errors import AskwithError, WorkspaceError
+from bot.llm.client import LLMClient
+from bot.memory.indexer import SessionIndexer
+from bot.settings import Settings
+from bot.store.chat_store import WorkspaceKey
+from bot.store.db import Database
+from memory_ingest.worker import IngestWorker
+
+
+log = logging.getLogger(__name__)
+GUILDS_PAGE = 200
+
+
+class GuildLauncher:
+    def __init__(
+        self,
+        client: discord.Client,
+        settings: Settings,
+        db: Database,
+        llm: LLMClient,
+        memory: MemoryAccess,
+        indexer: SessionIndexer | None,
+    ) -> None:
+        self.client = client
+        self.settings = settings
+        self.db = db
+        self.llm = llm
+        self.memory = memory
+        self.indexer = indexer
+        self.approvals = ApprovalRegistry()  # one registry: a click in a DM resolves whichever server asked
+
+    async def start(self, guild_id: str) -> DiscordServices | None:
+        port = DiscordPort(self.client, settings=self.settings, approvals=self.approvals, guild_id=guild_id)
+        try:
+            return await self._services(port)
+        except AskwithError as exc:
+            log.error("Discord server %s left out: %s", guild_id, exc)
+            return None
+
+    async def _services(self, port: DiscordPort) -> DiscordServices:
+        settings = self.settings
+        ingest = IngestWorker(port, self.db, indexer=self.indexer, page_size=settings.ingest_page_size)
+        mirror = await ingest.mirror()
+        asks = AskService(
+            settings=settings,
+            db=self.db,
+            port=port,
+            llm=self.llm,
+            memory=self.memory,
+            workspace_id=mirror.workspace_id,
+        )
+        key = WorkspaceKey(port.platform, await port.guild_id())
+        log.info("Discord server %s (%s) mirrored", mirror.workspace_name, key.external_id)
+        return DiscordServices(settings, self.db, port, asks, ingest, key)
+
+
+async def served_guilds(client: discord.Client, settings: Settings) -> list[str]:
+    """DISCORD_GUILD_ID when set, else every server the bot is in."""
+    if settings.discord_guild_id:
+        return [settings.discord_guild_id]
+    ids: list[str] = []
+    after: str | None = None
+    while True:
+        async with platform_call("list the bot's servers"):
+            page = await client.http.get_guilds(GUILDS_PAGE, after=after)
+        ids.extend(str(g["id"]) for g in page)
+        if len(page) < GUILDS_PAGE:
+            break
+        after = ids[-1]
+    if not ids:
+        raise WorkspaceError(texts.guild_ambiguous(0))
+    return ids

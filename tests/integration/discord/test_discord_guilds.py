@@ -1,0 +1,220 @@
+"""Every server the bot is in is its own askwith workspace: memory, settings and live messages are partitioned per
+server, and a member of one server (even one who is in both) never reads another's, through the real client; then a
+property test of the partition over random pairs of workspaces sharing members."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+
+from adapters.discord.bot import DiscordRuntime, start_discord
+from adapters.local.registry import LocalWorkspaces
+from bot.agents.memory_tools import MemoryAccess
+from bot.agents.scripted_model import scripted_model
+from bot.cli.memory import viewer_for
+from bot.llm.client import LLMClient
+from bot.llm.scripted import ScriptedBackend
+from bot.memory.clear import ClearMemory
+from bot.memory.types import ClearQuery
+from bot.memory.visibility import resolve_viewer
+from bot.port import Channel, ChannelKind, Member
+from bot.settings import Settings
+from bot.store.db import Database
+from bot.store.world_mirror import mirror_world
+from bot.world import MemberPolicy, World
+from tests.fakes.discord_api import FakeDiscordApi
+from tests.fakes.discord_gateway import FakeGateway
+from tests.fakes.discord_shapes import snowflake
+from tests.integration.discord.conftest import GUILD_ID, START, discord_world
+from tests.integration.discord.test_discord_ask_with import opt_in
+from tests.integration.discord.test_discord_events import eventually
+
+
+BETA_ID = snowflake(START - timedelta(days=40))
+SECRET = "the beta password is swordfish"
+
+
+def beta_world(first: World) -> World:
+    """A second server: alice (the same Discord user as in the first) and zoe; the bot is the same user too."""
+    world = World(id=BETA_ID, name="Beta")
+    alice = first.member_by_name("alice")
+    world.add_member(alice, MemberPolicy(opted_in=False))
+    world.add_member(Member(snowflake(START - timedelta(days=39), 7), "zoe", "Zoe"), MemberPolicy(opted_in=False))
+    world.add_member(first.members[first.bot_id])
+    world.bot_id = first.bot_id
+    channel = world.add_channel(Channel(snowflake(START - timedelta(days=35), 8), "beta", ChannelKind.PUBLIC, ()))
+    world.add_message(channel.id, alice.id, SECRET, ts=START, message_id=snowflake(START, 99))
+    return world
+
+
+class Servers:
+    def __init__(self, runtime: DiscordRuntime, first: FakeGateway, second: FakeGateway, db: Database) -> None:
+        self.runtime, self.first, self.second, self.db = runtime, first, second, db
+
+    def workspace(self, guild_id: str) -> int:
+        return self.runtime.client.guild_services[guild_id].ingest.workspace_id or 0
+
+    async def found(self, guild_id: str | int, handle: str, words: str) -> list[str]:
+        """What `handle` finds in a server's memory (a workspace id when the bot no longer serves the server)."""
+        workspace_id = guild_id if isinstance(guild_id, int) else self.workspace(guild_id)
+        async with self.db.session() as session:
+            viewer = await resolve_viewer(session, workspace_id, handle)
+        hits = await ClearMemory(self.db).search(viewer, ClearQuery(keywords=(words,)))
+        return [h.message.text for h in hits]
+
+
+@pytest.fixture
+async def servers(sqlite_db: Database, settings: Settings) -> AsyncIterator[Servers]:
+    first_world = discord_world()
+    api = FakeDiscordApi(first_world, guild_id=GUILD_ID, owner_id=first_world.member_by_name("olga").id)
+    second = FakeDiscordApi(beta_world(first_world), guild_id=BETA_ID, guild_name="Beta")
+    await api.start()
+    api.add_guild(second)
+    settings = settings.replace(discord_bot_token=api.bot_token)
+    llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
+    memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
+    runtime = await start_discord(settings, db=sqlite_db, llm=llm, memory=memory)
+    try:
+        yield Servers(runtime, FakeGateway(runtime.client, api), FakeGateway(runtime.client, second), sqlite_db)
+    finally:
+        await runtime.close()
+        await api.stop()
+
+
+async def test_each_server_is_its_own_workspace_and_a_member_of_both_reads_each_only_there(servers: Servers) -> None:
+    assert set(servers.runtime.client.guild_services) == {GUILD_ID, BETA_ID}
+    assert servers.workspace(GUILD_ID) != servers.workspace(BETA_ID)
+    first_people = servers.first.api.world
+    alice = first_people.member_by_name("alice")
+    # /askwith on in Beta opts alice in there only
+    await opt_in_at(servers.second, alice, answers=servers.first.api)
+    for services in servers.runtime.guilds:
+        await services.ingest.run()
+
+    assert await servers.found(BETA_ID, "alice", "swordfish") == [SECRET]
+    cli_viewer = await viewer_for(servers.db, LocalWorkspaces(Settings()), f"discord:{BETA_ID}", "alice")
+    assert cli_viewer.workspace_id == servers.workspace(BETA_ID), "askwith memory search -w discord:<id> finds it"
+    assert await servers.found(GUILD_ID, "alice", "swordfish") == [], "Acme's alice never reads Beta"
+    assert await servers.found(GUILD_ID, "olga", "swordfish") == []
+    assert await servers.found(BETA_ID, "alice", "Tuesday") == [], "nor does Beta's alice read Acme"
+
+    await opt_in(_harness(servers), first_people.member_by_name("bob"))
+    beta = next(iter(servers.second.api.world.channels))
+    servers.second.message(beta, servers.second.api.world.member_by_name("zoe"), "zoe says: ship it friday")
+
+    async def in_beta() -> set[str]:
+        return {"beta"} if await servers.found(BETA_ID, "zoe", "friday") else set()
+
+    await eventually(in_beta, {"beta"})
+    assert await servers.found(GUILD_ID, "bob", "friday") == []
+
+
+async def opt_in_at(gateway: FakeGateway, member: Member, *, answers: FakeDiscordApi) -> None:
+    """`/askwith on` in the gateway's server; interaction answers go to the fake's own address (`answers`)."""
+    token = gateway.slash("askwith", member, subcommand="on")
+    await answers.wait_for(lambda: [c for c in answers.callbacks if c.token == token])
+    callback = next(c for c in answers.callbacks if c.token == token)
+    assert "on" in str(callback.data.get("content", "")).lower()
+
+
+async def test_a_server_joined_while_running_is_served_and_one_left_is_forgotten(
+    sqlite_db: Database, settings: Settings
+) -> None:
+    first_world = discord_world()
+    api = FakeDiscordApi(first_world, guild_id=GUILD_ID, owner_id=first_world.member_by_name("olga").id)
+    await api.start()
+    settings = settings.replace(discord_bot_token=api.bot_token)
+    llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
+    runtime = await start_discord(
+        settings, db=sqlite_db, llm=llm, memory=MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
+    )
+    try:
+        servers = Servers(runtime, FakeGateway(runtime.client, api), None, sqlite_db)  # type: ignore[arg-type]
+        assert set(runtime.client.guild_services) == {GUILD_ID}
+        second = FakeDiscordApi(beta_world(first_world), guild_id=BETA_ID, guild_name="Beta")
+        api.add_guild(second)
+        beta = FakeGateway(runtime.client, second)
+
+        beta.connect(invited=True)  # the bot is invited to Beta: GUILD_CREATE for a server it was not in
+
+        await api.wait_for(lambda: api.requests("PUT", rf"/applications/\d+/guilds/{BETA_ID}/commands"))
+        await opt_in_at(beta, first_world.member_by_name("alice"), answers=api)
+        await runtime.client.guild_services[BETA_ID].ingest.run()
+        assert await servers.found(BETA_ID, "alice", "swordfish") == [SECRET]
+
+        beta_workspace = servers.workspace(BETA_ID)
+        beta.removed()  # the bot is removed from Beta
+
+        async def forgotten() -> set[str]:
+            return set() if await servers.found(beta_workspace, "alice", "swordfish") else {"forgotten"}
+
+        await eventually(forgotten, {"forgotten"})
+        assert BETA_ID not in runtime.client.guild_services
+    finally:
+        await runtime.close()
+        await api.stop()
+
+
+def _harness(servers: Servers):  # noqa: ANN202 - the little of DiscordHarness that `opt_in` uses
+    class Harness:
+        gateway = servers.first
+        api = servers.first.api
+
+    return Harness()
+
+
+# ---------------------------------------------------------------------- the partition, property-tested
+PEOPLE = ["ann", "ben", "cat", "dan"]
+WORDS = ["alpha", "bravo", "delta", "echo"]
+
+
+def random_world(world_id: str, members: list[str], lines: list[tuple[int, int, bool]]) -> World:
+    """A workspace whose members are `members` (ids shared across workspaces: the same people), one public and one
+    private channel, and messages (author index, word index, in the private channel?)."""
+    world = World(id=world_id, name=world_id)
+    for handle in members:
+        world.add_member(Member(f"U-{handle}", handle, handle.title()), MemberPolicy(opted_in=True))
+    public = world.add_channel(Channel(f"{world_id}-pub", "pub", ChannelKind.PUBLIC, tuple(f"U-{m}" for m in members)))
+    private = world.add_channel(Channel(f"{world_id}-priv", "priv", ChannelKind.PRIVATE, (f"U-{members[0]}",)))
+    for n, (author, word, secret) in enumerate(lines):
+        where = private if secret else public
+        sender = f"U-{members[0]}" if secret else f"U-{members[author % len(members)]}"
+        ts = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=n)
+        world.add_message(where.id, sender, f"{world_id} says {WORDS[word]}", ts=ts, message_id=f"{world_id}-{n}")
+    return world
+
+
+members_strategy = st.lists(st.sampled_from(PEOPLE), min_size=1, max_size=4, unique=True)
+lines_strategy = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.booleans()), max_size=8)
+
+
+@hypothesis_settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(members_a=members_strategy, members_b=members_strategy, lines_a=lines_strategy, lines_b=lines_strategy)
+async def test_no_member_of_one_workspace_ever_reads_another(
+    tmp_path_factory: pytest.TempPathFactory,
+    members_a: list[str],
+    members_b: list[str],
+    lines_a: list[tuple[int, int, bool]],
+    lines_b: list[tuple[int, int, bool]],
+) -> None:
+    base = tmp_path_factory.mktemp("partition")
+    db = await Database.open(Settings(data_dir=base), url=f"sqlite+aiosqlite:///{base / 'p.db'}")
+    try:
+        worlds = {"wsa": random_world("wsa", members_a, lines_a), "wsb": random_world("wsb", members_b, lines_b)}
+        ids = {name: await mirror_world(db, world) for name, world in worlds.items()}
+        for name, world in worlds.items():
+            for handle in [m.name for m in world.members.values()]:
+                async with db.session() as session:
+                    viewer = await resolve_viewer(session, ids[name], handle)
+                hits = await ClearMemory(db).search(viewer, ClearQuery(keywords=tuple(WORDS), limit=100))
+                assert all(h.message.id.startswith(f"{name}-") for h in hits), "a read crossed workspaces"
+                visible = {m.id for c in world.channels.values() if f"U-{handle}" in c.member_ids
+                           for m in world.messages[c.id]}  # fmt: skip
+                assert {h.message.id for h in hits} == visible
+    finally:
+        await db.close()
