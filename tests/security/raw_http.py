@@ -38,6 +38,8 @@ async def post_stream(
             writer.write(chunk if declare_length else b"%x\r\n%s\r\n" % (len(chunk), chunk))
             await writer.drain()
             sent += len(chunk)
+            # drain() does not yield while the socket takes the data: yield, so the answer is seen as it arrives
+            await asyncio.sleep(0)
         if not declare_length:
             writer.write(b"0\r\n\r\n")
             await writer.drain()
