@@ -63,12 +63,6 @@ def _within(declared: bytes, limit: int) -> bool:
 async def _too_large(scope: Scope, send: Send) -> None:
     log.info("refused a request body over the limit: %s %s", scope.get("method"), scope.get("path"))
     body = b"Request body too large"
-    # `connection: close` makes the server drop the connection after answering instead of reading the refused body
-    # to its end to keep the connection alive.
-    headers = [
-        (b"content-type", b"text/plain; charset=utf-8"),
-        (b"content-length", str(len(body)).encode()),
-        (b"connection", b"close"),
-    ]
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": 413, "headers": headers})
     await send({"type": "http.response.body", "body": body})
