@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -49,8 +50,12 @@ def test_bench_without_a_model_says_what_to_configure(runner: CliRunner, tmp_pat
 
 
 @pytest.mark.parametrize(("answer", "status"), [("accept", "confirmed"), ("decline", "declined")])
-def test_negotiate_for_members_from_the_command_line(runner: CliRunner, answer: str, status: str) -> None:
-    workspace = str(SAMPLES / "acme.json")
+def test_negotiate_for_members_from_the_command_line(
+    runner: CliRunner, tmp_path: Path, answer: str, status: str
+) -> None:
+    # A copy: a workspace file given by path takes the negotiation's posts (its journal), the bundled sample must not.
+    workspace = str(tmp_path / "acme.json")
+    shutil.copyfile(SAMPLES / "acme.json", workspace)
     loaded = runner.invoke(
         app,
         ["negotiate", "profile", "load", str(SAMPLES / "acme-negotiation-profiles.json"), "--workspace", workspace],
