@@ -185,11 +185,8 @@ class StatementStep:
     approval_key: str = "statement"
 
     def text(self) -> str | None:
-        """The statement as the final consensus reads it: the words, then each kept claim with its sources."""
-        if self.declined or self.act is None:
-            return None
-        claims = "; ".join(f"{f.id} = {f.value}" + (f" [{f.source}]" if f.source else "") for f in self.act.learned)
-        return f"{self.utterance} (claims: {claims})" if claims else self.utterance
+        """The statement as the final consensus reads it (its kept claims' lines reach consensus as evidence)."""
+        return None if self.declined or self.act is None else self.utterance
 
     def dict(self) -> dict[str, Any]:
         return {

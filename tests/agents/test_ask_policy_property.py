@@ -4,8 +4,9 @@ Over random asks (question, colleagues, who holds the launch date, each member's
 deny, time out) and two models (the scripted one, and one whose utterance says "Nothing sensitive here." while its
 facts and answer carry the date: the reported bug), the launch date held only in an "ask me" member's DM may appear
 in another agent's prompt, the consensus prompt or the final answer only when that member approved a prompt that
-showed it. A holder's denied and timed-out turns keep none of the withheld text in what their record passes on
-either (the utterance, act, plan, blackboard postings, released lines).
+showed it. The same holds for each colleague's closing statement (its side of the consensus), which is screened and
+approved like a turn. A holder's denied and timed-out turns and statements keep none of the withheld text in what
+their record passes on either (the utterance, act, plan, blackboard postings, released lines, prompts).
 
 Hypothesis drives a synchronous function; each example's coroutine runs on the test's own event loop (which owns
 the database connections) while the test awaits the hypothesis run in a worker thread.
@@ -32,7 +33,7 @@ from bot.settings import Settings
 from bot.store.db import Database
 from bot.world import MemberPolicy
 from tests.fakes.asks import build, two_fact_world
-from tests.fakes.records import conversations, turns
+from tests.fakes.records import consensus_data, conversations, turns
 
 
 SECRET = "14 March"
@@ -69,10 +70,13 @@ def cases(draw: st.DrawFn) -> Case:
 
 
 def nothing_sensitive(request: LLMRequest) -> str:
-    """The model of the reported bug: its words give nothing away, its facts and answer do."""
+    """The model of the reported bug: its words give nothing away, its facts and answer do (in turns and in the
+    closing statement, whose claims carry the date)."""
     reply = json.loads(scripted_model(request))
     if request.purpose == "act":
         reply["utterance"] = "Nothing sensitive here."
+    if request.purpose == "statement":
+        reply["statement"] = "Nothing sensitive here."
     return json.dumps(reply)
 
 
@@ -118,6 +122,11 @@ async def run_case(db: Database, settings: Settings, case: Case) -> None:
                     k: turn.data.get(k) for k in ("utterance", "act", "plan", "think", "published", "released")
                 }
                 assert SECRET not in json.dumps(passed_on), f"{case}: a withheld turn's record passes the fact on"
+    record = await consensus_data(db, outcome.ask_id)
+    for side in record.get("sides", []):
+        if side["agent"] in holders and side["approval"] in ("denied", "timeout"):
+            passed_on = {k: side[k] for k in ("utterance", "act", "released", "shown", "llm_calls")}
+            assert SECRET not in json.dumps(passed_on), f"{case}: a withheld statement's record passes the fact on"
 
 
 async def test_nothing_a_member_did_not_approve_leaves_their_agent(sqlite_db: Database, settings: Settings) -> None:
