@@ -7,7 +7,8 @@ statement is one more thing that leaves the agent, so it goes through the share 
 exactly like a turn (`bot.agents.sharing`, `bot.agents.privacy`): claims must fill a rationale of the question and
 cite lines, verbatim memory text passes only as cited evidence within the per-ask cap, and a member who does not
 approve keeps all of it. Only the screened statement, and the lines its kept claims cite, cross to the requester's
-side, where the final consensus (`bot.agents.consensus`) combines the statements.
+side, where the final consensus (`bot.agents.consensus`) combines the statements; a statement none of whose claims
+survives the screen cites nothing, and stays with its agent (nobody is asked to approve it).
 
 The requester's side writes no statement of its own: the final consensus runs there and reads its notebooks whole.
 No statement, and no LLM call, when there is nothing new to state: the member's policy is never, the talk failed,
@@ -45,8 +46,14 @@ async def state_side(ctx: AskContext, result: ConversationResult) -> None:
         if (call := getattr(exc, "call", None)) is not None:
             step.llm_calls.append(call)
     else:
-        question, conversation_id = ctx.question, result.conversation_id
-        if await ctx.gate.share(agent, step, result.turns, question=question, conversation_id=conversation_id):
+        conversation_id = result.conversation_id
+        outgoing = ctx.gate.screen.turn(
+            agent, step, result.turns, question=ctx.question, conversation_id=conversation_id
+        )
+        if not outgoing.facts:
+            pass  # no claim survived the screen: it cites nothing of the member's memory, so nothing crosses
+        elif await ctx.gate.may_share(agent, step, outgoing, conversation_id=conversation_id):
+            step.crossed = True
             step.released = agent.notebook.release((step.sharing or {}).get("cited", []))
         else:
             _withhold(agent, step)

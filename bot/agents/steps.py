@@ -179,6 +179,7 @@ class StatementStep:
     sharing: dict[str, Any] | None = None  # what the share screen dropped, cut and counted
     released: list[str] = field(default_factory=list)  # notebook ids it passed on to consensus
     declined: bool = False  # not approved: nothing of it crosses
+    crossed: bool = False  # screened (a claim kept) and, for an "ask me" member, approved: it reaches consensus
     error: dict[str, Any] | None = None
     llm_calls: list[LLMCallRecord] = field(default_factory=list)
     recruit: RecruitOutcome | None = None  # never set: a statement brings nobody in (the share screen asks)
@@ -186,14 +187,15 @@ class StatementStep:
 
     def text(self) -> str | None:
         """The statement as the final consensus reads it (its kept claims' lines reach consensus as evidence)."""
-        return None if self.declined or self.act is None else self.utterance
+        return self.utterance if self.crossed else None
 
     def dict(self) -> dict[str, Any]:
         return {
             "index": self.index, "agent": self.agent, "act": self.act.dict() if self.act else None,
             "utterance": self.utterance, "shown": list(self.shown), "cut": self.cut, "shared_facts": self.shared_facts,
             "approval": self.approval, "sharing": self.sharing, "released": list(self.released),
-            "declined": self.declined, "error": self.error, "llm_calls": [c.dict() for c in self.llm_calls],
+            "declined": self.declined, "crossed": self.crossed, "error": self.error,
+            "llm_calls": [c.dict() for c in self.llm_calls],
         }  # fmt: skip
 
 
