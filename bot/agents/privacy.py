@@ -4,8 +4,8 @@
 screen first (`bot.agents.sharing`: facts tied to the question, verbatim memory only as cited evidence, a per-ask
 cap); then `ask` members approve, through the chat port, every turn that carries facts from their memory, seeing
 the utterance AND the facts, answer and cited lines it would pass on (no answer in time = deny). The side's closing
-statement (`bot.agents.statements`) is screened and approved the same way. Excluded channels
-need no check here: the store query never returns them.
+statement (`bot.agents.statements`) is screened and approved the same way. Excluded channels need no check here:
+the store query never returns them.
 """
 
 from __future__ import annotations
