@@ -1,8 +1,9 @@
 """Property: with share policy `ask`, what a member did not see and approve never leaves their agent.
 
 Over random asks (question, colleagues, who holds the launch date, each member's policy), random decisions (approve,
-deny, time out) and two models (the scripted one, and one whose utterance says "Nothing sensitive here." while its
-facts and answer carry the date: the reported bug), the launch date held only in an "ask me" member's DM may appear
+deny, time out) and three models (the scripted one; one whose utterance says "Nothing sensitive here." while its
+facts and answer carry the date: the reported bug; one whose colleagues say nothing while they talk, so the date can
+only leave in a closing statement), the launch date held only in an "ask me" member's DM may appear
 in another agent's prompt, the consensus prompt or the final answer only when that member approved a prompt that
 showed it. The same holds for each colleague's closing statement (its side of the consensus), which is screened and
 approved like a turn. A holder's denied and timed-out turns and statements keep none of the withheld text in what
@@ -52,7 +53,7 @@ class Case:
     launch_with: str
     policies: dict[str, SharePolicy]
     decisions: list[ApprovalDecision]
-    leaky: bool
+    model: str  # scripted | leaky | quiet
 
 
 @st.composite
@@ -65,7 +66,7 @@ def cases(draw: st.DrawFn) -> Case:
         launch_with=draw(st.sampled_from(["bob", "carol"])),
         policies={h: draw(policy) for h in ("bob", "carol", "erin")},
         decisions=draw(st.lists(st.sampled_from(list(ApprovalDecision)), min_size=1, max_size=6)),
-        leaky=draw(st.booleans()),
+        model=draw(st.sampled_from(["scripted", "leaky", "quiet"])),
     )
 
 
@@ -77,6 +78,15 @@ def nothing_sensitive(request: LLMRequest) -> str:
         reply["utterance"] = "Nothing sensitive here."
     if request.purpose == "statement":
         reply["statement"] = "Nothing sensitive here."
+    return json.dumps(reply)
+
+
+def quiet(request: LLMRequest) -> str:
+    """A model whose colleagues' agents pass nothing on while they talk: what they hold can leave only through
+    their closing statements."""
+    reply = json.loads(scripted_model(request))
+    if request.purpose == "act" and speaker(request) != "alice":
+        reply.update(utterance="I am still looking.", learned=[], answer=None)
     return json.dumps(reply)
 
 
@@ -96,7 +106,7 @@ async def run_case(db: Database, settings: Settings, case: Case) -> None:
 
     policies = {h: MemberPolicy(share=p) for h, p in case.policies.items()}
     world = two_fact_world(launch_with=case.launch_with, policies=policies, world_id=f"P{next(world_ids)}")
-    script = nothing_sensitive if case.leaky else scripted_model
+    script = {"scripted": scripted_model, "leaky": nothing_sensitive, "quiet": quiet}[case.model]
     h = await build(db, world, settings=settings, script=script, approvals=respond)
 
     outcome = await h.service.ask(AskRequest("alice", case.colleagues, case.question))
@@ -124,7 +134,7 @@ async def run_case(db: Database, settings: Settings, case: Case) -> None:
                 assert SECRET not in json.dumps(passed_on), f"{case}: a withheld turn's record passes the fact on"
     record = await consensus_data(db, outcome.ask_id)
     for side in record.get("sides", []):
-        if side["agent"] in holders and side["approval"] in ("denied", "timeout"):
+        if side["agent"] in holders and side["approval"] not in (None, "approved"):
             passed_on = {k: side[k] for k in ("utterance", "act", "released", "shown", "llm_calls")}
             assert SECRET not in json.dumps(passed_on), f"{case}: a withheld statement's record passes the fact on"
 
