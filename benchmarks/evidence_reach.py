@@ -11,9 +11,13 @@ model receives is kept, and per dataset the share of gold evidence messages is m
 
 - found: appeared in any agent's memory results (the message ids its searches or whole-history reads returned),
 - act: appeared in an act prompt of an agent whose member can see the message,
-- consensus: appeared in the consensus prompt,
+- consensus: appeared in a consensus prompt of the agent that holds it: the final consensus prompt (the requester's
+  side), or the closing-statement prompt of a colleague's agent whose member can see the message (consensus runs
+  per side: each colleague's agent states its side over its own notebook, and only the screened statement and the
+  lines it cites cross, so a colleague's line reaches consensus in its holder's statement prompt),
 
 counted over the prompts actually sent (a message id written in the prompt text), not re-derived from the record.
+Also reported: `consensus_final`, the share that reached the final consensus prompt itself (what crossed).
 A line said in several channels at once (FriendsTV stores one utterance once per listener) counts once: any copy of
 it will do. Also printed: mean and max prompt tokens per ask, and LLM calls per ask.
 """
@@ -101,6 +105,7 @@ class ItemReach:
     found: int
     act: int
     consensus: int
+    final: int  # of `consensus`: in the final consensus prompt itself
     prompt_tokens: int
     llm_calls: int
     call_tokens: list[int] = field(default_factory=list)  # prompt tokens of each call
@@ -112,7 +117,9 @@ class DatasetReach:
 
     def figures(self) -> dict[str, Any]:
         total = sum(i.evidence for i in self.items)
-        found, act, consensus = (sum(getattr(i, k) for i in self.items) for k in ("found", "act", "consensus"))
+        found, act, consensus, final = (
+            sum(getattr(i, k) for i in self.items) for k in ("found", "act", "consensus", "final")
+        )
         tokens = [i.prompt_tokens for i in self.items] or [0]
         per_call = [t for i in self.items for t in i.call_tokens] or [0]
         return {
@@ -122,6 +129,7 @@ class DatasetReach:
             "act": _share(act, total),
             "consensus": _share(consensus, total),
             "consensus_of_found": _share(consensus, found),
+            "consensus_final": _share(final, total),
             "prompt_tokens_mean": statistics.mean(tokens),
             "prompt_tokens_max": max(tokens),
             "llm_calls_per_ask": statistics.mean([i.llm_calls for i in self.items] or [0]),
@@ -162,13 +170,22 @@ def _speaker(request: LLMRequest) -> str:
     return found[1] if found else ""
 
 
-def reach_of(lines: list[Evidence], found_ids: set[str], requests: list[LLMRequest]) -> tuple[int, int, int]:
-    acts = [(_speaker(r), "\n".join(m["content"] for m in r.messages)) for r in requests if r.purpose == "act"]
-    consensus = "\n".join(m["content"] for r in requests if r.purpose == "consensus" for m in r.messages)
+def reach_of(lines: list[Evidence], found_ids: set[str], requests: list[LLMRequest]) -> tuple[int, int, int, int]:
+    """(found, act, consensus, final consensus) line counts; act and statement prompts count for their holder."""
+
+    def prompts(purpose: str) -> list[tuple[str, str]]:
+        return [(_speaker(r), "\n".join(m["content"] for m in r.messages)) for r in requests if r.purpose == purpose]
+
+    def held(line: Evidence, sent: list[tuple[str, str]]) -> bool:
+        return any(me in line.holders[i] and _mentions(text, i) for me, text in sent for i in line.ids)
+
+    acts, statements = prompts("act"), prompts("statement")
+    final = "\n".join(text for _, text in prompts("consensus"))
     found = sum(any(i in found_ids for i in line.ids) for line in lines)
-    act = sum(any(me in line.holders[i] and _mentions(t, i) for me, t in acts for i in line.ids) for line in lines)
-    reached = sum(any(_mentions(consensus, i) for i in line.ids) for line in lines)
-    return found, act, reached
+    act = sum(held(line, acts) for line in lines)
+    in_final = [any(_mentions(final, i) for i in line.ids) for line in lines]
+    reached = sum(f or held(line, statements) for f, line in zip(in_final, lines, strict=True))
+    return found, act, reached, sum(in_final)
 
 
 # ---------------------------------------------------------------------- running a dataset
@@ -203,18 +220,21 @@ async def run_item(item: BenchItem, dataset: Dataset, replays: Replays, db: Data
         for hit in q.hit_ids
     }  # fmt: skip
     lines = gold_lines(dataset.worlds[item.world], item.evidence)
-    found, act, consensus = reach_of(lines, found_ids, requests)
+    found, act, consensus, final = reach_of(lines, found_ids, requests)
     cost = transcript.cost()
     calls = [c.prompt_tokens for c in transcript.calls]
-    return ItemReach(len(lines), found, act, consensus, cost.prompt_tokens, cost.llm_calls, calls)
+    return ItemReach(len(lines), found, act, consensus, final, cost.prompt_tokens, cost.llm_calls, calls)
 
 
 def report(figures: dict[str, dict[str, Any]], budget: int) -> str:
-    head = f"{'dataset':16} {'items':>5} {'lines':>5} {'found':>6} {'act':>6} {'cons.':>6} {'c/found':>7} "
+    head = (
+        f"{'dataset':16} {'items':>5} {'lines':>5} {'found':>6} {'act':>6} {'cons.':>6} {'c/found':>7} {'final':>6} "
+    )
     head += f"{'tokens/ask':>10} {'max':>7} {'calls/ask':>9} {'tokens/call':>11} {'max':>6}"
     rows = [
         f"{name:16} {f['items']:>5} {f['evidence']:>5} {f['found']:>6.2f} {f['act']:>6.2f} {f['consensus']:>6.2f} "
-        f"{f['consensus_of_found']:>7.2f} {f['prompt_tokens_mean']:>10,.0f} {f['prompt_tokens_max']:>7,} "
+        f"{f['consensus_of_found']:>7.2f} {f['consensus_final']:>6.2f} "
+        f"{f['prompt_tokens_mean']:>10,.0f} {f['prompt_tokens_max']:>7,} "
         f"{f['llm_calls_per_ask']:>9.1f} {f['prompt_tokens_per_call_mean']:>11,.0f} "
         f"{f['prompt_tokens_per_call_max']:>6,}"
         for name, f in figures.items()

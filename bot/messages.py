@@ -71,9 +71,12 @@ def approval_body(
     facts: Sequence[tuple[str, str, str]] = (),
     answer: str | None = None,
     cited: Sequence[str] = (),
+    closing: bool = False,
 ) -> str:
-    """Everything the turn would pass on: the reply, the facts (need, value, source), the answer, the cited lines."""
-    parts = [f"They asked: {question}", f"Your agent would reply:\n> {utterance}"]
+    """Everything the turn (or, `closing`, the agent's closing statement for the final answer) would pass on: the
+    reply, the facts (need, value, source), the answer, the cited lines."""
+    said = "Your agent's closing statement for the final answer" if closing else "Your agent would reply"
+    parts = [f"They asked: {question}", f"{said}:\n> {utterance}"]
     if facts:
         shown = "\n".join(f"• {need}: {value}" + (f" [{source}]" if source else "") for need, value, source in facts)
         parts.append(f"And pass on these facts (they can reach the final answer):\n{shown}")

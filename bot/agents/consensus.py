@@ -1,12 +1,13 @@
-"""Consensus: every agent's stated answer, known rationales, shared notebook lines and the blackboard go into one
-LLM call that checks agreement, writes the final answer and cites, for every claim, the messages it rests on.
+"""Consensus, the requester's side: every side's statement, the known rationales, the notebooks and the blackboard go
+into one LLM call that checks agreement, writes the final answer and cites, for every claim, the messages it rests on.
 
-An agent's statement is the answer its last act call gave from its plan (no extra call per agent). Agreement is
-also checked in code (normalised statements), so the record shows both the model's and a literal judgement. The
-requester's agents' notebooks are read whole (their own memory); a colleague's only as far as its shares released
-them. A claim whose sources are no evidence line is unsupported; an answer with no supported claim is delivered as
-unsupported, with what was tried. Conflicting values are kept as disagreements for the requester, never dropped
-silently.
+A colleague's statement is its closing statement, written on its own side over its own notebook and screened like a
+turn (`bot.agents.statements`); without one (nothing new to state, or not approved), the answer its last act call
+gave. Agreement is also checked in code (normalised statements), so the record shows both the model's and a literal
+judgement. The requester's agents' notebooks are read whole (their own memory); a colleague's only as far as its
+shared turns and its closing statement released them. A claim whose sources are no evidence line is unsupported; an
+answer with no supported claim is delivered as unsupported, with what was tried. Conflicting values are kept as
+disagreements for the requester, never dropped silently.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from bot.agents.evidence import EvidenceLine
 from bot.agents.notebook import ids_in, select_lines
 from bot.agents.outputs import CONSENSUS_SCHEMA
 from bot.agents.plan import Plan, Rationale, Status
+from bot.agents.steps import StatementStep
 from bot.errors import LLMOutputError
 from bot.llm.types import LLMCallRecord, LLMRequest
 from bot.prompts import render_prompt
@@ -73,6 +75,7 @@ class ConsensusOutcome:
     disagreements: list[str] = field(default_factory=list)
     tried: list[str] = field(default_factory=list)  # what the agents did, said when the answer is unsupported
     visible: set[str] = field(default_factory=set)  # cited ids the requester may open themselves
+    sides: list[StatementStep] = field(default_factory=list)  # the colleagues' closing statements (their prompts too)
 
     def references(self, claim: Claim) -> list[tuple[EvidenceLine, str, bool]]:
         """(line, holder, the requester may see it) for each evidence line a claim cites."""
@@ -117,6 +120,7 @@ class ConsensusOutcome:
             "tried": list(self.tried),
             "evidence": {k: {**h.line.dict(), "agent": h.agent} for k, h in self.evidence.items()},
             "prompt": self.llm_call.prompt if self.llm_call else [],
+            "sides": [side.dict() for side in self.sides],
         }
 
 
@@ -127,6 +131,7 @@ async def reach_consensus(ctx: AskContext, results: list[ConversationResult]) ->
         statements_agree=False,
         evidence=_evidence(results, ctx.requester),
         tried=_tried(results),
+        sides=[r.closing for r in results if r.closing is not None],
     )
     outcome.statements_agree = _agree([s for _, s in outcome.statements if s])
     if not outcome.rationales and not outcome.evidence and not any(s for _, s in outcome.statements):

@@ -14,7 +14,7 @@ from bot.agents.memory_tools import MemoryAccess, MemoryTools, SearchCache
 from bot.agents.plan import Plan
 from bot.agents.privacy import SharingGate
 from bot.agents.roster import Roster
-from bot.agents.steps import TurnStep
+from bot.agents.steps import StatementStep, TurnStep
 from bot.errors import LLMConfigurationError
 from bot.llm.client import LLMClient
 from bot.settings import Settings
@@ -30,6 +30,8 @@ class ConversationRecorder(Protocol):
     async def save_turn(self, conversation_id: int, step: TurnStep, *, depth: int) -> None: ...
 
     async def close_conversation(self, conversation_id: int, *, stop_reason: str, conclusion: str) -> None: ...
+
+    async def save_statement(self, conversation_id: int, step: StatementStep) -> None: ...
 
 
 @dataclass

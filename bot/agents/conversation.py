@@ -16,7 +16,7 @@ from bot.agents.agent import Agent, Observation
 from bot.agents.context import AskContext
 from bot.agents.evidence import EvidenceLine, overlap, words
 from bot.agents.plan import Plan
-from bot.agents.steps import RecruitOutcome, TaskStep, TurnStep
+from bot.agents.steps import RecruitOutcome, StatementStep, TaskStep, TurnStep
 from bot.errors import LLMConfigurationError, LLMError, LLMOutputError, LLMUnavailableError
 from bot.prompts import render_prompt
 
@@ -37,13 +37,16 @@ class ConversationResult:
     stop_reason: str
     depth: int = 0
     children: list[int] = field(default_factory=list)
+    closing: StatementStep | None = None  # the colleague's closing statement, when it wrote one (statements.py)
 
     @property
     def failed(self) -> bool:
         return self.stop_reason in ("llm_unavailable", "llm_output", "llm_refused")
 
     def statement(self, agent: Agent) -> str | None:
-        """The agent's latest answer from its plan."""
+        """What the agent states for consensus: its closing statement when it crossed, else its latest answer."""
+        if self.closing is not None and self.closing.agent == agent.handle and (said := self.closing.text()):
+            return said
         return next((t.answer for t in reversed(self.turns) if t.agent == agent.handle and t.answer), None)
 
     def conclusion(self) -> str:

@@ -1,6 +1,7 @@
 """One ask: the requester's agent talks 1:1 with each colleague's agent, all conversations at once, sharing a
-blackboard, then one consensus over every plan and notebook. A resumed ask continues each conversation from its last
-saved turn, with its plans, notebooks and the blackboard restored."""
+blackboard; as each talk ends, its colleague's agent states its side over its own notebook (screened like a turn);
+then one consensus combines the statements with the requester's plans and notebooks. A resumed ask continues each
+conversation from its last saved turn, with its plans, notebooks and the blackboard restored."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from bot.agents.consensus import ConsensusOutcome, reach_consensus
 from bot.agents.context import AskContext
 from bot.agents.conversation import Conversation, ConversationResult
 from bot.agents.plan import Plan
+from bot.agents.statements import state_side
 from bot.agents.steps import TaskStep, TurnStep
 from bot.errors import LLMConfigurationError, LLMOutputError, LLMUnavailableError
 
@@ -71,7 +73,9 @@ async def _converse(ctx: AskContext, colleague: str, saved: SavedConversation | 
     if saved is not None and saved.stop_reason:
         asker.restore(saved.turns)
         partner.restore(saved.turns)
-        return ConversationResult(saved.id, task, [asker, partner], saved.turns, saved.stop_reason)
+        result = ConversationResult(saved.id, task, [asker, partner], saved.turns, saved.stop_reason)
+        await state_side(ctx, result)
+        return result
     conversation_id = (
         saved.id
         if saved
@@ -88,7 +92,9 @@ async def _converse(ctx: AskContext, colleague: str, saved: SavedConversation | 
         turns=saved.turns if saved else None,
         branch=colleague,
     )
-    return await conversation.run()
+    result = await conversation.run()
+    await state_side(ctx, result)  # the colleague's side of the consensus, while other talks may still run
+    return result
 
 
 def _failure(conversations: list[ConversationResult], consensus: ConsensusOutcome) -> str | None:

@@ -1,4 +1,5 @@
-"""What the think, act and consensus calls return: JSON schemas for the model and tolerant parsers for its answers.
+"""What the think, act, statement and consensus calls return: JSON schemas for the model and tolerant parsers for
+its answers.
 
 A parser accepts small slips (a missing optional field, a number as a string) and raises `LLMOutputError` when the
 answer has the wrong shape, so a malformed answer becomes a recorded turn error, never a crash.
@@ -86,6 +87,26 @@ ACT_SCHEMA: dict[str, Any] = {
         "answer": {"type": ["string", "null"]},
     },
     "required": ["utterance"],
+}
+
+STATEMENT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "statement": {"type": "string"},
+        "claims": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "text": {"type": "string"},
+                    "sources": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["id", "text", "sources"],
+            },
+        },
+    },
+    "required": ["statement", "claims"],
 }
 
 CONSENSUS_SCHEMA: dict[str, Any] = {
@@ -208,3 +229,19 @@ def _recruit(raw: Any) -> RecruitRequest | None:
         str(raw.get("question") or "").strip(),
         bool(raw.get("only_if_not_found", False)),
     )
+
+
+def parse_statement(data: Any) -> ActOutput:
+    """A side's closing statement, shaped like an act answer (so the share screen reads it the same way): the
+    statement is the utterance, each claim a fact for its rationale citing its sources."""
+    data = _object(data, "statement")
+    statement = data.get("statement")
+    if not isinstance(statement, str) or not statement.strip():
+        raise LLMOutputError("the statement answer has no 'statement' text")
+    claims = []
+    for raw in _list(data.get("claims"), "claims"):
+        if isinstance(raw, dict) and raw.get("id") and raw.get("text"):
+            sources = raw.get("sources") or []
+            source = ", ".join(str(s) for s in sources) if isinstance(sources, list) else str(sources)
+            claims.append(Fact(str(raw["id"]), str(raw["text"]), source))
+    return ActOutput(statement.strip(), claims, None)

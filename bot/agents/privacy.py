@@ -3,8 +3,9 @@
 `never` members' agents decline before thinking (see `Agent.decline`). Every other turn goes through the share
 screen first (`bot.agents.sharing`: facts tied to the question, verbatim memory only as cited evidence, a per-ask
 cap); then `ask` members approve, through the chat port, every turn that carries facts from their memory, seeing
-the utterance AND the facts, answer and cited lines it would pass on (no answer in time = deny). Excluded channels
-need no check here: the store query never returns them.
+the utterance AND the facts, answer and cited lines it would pass on (no answer in time = deny). The side's closing
+statement (`bot.agents.statements`) is screened and approved the same way. Excluded channels need no check here:
+the store query never returns them.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 
 from bot import messages
 from bot.agents.agent import Agent
-from bot.agents.sharing import Outgoing, ShareScreen
-from bot.agents.steps import TurnStep
+from bot.agents.sharing import Outgoing, Shareable, ShareScreen
+from bot.agents.steps import StatementStep, TurnStep
 from bot.approvals import PENDING, ApprovalStore
 from bot.port import ApprovalDecision, ApprovalRequest, ChatPort, SharePolicy
 
@@ -54,13 +55,13 @@ class SharingGate:
         self.poll_s = poll_s  # how often a parked ask looks for a decision stored by another process
 
     async def share(
-        self, agent: Agent, step: TurnStep, turns: list[TurnStep], *, question: str, conversation_id: int
+        self, agent: Agent, step: Shareable, turns: list[TurnStep], *, question: str, conversation_id: int
     ) -> bool:
         """Screen the turn in place; False when the member did not approve (nothing of it may leave)."""
         outgoing = self.screen.turn(agent, step, turns, question=question, conversation_id=conversation_id)
         return await self.may_share(agent, step, outgoing, conversation_id=conversation_id)
 
-    async def may_share(self, agent: Agent, step: TurnStep, outgoing: Outgoing, *, conversation_id: int) -> bool:
+    async def may_share(self, agent: Agent, step: Shareable, outgoing: Outgoing, *, conversation_id: int) -> bool:
         """Ask the member when their policy says so; records the decision on the step."""
         if agent.handle == self.requester or not step.shared_facts:
             return True
@@ -68,12 +69,13 @@ class SharingGate:
             return True
         facts = [(f.need, f.value, f.source) for f in outgoing.facts]
         body = messages.approval_body(
-            self.question, outgoing.utterance, facts=facts, answer=outgoing.answer, cited=outgoing.cited_lines
-        )
+            self.question, outgoing.utterance, facts=facts, answer=outgoing.answer, cited=outgoing.cited_lines,
+            closing=isinstance(step, StatementStep),
+        )  # fmt: skip
         request = ApprovalRequest(
             # Stable across a resumed ask, so a re-run asks the same question instead of a new one; the content's
             # digest makes a re-run that would share something else ask again instead of reusing the decision.
-            id=f"ask{self.ask_id}-c{conversation_id}-t{step.index}-{hashlib.sha256(body.encode()).hexdigest()[:12]}",
+            id=f"ask{self.ask_id}-c{conversation_id}-{step.approval_key}-{hashlib.sha256(body.encode()).hexdigest()[:12]}",
             member_id=agent.profile.platform_id,
             title=messages.approval_title(self.requester),
             body=body,

@@ -3,7 +3,8 @@
 It reads the same prompts a real model gets (the upper-case labels in `prompts/agent.yaml`) and plays the agent
 protocol mechanically: the plan has one rationale per part of the question ("X and Y" -> two), clear-memory keywords
 are the content words of an unknown rationale, a rationale becomes known when a hit contains all its keywords or
-another agent's message states it, and consensus joins the kept values. As the private model of the privacy split
+another agent's message states it, a closing statement restates the plan (an unknown rationale filled from the
+best-matching notebook line, as in act), and consensus joins the kept values. As the private model of the privacy split
 it "extracts" each hit's text as a fact (mechanically: a stand-in, not a privacy filter). Use it behind the real
 client:
 
@@ -38,6 +39,8 @@ def scripted_model(request: LLMRequest) -> str:
         return json.dumps(_consensus(view))
     if request.purpose == "extract_facts":
         return json.dumps(_extract(view))
+    if request.purpose == "statement":
+        return json.dumps(_statement(view))
     plain = "PLAN:" not in view.instruction
     if request.purpose == "think":
         return json.dumps(_plain_think(view) if plain else _think(view))
@@ -197,6 +200,21 @@ def _act(view: PromptView) -> dict[str, Any]:
     exhausted = _label(view.instruction, "SEARCHES THIS TURN") == "0" and not sub
     utterance = _utterance(plan, sub[1] if sub else None, exhausted)
     return {"utterance": utterance, "learned": learned, "answer": _answer(plan)}
+
+
+def _statement(view: PromptView) -> dict[str, Any]:
+    """The closing statement: each known rationale as the plan has it; an unknown one from the notebook line that
+    matches it best (one line per rationale, the same rule as act)."""
+    notebook = [m.groupdict() for line in view.block("NOTEBOOK") if (m := _HIT.match(line) or _FACT.match(line))]
+    claims = []
+    for r in plan_of(view):
+        hit = _best_hit(notebook, keywords_of(r["need"])) if r["status"] == "unknown" else None
+        if r["status"] == "known" or hit:
+            value, source = (r["value"], r["source"]) if hit is None else (hit["text"], hit["id"])
+            claims.append({"id": r["id"], "text": value, "sources": [source] if source else []})
+    needs = {r["id"]: r["need"] for r in plan_of(view)}
+    said = "; ".join(f"{needs[c['id']]}: {c['text']} [{', '.join(c['sources'])}]" for c in claims)
+    return {"statement": said or "Nothing in my notebook answers the question.", "claims": claims}
 
 
 def _best_hit(hits: list[dict[str, str]], keywords: list[str]) -> dict[str, str] | None:

@@ -28,7 +28,7 @@ from typing import Any
 
 from bot.agents.agent import Agent
 from bot.agents.plan import Fact, Plan, Rationale, Status
-from bot.agents.steps import TurnStep
+from bot.agents.steps import StatementStep, TurnStep
 
 
 QUOTE_WORDS = 4  # this many words in a row copied from a memory line make a verbatim quote
@@ -41,6 +41,7 @@ _FUNCTION_WORDS = frozenset(
 )
 
 Gram = tuple[str, ...]
+Shareable = TurnStep | StatementStep  # what may leave an agent: a turn, or its side's closing statement
 
 
 @dataclass(frozen=True)
@@ -77,9 +78,10 @@ class ShareScreen:
         self._seeded: set[tuple[int, str]] = set()
 
     def turn(
-        self, agent: Agent, step: TurnStep, turns: list[TurnStep], *, question: str, conversation_id: int = 0
+        self, agent: Agent, step: Shareable, turns: list[TurnStep], *, question: str, conversation_id: int = 0
     ) -> Outgoing:
-        """Screen `step` (taken by `agent` after `turns`) in place; return what it passes on."""
+        """Screen `step` (taken by `agent` after `turns`; a turn, or the side's closing statement, whose claims
+        are facts like a turn's) in place; return what it passes on."""
         self._seed(agent.handle, turns, conversation_id)
         index = QuoteIndex(evidence_lines(agent), known=[question, *_said(turns)])
         speakers = {t.agent.lower() for t in turns if t.agent != agent.handle}
@@ -116,7 +118,7 @@ class ShareScreen:
 
 class _TurnScreen:
     def __init__(
-        self, screen: ShareScreen, agent: Agent, step: TurnStep, index: QuoteIndex, *, speakers: set[str]
+        self, screen: ShareScreen, agent: Agent, step: Shareable, index: QuoteIndex, *, speakers: set[str]
     ) -> None:
         self.screen, self.agent, self.step, self.index = screen, agent, step, index
         self.speakers = speakers  # whose agents a relayed fact may name as its source

@@ -89,6 +89,10 @@ class TurnStep:
         return self.act.answer if self.act and not self.declined else None
 
     @property
+    def approval_key(self) -> str:
+        return f"t{self.index}"
+
+    @property
     def cannot_progress(self) -> bool:
         return self.declined or bool(self.think and self.think.cannot_progress)
 
@@ -157,6 +161,42 @@ class TurnStep:
             error=raw.get("error"),
             llm_calls=[LLMCallRecord(**c) for c in raw.get("llm_calls", [])],
         )
+
+
+@dataclass
+class StatementStep:
+    """A colleague's side of the consensus: its agent's closing statement over its own notebook (one LLM call, after
+    the talk), screened and approved like a turn before it crosses (`bot.agents.statements`)."""
+
+    index: int  # the conversation's turn count when it was written (keys its approval)
+    agent: str  # handle of the member whose agent states it
+    act: ActOutput | None = None  # the statement (utterance) and its claims (facts), after the share screen
+    utterance: str = ""  # what crosses to the requester's side
+    shown: list[str] = field(default_factory=list)  # notebook ids its prompt showed
+    cut: int = 0  # notebook lines the budget left out (said in the prompt)
+    shared_facts: bool = False  # it carries facts from the member's memory (an "ask me" member approves it)
+    approval: str | None = None  # approved | denied | timeout, when the member was asked
+    sharing: dict[str, Any] | None = None  # what the share screen dropped, cut and counted
+    released: list[str] = field(default_factory=list)  # notebook ids it passed on to consensus
+    declined: bool = False  # not approved: nothing of it crosses
+    crossed: bool = False  # screened (a claim kept) and, for an "ask me" member, approved: it reaches consensus
+    error: dict[str, Any] | None = None
+    llm_calls: list[LLMCallRecord] = field(default_factory=list)
+    recruit: RecruitOutcome | None = None  # never set: a statement brings nobody in (the share screen asks)
+    approval_key: str = "statement"
+
+    def text(self) -> str | None:
+        """The statement as the final consensus reads it (its kept claims' lines reach consensus as evidence)."""
+        return self.utterance if self.crossed else None
+
+    def dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index, "agent": self.agent, "act": self.act.dict() if self.act else None,
+            "utterance": self.utterance, "shown": list(self.shown), "cut": self.cut, "shared_facts": self.shared_facts,
+            "approval": self.approval, "sharing": self.sharing, "released": list(self.released),
+            "declined": self.declined, "crossed": self.crossed, "error": self.error,
+            "llm_calls": [c.dict() for c in self.llm_calls],
+        }  # fmt: skip
 
 
 def _think_from_dict(raw: dict[str, Any] | None) -> ThinkOutput | None:

@@ -20,7 +20,7 @@ from bot.agents.consensus import ConsensusOutcome
 from bot.agents.memory_tools import QueryRecord
 from bot.agents.multiparty import SavedConversation
 from bot.agents.roster import Roster
-from bot.agents.steps import TurnStep
+from bot.agents.steps import StatementStep, TurnStep
 from bot.asks import models
 from bot.errors import AskwithError, ClaimLostError
 from bot.llm.types import LLMCallRecord
@@ -115,6 +115,16 @@ class AskRecorder:
 
     async def close_conversation(self, conversation_id: int, *, stop_reason: str, conclusion: str) -> None:
         self._enqueue(self._write_close(conversation_id, stop_reason, conclusion))
+
+    async def save_statement(self, conversation_id: int, step: StatementStep) -> None:
+        """A side's closing statement: its LLM calls count into the ask's cost now; the statement itself is kept
+        with the consensus it feeds (`save_outcome`)."""
+        self._enqueue(self._write_calls(conversation_id, step.llm_calls))
+
+    async def _write_calls(self, conversation_id: int, calls: list[LLMCallRecord]) -> None:
+        async with self.db.engine.begin() as conn:
+            await self.touch(conn, calls)
+            await self._insert_calls(conn, calls, conversation_id=conversation_id, turn_id=None)
 
     async def _write_turn(self, conversation_id: int, step: TurnStep, depth: int) -> None:
         # The hidden thread is a view for people; it is posted first so the record needs one transaction. A worker

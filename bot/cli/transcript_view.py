@@ -27,7 +27,8 @@ def render_transcript(transcript: Transcript, *, short: bool = False) -> Group:
 
 
 def render_prompts(transcript: Transcript) -> Group:
-    """What the model saw: the rendered messages of every recorded call, turn by turn, then consensus."""
+    """What the model saw: the rendered messages of every recorded call, turn by turn, then each colleague's closing
+    statement, then the final consensus."""
     parts: list[Any] = []
     for view in transcript.all_conversations():
         for turn in view.turns:
@@ -35,6 +36,10 @@ def render_prompts(transcript: Transcript) -> Group:
                 parts.append(_prompt(f"conversation {view.row.id} turn {turn.idx} {turn.agent}: {call['purpose']}",
                                      call.get("prompt") or []))  # fmt: skip
     if transcript.consensus is not None:
+        for side in (transcript.consensus.data or {}).get("sides", []):
+            for call in side.get("llm_calls", []):
+                parts.append(_prompt(f"{side['agent']}: {call['purpose']} (its side of the consensus)",
+                                     call.get("prompt") or []))  # fmt: skip
         parts.append(_prompt("consensus", (transcript.consensus.data or {}).get("prompt") or []))
     return Group(*parts)
 

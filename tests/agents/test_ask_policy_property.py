@@ -1,11 +1,13 @@
 """Property: with share policy `ask`, what a member did not see and approve never leaves their agent.
 
 Over random asks (question, colleagues, who holds the launch date, each member's policy), random decisions (approve,
-deny, time out) and two models (the scripted one, and one whose utterance says "Nothing sensitive here." while its
-facts and answer carry the date: the reported bug), the launch date held only in an "ask me" member's DM may appear
+deny, time out) and three models (the scripted one; one whose utterance says "Nothing sensitive here." while its
+facts and answer carry the date: the reported bug; one whose colleagues say nothing while they talk, so the date can
+only leave in a closing statement), the launch date held only in an "ask me" member's DM may appear
 in another agent's prompt, the consensus prompt or the final answer only when that member approved a prompt that
-showed it. A holder's denied and timed-out turns keep none of the withheld text in what their record passes on
-either (the utterance, act, plan, blackboard postings, released lines).
+showed it. The same holds for each colleague's closing statement (its side of the consensus), which is screened and
+approved like a turn. A holder's denied and timed-out turns and statements keep none of the withheld text in what
+their record passes on either (the utterance, act, plan, blackboard postings, released lines, prompts).
 
 Hypothesis drives a synchronous function; each example's coroutine runs on the test's own event loop (which owns
 the database connections) while the test awaits the hypothesis run in a worker thread.
@@ -32,7 +34,7 @@ from bot.settings import Settings
 from bot.store.db import Database
 from bot.world import MemberPolicy
 from tests.fakes.asks import build, two_fact_world
-from tests.fakes.records import conversations, turns
+from tests.fakes.records import consensus_data, conversations, turns
 
 
 SECRET = "14 March"
@@ -51,7 +53,7 @@ class Case:
     launch_with: str
     policies: dict[str, SharePolicy]
     decisions: list[ApprovalDecision]
-    leaky: bool
+    model: str  # scripted | leaky | quiet
 
 
 @st.composite
@@ -64,15 +66,27 @@ def cases(draw: st.DrawFn) -> Case:
         launch_with=draw(st.sampled_from(["bob", "carol"])),
         policies={h: draw(policy) for h in ("bob", "carol", "erin")},
         decisions=draw(st.lists(st.sampled_from(list(ApprovalDecision)), min_size=1, max_size=6)),
-        leaky=draw(st.booleans()),
+        model=draw(st.sampled_from(["scripted", "leaky", "quiet"])),
     )
 
 
 def nothing_sensitive(request: LLMRequest) -> str:
-    """The model of the reported bug: its words give nothing away, its facts and answer do."""
+    """The model of the reported bug: its words give nothing away, its facts and answer do (in turns and in the
+    closing statement, whose claims carry the date)."""
     reply = json.loads(scripted_model(request))
     if request.purpose == "act":
         reply["utterance"] = "Nothing sensitive here."
+    if request.purpose == "statement":
+        reply["statement"] = "Nothing sensitive here."
+    return json.dumps(reply)
+
+
+def quiet(request: LLMRequest) -> str:
+    """A model whose colleagues' agents pass nothing on while they talk: what they hold can leave only through
+    their closing statements."""
+    reply = json.loads(scripted_model(request))
+    if request.purpose == "act" and speaker(request) != "alice":
+        reply.update(utterance="I am still looking.", learned=[], answer=None)
     return json.dumps(reply)
 
 
@@ -92,7 +106,7 @@ async def run_case(db: Database, settings: Settings, case: Case) -> None:
 
     policies = {h: MemberPolicy(share=p) for h, p in case.policies.items()}
     world = two_fact_world(launch_with=case.launch_with, policies=policies, world_id=f"P{next(world_ids)}")
-    script = nothing_sensitive if case.leaky else scripted_model
+    script = {"scripted": scripted_model, "leaky": nothing_sensitive, "quiet": quiet}[case.model]
     h = await build(db, world, settings=settings, script=script, approvals=respond)
 
     outcome = await h.service.ask(AskRequest("alice", case.colleagues, case.question))
@@ -118,6 +132,11 @@ async def run_case(db: Database, settings: Settings, case: Case) -> None:
                     k: turn.data.get(k) for k in ("utterance", "act", "plan", "think", "published", "released")
                 }
                 assert SECRET not in json.dumps(passed_on), f"{case}: a withheld turn's record passes the fact on"
+    record = await consensus_data(db, outcome.ask_id)
+    for side in record.get("sides", []):
+        if side["agent"] in holders and side["approval"] not in (None, "approved"):
+            passed_on = {k: side[k] for k in ("utterance", "act", "released", "shown", "llm_calls")}
+            assert SECRET not in json.dumps(passed_on), f"{case}: a withheld statement's record passes the fact on"
 
 
 async def test_nothing_a_member_did_not_approve_leaves_their_agent(sqlite_db: Database, settings: Settings) -> None:

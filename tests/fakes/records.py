@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import select
 
 from bot.asks import models
@@ -23,6 +25,13 @@ async def turns(db: Database, conversation_id: int) -> list[models.Turn]:
             select(models.Turn).where(models.Turn.conversation_id == conversation_id).order_by(models.Turn.idx)
         )
         return list(rows.scalars())
+
+
+async def consensus_data(db: Database, ask_id: int) -> dict[str, Any]:
+    """The consensus record's data ({} when the ask reached no consensus)."""
+    async with db.session() as session:
+        rows = await session.execute(select(models.Consensus.data).where(models.Consensus.ask_id == ask_id))
+        return rows.scalar_one_or_none() or {}
 
 
 async def llm_calls(db: Database, ask_id: int) -> list[models.LLMCall]:

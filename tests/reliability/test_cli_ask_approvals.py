@@ -45,7 +45,8 @@ def test_without_a_terminal_it_says_so_at_once(tmp_path: Path) -> None:
 def test_on_a_terminal_the_colleague_approves_there(tmp_path: Path) -> None:
     main, terminal = pty.openpty()
     try:
-        os.write(main, b"y\n")  # bob answers the prompt (kept by the terminal until it is read)
+        # bob answers both prompts, his agent's turn and its closing statement (kept by the terminal until read)
+        os.write(main, b"y\ny\n")
         result = _ask(tmp_path, terminal)
     finally:
         os.close(main)

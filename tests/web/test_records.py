@@ -56,7 +56,8 @@ async def test_transcript_views_redact_other_members_hits(db: Database, settings
 
 
 async def test_members_see_only_the_prompts_their_own_agent_saw(db: Database, settings: Settings) -> None:
-    h = await build(db, two_fact_world(), settings=settings)
+    # whole-history reads: bob's agent holds lines that never crossed, so it also writes its closing statement
+    h = await build(db, two_fact_world(), settings=settings.replace(whole_history=True))
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
 
     def seen(view) -> dict[str, str]:  # noqa: ANN001
@@ -67,12 +68,18 @@ async def test_members_see_only_the_prompts_their_own_agent_saw(db: Database, se
     bob = await load_transcript(db, outcome.ask_id, viewer="bob")
     admin = await load_transcript(db, outcome.ask_id, viewer="", admin=True)
     assert alice.consensus_prompt is not None and bob.consensus_prompt is None and admin.consensus_prompt is not None
+    # bob's agent's closing statement read his notebook: his and the admin's to see, never alice's
+    assert [a for a, _ in bob.side_prompts] == ["bob"] and [a for a, _ in admin.side_prompts] == ["bob"]
+    assert alice.side_prompts == [] and LAUNCH in "".join(m["content"] for m in bob.side_prompts[0][1].messages)
     assert seen(alice)["alice"] and not seen(alice)["bob"]
     assert seen(bob)["bob"] and LAUNCH in seen(bob)["bob"] and not seen(bob)["alice"]
     assert seen(admin)["alice"] and seen(admin)["bob"]
     html = templates.get_template("transcript.html").render(t=alice, identity=None, request=None)
     assert "What the model saw: think" in html
     assert "YOU ACT FOR: Alice (@alice)" in html and "YOU ACT FOR: Bob (@bob)" not in html
+    assert "its side of the consensus" not in html
+    html = templates.get_template("transcript.html").render(t=bob, identity=None, request=None)
+    assert "its side of the consensus" in html and "STATEMENT (your side" in html
 
 
 async def test_ingestion_status_and_metrics(db: Database, settings: Settings) -> None:

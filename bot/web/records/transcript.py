@@ -3,7 +3,8 @@ them), each turn's plan snapshot, memory queries with parameters and redacted hi
 consensus with its cited rationales.
 
 The rendered prompts of every call (what the model saw) are shown to admins, and to a member only for their own
-agent's turns (the requester also sees the consensus prompt): a member never reads what another member's agent saw.
+agent's turns and closing statement (the requester also sees the final consensus prompt): a member never reads what
+another member's agent saw.
 """
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ class TranscriptView:
     llm_calls: list[models.LLMCall]
     names: dict[str, str]  # handle -> display name
     consensus_prompt: PromptView | None = None  # admins and the requester only
+    side_prompts: list[tuple[str, PromptView]] = field(default_factory=list)  # (agent, its statement's prompt)
 
     def name(self, handle: str) -> str:
         return self.names.get(handle, handle)
@@ -109,6 +111,9 @@ async def load_transcript(db: Database, ask_id: int, *, viewer: str, admin: bool
     if record.consensus is not None and may_see_prompts(viewer, summary.requester, admin=admin):
         prompt = (record.consensus.data or {}).get("prompt") or []
         view.consensus_prompt = PromptView("consensus", "", prompt) if prompt else None
+    for side in (record.consensus.data or {}).get("sides", []) if record.consensus is not None else []:
+        if may_see_prompts(viewer, side["agent"], admin=admin):
+            view.side_prompts += [(side["agent"], p) for p in _prompts(side.get("llm_calls", []))]
     return view
 
 
