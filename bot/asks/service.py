@@ -292,6 +292,7 @@ class AskService:
     async def _converse(self, ask: models.Ask, recorder: AskRecorder) -> AskResult:
         tracker = self._tracker(ask.id)
         tracker(Stage.PLANNING)
+        await tracker.flush()  # stored before the conversations open (their record order stays the colleagues')
         ctx = AskContext(
             ask_id=ask.id,
             question=ask.question,
