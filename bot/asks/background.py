@@ -12,7 +12,6 @@ count of left-out thread lines said.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from sqlalchemy import or_, select
 
@@ -20,14 +19,12 @@ from bot import messages
 from bot.agents.roster import Roster
 from bot.asks import models
 from bot.asks.access import may_view
+from bot.asks.requests import AskRequest
 from bot.errors import AskRejectedError
 from bot.llm.tokens import count_tokens
 from bot.settings import Settings
 from bot.store.db import Database
 
-
-if TYPE_CHECKING:
-    from bot.asks.service import AskRequest
 
 EARLIER_ASKS = 3  # how far back a chain of follow-ups is shown
 MAX_CONTEXT_CHARS = 20_000  # a thread's text is stored up to this; the budget cuts it further when used

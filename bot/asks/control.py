@@ -11,6 +11,7 @@ cancelled, and ends with status `cancelled`. A queued ask is claimed and ended h
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -18,12 +19,17 @@ from typing import TYPE_CHECKING
 from sqlalchemy import update
 
 from bot import messages
+from bot.agents.progress import Stage
 from bot.asks import models
 from bot.asks.access import is_admin
+from bot.asks.delivery import Delivery
+from bot.asks.record import AskRecorder
+from bot.asks.requests import AskOutcome
 from bot.errors import AskNotAllowedError, AskNotFoundError, UnknownMemberError
 
 
 if TYPE_CHECKING:
+    from bot.asks.progress import ProgressTracker
     from bot.asks.service import AskService
 
 IN_PROCESS_WAIT_S = 30.0  # how long `cancel` waits for an ask stopped in this process to post its final text
@@ -69,3 +75,26 @@ async def _wait_until_finished(service: AskService, ask_id: int) -> CancelResult
             return CancelResult.CANCELLED if ask.status == models.AskStatus.CANCELLED else CancelResult.FINISHED
         await asyncio.sleep(0.02)
     return CancelResult.STOPPING
+
+
+async def end_cancelled(
+    service: AskService, ask_id: int, recorder: AskRecorder, tracker: ProgressTracker
+) -> AskOutcome:
+    """A cancelled ask: drop its pending writes, compose and post its one final text, mark it cancelled."""
+    started = time.perf_counter()
+    tracker.stop()
+    await recorder.abort()
+    ask = await service.load(ask_id)
+    if ask.final_text is None:
+        by = (await service.roster.profile(ask.cancelled_by or ask.requester)).display_name
+        text = messages.final_cancelled(ask_id, by, link=service._link(ask))
+        await recorder.save_outcome(None, answer=None, failure=None, final_text=text, wall_s=0.0)
+        ask = await service.load(ask_id)
+    requester = await service.roster.profile(ask.requester)
+    delivery = Delivery(service.db, service.port, recorder)
+    platform_ids = {h: (await service.roster.profile(h)).platform_id for h in await service.members_in(ask)}
+    await delivery.notices(ask, requester.display_name, platform_ids)  # what was shared before the cancel
+    await delivery.final_post(ask, requester.platform_id, status=models.AskStatus.CANCELLED.value)
+    await tracker.finish(Stage.CANCELLED)
+    cancelled = models.AskStatus.CANCELLED.value
+    return AskOutcome(ask_id, cancelled, None, None, ask.final_text or "", None, time.perf_counter() - started)
