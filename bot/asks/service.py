@@ -215,7 +215,7 @@ class AskService:
             else:
                 result = await self._converse(ask, recorder)
                 answer, failure = result.answer, result.failure
-            final_text = _final_text(ask.id, result, failure, self._link(ask))
+            final_text = _final_text(ask.id, result, failure, self.transcript_url(ask))
             await recorder.save_outcome(
                 result.consensus if result else None, answer=answer, failure=failure, final_text=final_text,
                 wall_s=time.perf_counter() - started,
@@ -350,7 +350,7 @@ class AskService:
             )
         return thread
 
-    def _link(self, ask: models.Ask) -> str | None:
+    def transcript_url(self, ask: models.Ask) -> str | None:
         return self.transcript_link(ask.id, ask.requester) if self.transcript_link else None
 
     async def load(self, ask_id: int) -> models.Ask:
@@ -366,8 +366,11 @@ class AskService:
         recorder = AskRecorder(
             self.db, self.port, self.roster, ask_id=ask_id, worker_id=self.worker_id, thread=ThreadRef("", "")
         )
+        if ask.cancel_requested_at is not None:  # cancelled meanwhile: it ends cancelled, not failed
+            await end_cancelled(self, ask_id, recorder, self._tracker(ask_id))
+            return
         if ask.final_text is None:
-            text = messages.final_failure(ask_id, failure, link=self._link(ask))
+            text = messages.final_failure(ask_id, failure, link=self.transcript_url(ask))
             await recorder.save_outcome(None, answer=None, failure=failure, final_text=text, wall_s=0.0)
             ask = await self.load(ask_id)
         requester = await self.roster.profile(ask.requester)
