@@ -4,6 +4,7 @@ another worker at its heartbeat)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import pytest
 from sqlalchemy import func, select, update
@@ -11,7 +12,7 @@ from sqlalchemy import func, select, update
 from bot.agents.progress import Stage
 from bot.asks import models
 from bot.asks.control import CancelResult
-from bot.asks.progress import Progress, poll_progress, read_progress
+from bot.asks.progress import Progress, poll_progress, read_progress, watch_progress
 from bot.asks.record import AskRecorder
 from bot.asks.service import AskRequest, AskService
 from bot.errors import AskCancelledError, AskNotAllowedError
@@ -160,3 +161,34 @@ async def test_an_ask_ends_answered_or_cancelled_never_both(db: Database, settin
         await recorder.save_outcome(None, answer="x", failure=None, final_text="x", wall_s=0.0)
     assert (await h.service.load(ask_id)).final_text is None
     assert (await h.service.process(ask_id)).status == "cancelled"
+
+
+async def test_watching_an_ask_sees_its_stages_here_and_from_another_process(db: Database, settings: Settings) -> None:
+    h = await build(db, two_fact_world(), settings=settings, latency_s=0.02)
+    other = AskService(
+        settings=settings, db=db, port=h.port, llm=h.llm, memory=h.service.memory, workspace_id=h.service.workspace_id,
+        worker_id="worker-b",
+    )  # fmt: skip
+    ask_id = await h.service.submit(AskRequest("alice", ["bob"], QUESTION))
+    here = [
+        p.stage async for p in _take_all(watch_progress(db, h.service.progress, ask_id, interval_s=5.0), h, ask_id)
+    ]
+    assert here[0] is Stage.QUEUED and here[-1] is Stage.DONE and Stage.TALKING in here  # the hub: no 5 s polls
+
+    ask_id = await h.service.submit(AskRequest("alice", ["bob"], QUESTION))
+    elsewhere = [
+        p.stage async for p in _take_all(watch_progress(db, other.progress, ask_id, interval_s=0.02), h, ask_id)
+    ]
+    assert elsewhere[0] is Stage.QUEUED and elsewhere[-1] is Stage.DONE and len(elsewhere) >= 3
+
+
+async def _take_all(watch: AsyncIterator[Progress], h: Harness, ask_id: int) -> AsyncIterator[Progress]:
+    """Start the ask once the watch has begun, then pass its stages on."""
+    run: asyncio.Task[object] | None = None
+    async for progress in watch:
+        if run is None:
+            assert await h.service.claim(ask_id)
+            run = asyncio.create_task(h.service.process(ask_id))
+        yield progress
+    assert run is not None
+    await asyncio.wait_for(run, 10)
