@@ -153,7 +153,10 @@ class ProgressTracker:
             log.warning("ask #%s: could not store its progress (%s): %s", self.ask_id, stage, exc)
 
     async def _store(self, stage: Stage, detail: str) -> None:
-        name = (await self.roster.profile(detail)).display_name if detail else ""
+        name = ""
+        if detail:  # a handle or platform id: stored as the handle
+            profile = await self.roster.profile(detail)
+            detail, name = profile.handle, profile.display_name
         at = datetime.now(UTC)
         async with self.db.session() as session, session.begin():
             await session.execute(

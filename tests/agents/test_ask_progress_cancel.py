@@ -133,10 +133,12 @@ async def test_a_cancel_while_waiting_for_an_approval_ends_the_ask(db: Database,
     h = await build(db, world, settings=settings, approvals=silent)  # type: ignore[arg-type]
     ask_id = await h.service.submit(AskRequest("alice", ["bob"], "When is the launch date?"))
     waiting = asyncio.Event()
-    h.service.progress.listen(ask_id, lambda p: p.stage is Stage.WAITING and waiting.set())
+    waits: list[Progress] = []
+    h.service.progress.listen(ask_id, lambda p: p.stage is Stage.WAITING and (waits.append(p), waiting.set()))
     assert await h.service.claim(ask_id)
     run = asyncio.create_task(h.service.process(ask_id))
     await asyncio.wait_for(waiting.wait(), 20)
+    assert (waits[0].detail, waits[0].text) == ("bob", "Waiting for Bob to approve what their agent would share…")
     assert await h.service.cancel(ask_id, by="alice") is CancelResult.CANCELLED
     assert (await asyncio.wait_for(run, 10)).status == "cancelled"
     async with db.session() as session:
