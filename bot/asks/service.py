@@ -3,6 +3,8 @@
     service = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=ws)
     outcome = await service.ask(AskRequest("alice", ["bob"], "When is the rehearsal?"))   # submit + run here
     ask_id = await service.submit(request)   # or: enqueue, and let an `AskWorker` run it
+    await service.cancel(ask_id, by="alice")  # bot.asks.control; progress: service.progress (bot.asks.progress)
+    view = await service.answer_view(ask_id, viewer="alice")   # the rich answer (bot.asks.answer_view)
 
 Requests are validated first (each problem has one clear text in `bot.messages`). A queued ask is claimed by one
 worker, saved after every turn, resumed by another worker if its own dies, and ends with exactly one final post.
