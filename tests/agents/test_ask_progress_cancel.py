@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 from sqlalchemy import func, select, update
 
+from adapters.local.workspace import HIDDEN_CHANNEL_ID
 from bot.agents.progress import Stage
 from bot.asks import models
 from bot.asks.control import CancelResult
@@ -93,11 +94,11 @@ async def test_cancel_in_process_stops_at_once_and_agents_post_nothing_more(db: 
 async def test_a_queued_ask_is_cancelled_without_running(db: Database, settings: Settings) -> None:
     h = await build(db, two_fact_world(), settings=settings.replace(web_admins="erin"))
     ask_id = await h.service.submit(AskRequest("alice", ["bob"], QUESTION))
-    hidden_before = len(h.world.messages.get("askwith-agents", []))
+    hidden_before = len(h.world.messages.get(HIDDEN_CHANNEL_ID, []))
     assert await h.service.cancel(ask_id, by="erin") is CancelResult.CANCELLED  # an admin may
     ask = await h.service.load(ask_id)
     assert (ask.status, ask.cancelled_by, ask.hidden_thread_id) == ("cancelled", "erin", None)
-    assert h.backend.requests == [] and len(h.world.messages.get("askwith-agents", [])) == hidden_before
+    assert h.backend.requests == [] and len(h.world.messages.get(HIDDEN_CHANNEL_ID, [])) == hidden_before
     assert await h.service.claim_next() is None
 
 
