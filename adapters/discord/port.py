@@ -65,6 +65,7 @@ class DiscordPort(GuildReading, ChatPort):
         self.threads = ThreadDirectory(self.http)
         self._places: dict[str, tuple[str, str | None]] = {}  # Discord channel/thread id -> askwith (channel, thread)
         self._forum_posts: dict[str, list[dict[str, Any]]] = {}  # forum id -> its posts (threads), oldest first
+        self._role_names: dict[str, str] = {}
         self._agents_lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ writing

@@ -41,6 +41,7 @@ class GuildReading:
     _agents_channel_id: str | None
     _places: dict[str, tuple[str, str | None]]
     _forum_posts: dict[str, list[dict[str, Any]]]
+    _role_names: dict[str, str]  # role id -> name, refreshed whenever the server is read (readable role mentions)
 
     # ------------------------------------------------------------------ the server
     async def guild_id(self) -> str:
@@ -55,7 +56,9 @@ class GuildReading:
 
     async def _guild_payload(self) -> dict[str, Any]:
         async with platform_call("read the server"):
-            return dict(await self.http.get_guild(await self.guild_id(), with_counts=False))
+            guild = dict(await self.http.get_guild(await self.guild_id(), with_counts=False))
+        self._role_names = {str(r["id"]): str(r["name"]) for r in guild.get("roles", []) if r["id"] != guild["id"]}
+        return guild
 
     async def _member_payloads(self) -> list[dict[str, Any]]:
         guild_id = await self.guild_id()
@@ -156,7 +159,7 @@ class GuildReading:
                 log.info("forum post %s has no readable first message: %s", post["id"], exc)
                 continue
             if convert.is_memory(first):
-                message = convert.message(first, channel_id=forum_id, thread_id=None)
+                message = convert.message(first, channel_id=forum_id, thread_id=None, roles=self._role_names)
                 # a post is a thread even before anyone replies, so ingestion keeps reading it
                 messages.append(replace(message, reply_count=max(1, int(post.get("message_count") or 0))))
         next_cursor = str(page[-1]["id"]) if page else (cursor or "")
@@ -173,7 +176,9 @@ class GuildReading:
             payloads = await self.http.logs_from(source_id, wanted, after=cursor or 0)
         payloads = sorted(payloads, key=lambda p: int(p["id"]))
         messages = [
-            convert.message(p, channel_id=channel_id, thread_id=thread_id) for p in payloads if convert.is_memory(p)
+            convert.message(p, channel_id=channel_id, thread_id=thread_id, roles=self._role_names)
+            for p in payloads
+            if convert.is_memory(p)
         ]
         next_cursor = str(payloads[-1]["id"]) if payloads else (cursor or "")
         return HistoryPage(messages, next_cursor, len(payloads) == wanted)
@@ -189,7 +194,10 @@ class GuildReading:
         if thread_id == str(message.id):
             thread_id = None  # a forum post's own first message: the post, at the forum's top level
         sender = str(message.author.id)
-        return ChatMessage(str(message.id), channel_id, sender, message.created_at, message.content, thread_id)
+        users = {str(m.id): m.display_name for m in message.mentions}
+        roles = {str(r.id): r.name for r in message.role_mentions}
+        text = convert.readable(message.content, users, roles)
+        return ChatMessage(str(message.id), channel_id, sender, message.created_at, text, thread_id)
 
     async def lookup_member(self, member_id: str) -> Member | None:
         """One member, looked up alone (a live event named someone new); None when not in the server."""
