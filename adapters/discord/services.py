@@ -10,6 +10,7 @@ from typing import Any
 import discord
 
 from adapters.discord import texts
+from adapters.discord.answers import AnswerPosts
 from adapters.discord.gateway_sync import GatewaySync
 from adapters.discord.port import DiscordPort
 from bot.asks.service import AskService
@@ -37,6 +38,7 @@ class DiscordServices:
     def __post_init__(self) -> None:
         self.member_settings = MemberSettingsStore(self.db)
         self.live = GatewaySync(self.port, self.ingest)
+        self.port.answers = AnswerPosts(self.port, self.asks)
 
     def negotiation(self) -> MemberNegotiation:
         """The core's `/negotiate` entry point over this Discord server."""

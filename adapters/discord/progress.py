@@ -1,0 +1,114 @@
+"""Following an ask in its status message: each stage edits the one message (coalesced, rate-limited by
+`StatusMessage`), with a Cancel button until the end; the answer itself then replaces the status (the port turns
+the ask's final post into an edit of this message, see `DiscordPort.post`).
+
+Stages come from the core's in-process hub when the ask runs in this process, and from the ask's row (polled) in
+any case, so an ask run by another worker process is followed too; whichever says it first wins.
+
+    AskProgress.follow(svc, ask_id, status_message, requester=member, first=state)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from adapters.discord import texts
+from adapters.discord.calls import interaction_gone
+from adapters.discord.status import StatusMessage, StatusState
+from adapters.discord.views.ask_controls import cancel_view
+from bot.asks.progress import Progress, poll_progress
+
+
+if TYPE_CHECKING:
+    from adapters.discord.services import DiscordServices
+
+
+log = logging.getLogger(__name__)
+POLL_S = 2.0  # how often the ask's row is read (the hub is immediate when the ask runs here)
+FOLLOW_AT_MOST_S = 3 * 3600.0  # an ask still not finished by then is left alone (its answer still arrives)
+
+
+class AskProgress:
+    _running: set[asyncio.Task[None]] = set()  # strong references: a task nobody holds may be collected
+
+    def __init__(self, svc: DiscordServices, ask_id: int, status: StatusMessage, mention: str) -> None:
+        self.svc = svc
+        self.ask_id = ask_id
+        self.status = status
+        self.mention = mention
+
+    @classmethod
+    def follow(
+        cls, svc: DiscordServices, ask_id: int, message: discord.Message, *, requester: Any, first: StatusState
+    ) -> StatusMessage:
+        """Start following; the status message is registered with the port, which turns it into the answer."""
+        status = StatusMessage(_editor(message))
+        if svc.port.answers is not None:
+            svc.port.answers.expect(ask_id, status, message)
+        progress = cls(svc, ask_id, status, requester.mention)
+        status.show(StatusState(first.content, view=cancel_view(ask_id)))
+        task = asyncio.create_task(progress.run(), name=f"askwith-discord-progress-{ask_id}")
+        cls._running.add(task)
+        task.add_done_callback(cls._running.discard)
+        return status
+
+    async def run(self) -> None:
+        try:
+            async with asyncio.timeout(FOLLOW_AT_MOST_S):
+                async for stage in self._stages():
+                    if stage.final:
+                        return  # the answer (or the cancel / failure note) replaces the status: see the port
+                    self.status.show(
+                        StatusState(texts.status_line(self.mention, stage.text), view=cancel_view(self.ask_id))
+                    )
+        except TimeoutError:
+            log.info("ask #%s: stopped following its progress", self.ask_id)
+        except Exception:  # following is a courtesy: the ask and its answer go on without it
+            log.exception("ask #%s: following its progress failed", self.ask_id)
+
+    async def _stages(self) -> AsyncIterator[Progress]:
+        """The hub's stages and the row's, merged; ends after the first final stage from either."""
+        queue: asyncio.Queue[Progress] = asyncio.Queue()
+
+        async def pump(source: AsyncIterator[Progress]) -> None:
+            async for stage in source:
+                await queue.put(stage)
+
+        sources = [self.svc.asks.progress.subscribe(self.ask_id), poll_progress(self.svc.db, self.ask_id, interval_s=POLL_S)]
+        pumps = [asyncio.create_task(pump(source)) for source in sources]
+        try:
+            while True:
+                stage = await queue.get()
+                yield stage
+                if stage.final:
+                    return
+        finally:
+            for task in pumps:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+
+def _editor(message: discord.Message):  # noqa: ANN202 - Edit
+    """Edits through the interaction while its token lives (an interaction's response), then as a bot message."""
+    channel_message = message.channel.get_partial_message(message.id)  # type: ignore[union-attr]
+    via_interaction = [isinstance(message, discord.InteractionMessage)]
+
+    async def edit(state: StatusState) -> None:
+        if via_interaction[0]:
+            try:
+                await message.edit(**state.kwargs())
+                return
+            except discord.HTTPException as exc:
+                if not interaction_gone(exc):
+                    raise
+                via_interaction[0] = False  # the 15 minutes are over: edit it as the bot's own message
+        await channel_message.edit(**state.kwargs())
+
+    return edit
