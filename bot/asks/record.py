@@ -67,9 +67,23 @@ class AskRecorder:
         if result.rowcount != 1:
             raise ClaimLostError(f"ask #{self.ask_id} was taken over by another worker")
 
-    async def heartbeat(self) -> None:
+    async def heartbeat(self) -> bool:
+        """Renew the claim; True when someone asked to cancel the ask (bot.asks.control)."""
         async with self.db.session() as session, session.begin():
             await self.touch(session)
+            requested = await session.execute(
+                select(models.Ask.cancel_requested_at).where(models.Ask.id == self.ask_id)
+            )
+            return requested.scalar_one() is not None
+
+    async def abort(self) -> None:
+        """Drop the writes still pending (a cancelled ask's agents post nothing more, not even to the hidden
+        thread); what was already saved stays."""
+        tail, self._tail = self._tail, None
+        if tail is not None and not tail.done():
+            tail.cancel()
+        if tail is not None:
+            await asyncio.gather(tail, return_exceptions=True)
 
     # ------------------------------------------------------------------ write-behind
     # Turns are written in order by a chain of tasks, so the next LLM call never waits for the database or the

@@ -11,6 +11,7 @@ worker, saved after every turn, resumed by another worker if its own dies, and e
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import socket
@@ -33,12 +34,17 @@ from bot.agents.grounding import Grounding
 from bot.agents.memory_tools import MemoryAccess
 from bot.agents.multiparty import AskResult, run_ask
 from bot.agents.privacy import SharingGate
+from bot.agents.progress import Stage
 from bot.agents.roster import Roster
 from bot.approvals import ApprovalStore
 from bot.asks import models
+from bot.asks.background import ask_in_thread, background, resolve_follow_up
+from bot.asks.control import CancelResult, cancel_ask
 from bot.asks.delivery import Delivery
+from bot.asks.feedback import record_feedback
+from bot.asks.progress import ProgressHub, ProgressTracker
 from bot.asks.record import AskRecorder
-from bot.errors import AskNotFoundError, AskRejectedError, ClaimLostError, UnknownMemberError
+from bot.errors import AskCancelledError, AskNotFoundError, AskRejectedError, ClaimLostError, UnknownMemberError
 from bot.llm.client import LLMClient
 from bot.port import ChatPort, ThreadRef
 from bot.settings import Settings
@@ -62,6 +68,8 @@ class AskRequest:
     origin_channel_id: str | None = None  # where to answer; None = the requester's DM
     origin_thread_id: str | None = None
     ablations: list[str] = field(default_factory=list)
+    follow_up_of: int | None = None  # an earlier ask this continues (colleagues default to its colleagues)
+    context: str | None = None  # a thread's text, one message a line ("ask about this thread")
 
 
 @dataclass
@@ -99,6 +107,9 @@ class AskService:
         self.transcript_link = transcript_link  # (ask id, requester handle) -> web URL for the final post
         self.approvals = ApprovalStore(db)
         self._parked: dict[int, int] = {}  # ask id -> branches of it waiting on a member right now
+        self.progress = ProgressHub()  # stages of the asks this process runs (bot.asks.progress)
+        self._stops: dict[int, asyncio.Event] = {}  # asks running here -> set to cancel one at once
+        self._trackers: dict[int, ProgressTracker] = {}
 
     # ------------------------------------------------------------------ requests
     async def ask(self, request: AskRequest) -> AskOutcome:
@@ -127,13 +138,15 @@ class AskService:
             return AskOutcome(ask_id, failed, None, ask.failure, ask.final_text or "", None, 0.0)
 
     async def submit(self, request: AskRequest) -> int:
+        request = await resolve_follow_up(self.db, self.roster, self.settings, self.workspace_id, request)
         requester, colleagues, ablations = await self.validate(request)
         row = models.Ask(
             workspace_id=self.workspace_id, status=models.AskStatus.QUEUED.value, requester=requester,
             colleagues=colleagues, question=request.question.strip(), origin_channel_id=request.origin_channel_id,
             origin_thread_id=request.origin_thread_id, ablations=ablations.names(), attempts=0,
             final_post=models.FinalPost.NONE.value, notices_posted=False, llm_calls=0, prompt_tokens=0,
-            completion_tokens=0, wall_s=0.0, created_at=datetime.now(UTC),
+            completion_tokens=0, wall_s=0.0, created_at=datetime.now(UTC), stage=Stage.QUEUED.value,
+            stage_at=datetime.now(UTC), follow_up_of=request.follow_up_of, context=request.context,
         )  # fmt: skip
         async with self.db.session() as session, session.begin():
             session.add(row)
@@ -235,14 +248,25 @@ class AskService:
     async def process(self, ask_id: int) -> AskOutcome:
         """Run (or resume) a claimed ask to its one final post."""
         ask = await self.load(ask_id)
-        thread = await self._hidden_thread(ask)
+        cancelled_early = ask.cancel_requested_at is not None and ask.final_text is None
+        thread = ThreadRef("", "") if cancelled_early else await self._hidden_thread(ask)  # nothing to show there
         recorder = AskRecorder(self.db, self.port, self.roster, ask_id=ask_id, worker_id=self.worker_id, thread=thread)
-        return await self._with_heartbeat(recorder, self._process(ask, recorder))
+        tracker = ProgressTracker(self.db, self.progress, self.roster, ask_id=ask_id, worker_id=self.worker_id)
+        self._trackers[ask_id] = tracker
+        try:
+            try:
+                return await self._with_heartbeat(recorder, self._process(ask, recorder))
+            except AskCancelledError:
+                return await self._end_cancelled(ask_id, recorder, tracker)
+        finally:
+            self._trackers.pop(ask_id, None)
 
     async def _process(self, ask: models.Ask, recorder: AskRecorder) -> AskOutcome:
         started = time.perf_counter()
         result = None
         requester = await self.roster.profile(ask.requester)
+        if ask.cancel_requested_at is not None and ask.final_text is None:
+            raise AskCancelledError(f"ask #{ask.id} was cancelled before it ran")
         if ask.final_text is None:
             if ask.attempts > MAX_ATTEMPTS:
                 result, answer, failure = None, None, messages.failure_internal()
@@ -260,11 +284,14 @@ class AskService:
         await delivery.notices(ask, requester.display_name, platform_ids)
         status = await self._status(ask)
         await delivery.final_post(ask, requester.platform_id, status=status.value)
+        await self._tracker(ask.id).finish(Stage(status.value))
         return AskOutcome(
             ask.id, status.value, ask.answer, ask.failure, ask.final_text or "", result, time.perf_counter() - started
         )
 
     async def _converse(self, ask: models.Ask, recorder: AskRecorder) -> AskResult:
+        tracker = self._tracker(ask.id)
+        tracker(Stage.PLANNING)
         ctx = AskContext(
             ask_id=ask.id,
             question=ask.question,
@@ -288,11 +315,14 @@ class AskService:
             budget=RecursionBudget(self.settings.recursion_llm_budget),
             participants=frozenset([ask.requester, *ask.colleagues]),
             grounding=await self._grounding(ask),
+            progress=tracker,
         )
         saved = await recorder.load_saved()
         return await run_ask(ctx, list(ask.colleagues), saved=saved)
 
     async def _status(self, ask: models.Ask) -> models.AskStatus:
+        if ask.cancel_requested_at is not None and ask.answer is None and ask.failure is None:
+            return models.AskStatus.CANCELLED
         if ask.failure:
             return models.AskStatus.FAILED
         async with self.db.session() as session:
@@ -303,9 +333,11 @@ class AskService:
 
     async def _grounding(self, ask: models.Ask) -> Grounding:
         names = {h: (await self.roster.profile(h)).display_name for h in [ask.requester, *ask.colleagues]}
+        budget = self.settings.evidence_budget // 4  # the background's share of what a prompt may show
+        earlier, thread, cut = await background(self.db, ask, budget_tokens=budget)
         return Grounding.at(
             self.settings.timezone, requester=ask.requester, colleagues=tuple(ask.colleagues),
-            origin=await self._origin(ask), names=names,
+            origin=await self._origin(ask), names=names, earlier=earlier, thread=thread, thread_cut=cut,
         )  # fmt: skip
 
     async def _origin(self, ask: models.Ask) -> str:
@@ -331,6 +363,7 @@ class AskService:
         self._parked[ask_id] = self._parked.get(ask_id, 0) + 1
         if first:
             await self._set_status(ask_id, models.AskStatus.WAITING)
+            self._tracker(ask_id)(Stage.WAITING)
             if slot is not None:
                 slot.release()
         try:
@@ -376,16 +409,26 @@ class AskService:
 
     async def _with_heartbeat(self, recorder: AskRecorder, work: Awaitable[T]) -> T:
         """Run `work` while renewing the claim; cancel it (ClaimLostError) if another worker took over."""
+        """Also stops `work` (AskCancelledError) when the ask is cancelled: at once when `cancel` is called in this
+        process, at the next heartbeat when another process recorded the cancel."""
         task = asyncio.ensure_future(work)
         lost: list[ClaimLostError] = []
+        cancelled: list[bool] = []
+        stop = self._stops.setdefault(recorder.ask_id, asyncio.Event())
 
         async def beat() -> None:
             while not task.done():
-                await asyncio.sleep(self.settings.worker_heartbeat_seconds)
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.settings.worker_heartbeat_seconds):
+                        await stop.wait()
                 try:
-                    await recorder.heartbeat()
+                    requested = await recorder.heartbeat()
                 except ClaimLostError as exc:
                     lost.append(exc)
+                    task.cancel()
+                    return
+                if requested or stop.is_set():
+                    cancelled.append(True)
                     task.cancel()
                     return
 
@@ -395,9 +438,12 @@ class AskService:
         except asyncio.CancelledError:
             if lost:
                 raise lost[0] from None
+            if cancelled:
+                raise AskCancelledError(f"ask #{recorder.ask_id} was cancelled") from None
             raise
         finally:
             beater.cancel()
+            self._stops.pop(recorder.ask_id, None)
 
     def _link(self, ask: models.Ask) -> str | None:
         return self.transcript_link(ask.id, ask.requester) if self.transcript_link else None
@@ -423,6 +469,54 @@ class AskService:
         await Delivery(self.db, self.port, recorder).final_post(
             ask, requester.platform_id, status=models.AskStatus.FAILED.value
         )
+        await self._tracker(ask_id).finish(Stage.FAILED)
+
+    # ------------------------------------------------------------------ cancel, follow-ups, feedback
+    async def cancel(self, ask_id: int, *, by: str) -> CancelResult:
+        """Stop an ask (requester or admin only: AskNotAllowedError otherwise). See `bot.asks.control`."""
+        return await cancel_ask(self, ask_id, by=by)
+
+    async def ask_in_thread(self, channel_id: str, thread_id: str) -> int | None:
+        """The latest ask asked in this thread (or whose answer started it): what a reply there follows up."""
+        return await ask_in_thread(self.db, self.workspace_id, channel_id, thread_id)
+
+    async def record_feedback(self, ask_id: int, member: str, vote: int) -> int:
+        """+1 / -1 on an ask's answer, one vote per member (voting again changes it); returns the vote stored."""
+        return await record_feedback(self.db, self.settings, self.roster, self.workspace_id, ask_id, member, vote)
+
+    def stop_here(self, ask_id: int) -> bool:
+        """Cancel an ask this process is running, at once; False when it does not run here."""
+        stop = self._stops.get(ask_id)
+        if stop is None:
+            return False
+        stop.set()
+        return True
+
+    def _tracker(self, ask_id: int) -> ProgressTracker:
+        tracker = self._trackers.get(ask_id)
+        if tracker is None:  # a path outside `process` (fail): a tracker of its own
+            tracker = ProgressTracker(self.db, self.progress, self.roster, ask_id=ask_id, worker_id=self.worker_id)
+        return tracker
+
+    async def _end_cancelled(self, ask_id: int, recorder: AskRecorder, tracker: ProgressTracker) -> AskOutcome:
+        """A cancelled ask: drop its pending writes, compose and post its one final text, mark it cancelled."""
+        started = time.perf_counter()
+        tracker.stop()
+        await recorder.abort()
+        ask = await self.load(ask_id)
+        if ask.final_text is None:
+            by = (await self.roster.profile(ask.cancelled_by or ask.requester)).display_name
+            text = messages.final_cancelled(ask_id, by, link=self._link(ask))
+            await recorder.save_outcome(None, answer=None, failure=None, final_text=text, wall_s=0.0)
+            ask = await self.load(ask_id)
+        requester = await self.roster.profile(ask.requester)
+        delivery = Delivery(self.db, self.port, recorder)
+        platform_ids = {h: (await self.roster.profile(h)).platform_id for h in await self._members_in(ask)}
+        await delivery.notices(ask, requester.display_name, platform_ids)  # what was shared before the cancel
+        await delivery.final_post(ask, requester.platform_id, status=models.AskStatus.CANCELLED.value)
+        await tracker.finish(Stage.CANCELLED)
+        cancelled = models.AskStatus.CANCELLED.value
+        return AskOutcome(ask_id, cancelled, None, None, ask.final_text or "", None, time.perf_counter() - started)
 
 
 def _final_text(ask_id: int, result: AskResult | None, failure: str | None, link: str | None = None) -> str:
