@@ -23,6 +23,7 @@ from adapters.discord.port import NO_MENTIONS
 from adapters.discord.progress import AskProgress
 from adapters.discord.services import DiscordServices
 from adapters.discord.status import StatusState
+from bot.asks.background import resolve_follow_up
 from bot.asks.service import AskRequest
 from bot.errors import AskRejectedError
 
@@ -82,9 +83,11 @@ async def ask_in_chat(svc: DiscordServices, ask: ChatAsk, where: Where) -> int |
         question=ask.question,
         origin_channel_id=origin[0] if origin else None,
         origin_thread_id=origin[1] if origin else None,
-        **_extras(ask),
+        follow_up_of=ask.follow_up_of,
+        context=ask.context or None,
     )
     try:
+        request = await resolve_follow_up(svc.db, svc.asks.roster, svc.asks.settings, svc.asks.workspace_id, request)
         await svc.asks.validate(request)
     except AskRejectedError as exc:
         await where.say(str(exc))
@@ -103,16 +106,6 @@ async def ask_in_chat(svc: DiscordServices, ask: ChatAsk, where: Where) -> int |
     ask_id = await svc.asks.submit(request)
     AskProgress.follow(svc, ask_id, status, requester=ask.requester, first=first)
     return ask_id
-
-
-def _extras(ask: ChatAsk) -> dict[str, Any]:
-    """Follow-up and context, for a core that takes them."""
-    extras: dict[str, Any] = {}
-    if ask.follow_up_of is not None:
-        extras["follow_up_of"] = ask.follow_up_of
-    if ask.context:
-        extras["context"] = ask.context
-    return extras
 
 
 async def _origin(svc: DiscordServices, channel: Any) -> tuple[str, str | None] | None:
@@ -142,7 +135,7 @@ def role_members(guild: discord.Guild | None, role_ids: tuple[str, ...], request
 
 
 class ConfirmGroup(discord.ui.View):
-    """"@design would ask 12 people's agents. Ask them all?" Only the asker may answer; nothing happens otherwise."""
+    """ "@design would ask 12 people's agents. Ask them all?" Only the asker may answer; nothing happens otherwise."""
 
     def __init__(self, requester_id: int, go: Callable[[discord.Interaction], Awaitable[None]]) -> None:
         super().__init__(timeout=300)

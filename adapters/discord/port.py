@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 
 from adapters.discord import texts
-from adapters.discord.answers import AnswerPosts
 from adapters.discord.calls import interaction_gone, platform_call, refused
 from adapters.discord.reader import AGENTS_CHANNEL_NAME, GuildReading
 from adapters.discord.replies import InteractionReplies
@@ -35,6 +34,9 @@ from bot.port import (
 )
 from bot.settings import Settings
 
+
+if TYPE_CHECKING:
+    from adapters.discord.answers import AnswerPosts
 
 log = logging.getLogger(__name__)
 

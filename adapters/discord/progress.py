@@ -80,7 +80,10 @@ class AskProgress:
             async for stage in source:
                 await queue.put(stage)
 
-        sources = [self.svc.asks.progress.subscribe(self.ask_id), poll_progress(self.svc.db, self.ask_id, interval_s=POLL_S)]
+        sources = [
+            self.svc.asks.progress.subscribe(self.ask_id),
+            poll_progress(self.svc.db, self.ask_id, interval_s=POLL_S),
+        ]
         pumps = [asyncio.create_task(pump(source)) for source in sources]
         try:
             while True:

@@ -73,9 +73,7 @@ def cancel_not_yours() -> str:
 
 
 def group_confirm(count: int, groups: Sequence[str]) -> str:
-    return (
-        f"{', '.join('@' + g for g in groups)} would ask {count} people's agents. Ask them all?"
-    )
+    return f"{', '.join('@' + g for g in groups)} would ask {count} people's agents. Ask them all?"
 
 
 def group_empty(group: str) -> str:

@@ -337,6 +337,16 @@ class FakeDiscordApi:
             reference=self.references.get(message.id),
         )
 
+    def shown(self, message_id: str) -> str:
+        """Everything a message shows as text: its content, then each embed's title, description, fields, footer."""
+        found = self.find_message(message_id)
+        parts = [found.text if found else str(self.ephemeral.get(message_id, {}).get("content") or "")]
+        for embed in self.embeds.get(message_id, []):
+            parts += [embed.get("title") or "", embed.get("description") or ""]
+            parts += [f"{f['name']}\n{f['value']}" for f in embed.get("fields") or []]
+            parts.append((embed.get("footer") or {}).get("text") or "")
+        return "\n".join(p for p in parts if p)
+
     def messages_in(self, channel_or_thread_id: str) -> list[ChatMessage]:
         """What a channel, DM or thread shows, oldest first."""
         if (thread := self.public_threads().get(channel_or_thread_id)) is not None:

@@ -74,14 +74,17 @@ class FakeGateway:
         payload["member"] = {**member_json(user, []), "permissions": str(EVERYONE_DEFAULT)}
         return self._dispatch(payload)
 
-    def click(self, custom_id: str, user: Member, prompt: ChatMessage) -> str:
-        """Someone clicks a button of a message the bot sent them in a DM; returns the interaction token."""
+    def click(
+        self, custom_id: str, user: Member, prompt: ChatMessage, *, as_seen: dict[str, Any] | None = None
+    ) -> str:
+        """Someone clicks a button of a message the bot sent them in a DM; returns the interaction token.
+        `as_seen`: the message as a stale client still shows it (buttons since removed), e.g. on a second device."""
         dm = self.api.world.channels[prompt.channel_id]
         channel = {"id": dm.id, "type": 1, "recipients": [user_json(user)]}
         data = {"custom_id": custom_id, "component_type": 2}
         payload = self._base(3, data, channel=channel)
         payload["user"] = user_json(user)
-        payload["message"] = self.api.message_out(prompt)
+        payload["message"] = as_seen or self.api.message_out(prompt)
         return self._dispatch(payload)
 
     def context_menu(self, name: str, user: Member, target: ChatMessage) -> str:

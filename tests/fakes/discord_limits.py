@@ -61,8 +61,9 @@ def check_message(body: dict[str, Any]) -> None:
 
 
 def keep_parts(api: _KeepsParts, message_id: str, body: dict[str, Any]) -> None:
-    """A post's or edit's embeds and components, as Discord keeps them (an edit replaces only what it names)."""
-    if "components" in body:
+    """A post's or edit's embeds and components, as Discord keeps them (an edit replaces only what it names; an
+    empty list on a message that never had any changes nothing)."""
+    if body.get("components") or ("components" in body and message_id in api.components):
         api.components[message_id] = body["components"] or []
-    if "embeds" in body:
+    if body.get("embeds") or ("embeds" in body and message_id in api.embeds):
         api.embeds[message_id] = body["embeds"] or []

@@ -366,7 +366,7 @@ def add_thread_member(api: FakeDiscordApi, call: ApiCall, thread_id: str, user_i
 
 def sync_commands(api: FakeDiscordApi, call: ApiCall, *ids: str) -> web.Response:
     synced = [
-        {**command, "id": new_id(), "application_id": api.application_id, "version": "1"}
+        {"description": "", **command, "id": new_id(), "application_id": api.application_id, "version": "1"}
         for command in call.body or []
     ]
     return _ok(synced)

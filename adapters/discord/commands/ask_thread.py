@@ -34,7 +34,9 @@ class AskThreadForm(discord.ui.Modal, title=texts.MODAL_TITLE):
     colleagues: discord.ui.Label[Any] = discord.ui.Label(
         text=texts.MODAL_COLLEAGUES,
         description=texts.MODAL_COLLEAGUES_HINT,
-        component=discord.ui.UserSelect(custom_id="askwith:thread:colleagues", min_values=1, max_values=MAX_COLLEAGUES),
+        component=discord.ui.UserSelect(
+            custom_id="askwith:thread:colleagues", min_values=1, max_values=MAX_COLLEAGUES
+        ),
     )
     question: discord.ui.Label[Any] = discord.ui.Label(
         text=texts.MODAL_QUESTION,

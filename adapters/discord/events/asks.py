@@ -15,7 +15,7 @@ import discord
 
 from adapters.discord import texts
 from adapters.discord.chat_asks import GROUP_CONFIRM_OVER, ChatAsk, ConfirmGroup, ReplyTo, ask_in_chat, role_members
-from adapters.discord.command_text import ParsedAsk, parse_ask
+from adapters.discord.command_text import parse_ask
 from adapters.discord.port import NO_MENTIONS
 from adapters.discord.services import DiscordServices
 
@@ -27,13 +27,17 @@ MENTION = re.compile(r"<@(!|&)?(\d+)>")
 async def handle(client: discord.Client, message: discord.Message) -> None:
     """Ask, if this message is one; anything else is left alone (memory has already taken it)."""
     me = client.user
-    if me is None or message.author.bot or message.type not in (discord.MessageType.default, discord.MessageType.reply):
+    if (
+        me is None
+        or message.author.bot
+        or message.type not in (discord.MessageType.default, discord.MessageType.reply)
+    ):
         return
     svc: DiscordServices | None = client.services_for(message.guild.id if message.guild else None)  # type: ignore[attr-defined]
     if svc is None:
         return
     mentioned = message.guild is None or any(user.id == me.id for user in message.mentions)
-    previous = await _continues(svc, client, message) if message.guild is not None else None
+    previous = await _continues(svc, client, message)
     if not mentioned and previous is None:
         return
     parsed = parse_ask(message.content, bot_id=str(me.id))
@@ -63,28 +67,36 @@ async def handle(client: discord.Client, message: discord.Message) -> None:
 
 
 async def _continues(svc: DiscordServices, client: discord.Client, message: discord.Message) -> int | None:
-    """The ask this message follows up: the latest ask asked in this place, when the message replies to the bot or
-    is said in a thread where that ask was asked."""
-    place = await svc.port.place(str(message.channel.id))
+    """The ask this message follows up: the one whose answer it replies to, or, for a mention in a thread, the
+    latest ask asked in that thread."""
+    replied = _replied_bot_message(client, message)
+    in_thread = isinstance(message.channel, discord.Thread)
+    mentioned = any(user.id == client.user.id for user in message.mentions)  # type: ignore[union-attr]
+    if replied is None and not (in_thread and mentioned):
+        return None
+    if message.guild is None:
+        place: tuple[str, str | None] | None = (str(message.channel.id), None)
+    else:
+        place = await svc.port.place(str(message.channel.id))
     if place is None:
         return None
     channel_id, thread_id = place
-    replying = message.reference is not None and _replies_to_bot(client, message)
-    in_thread = isinstance(message.channel, discord.Thread)
-    mentioned = any(user.id == client.user.id for user in message.mentions)  # type: ignore[union-attr]
-    if not (replying or (in_thread and mentioned)):
-        return None
-    finder = getattr(svc.asks, "ask_in_thread", None)
-    if finder is None:
-        return None
-    return await finder(channel_id, thread_id)
+    if replied is not None and (found := await svc.asks.ask_in_thread(channel_id, replied)) is not None:
+        return found
+    if in_thread and mentioned:
+        return await svc.asks.ask_in_thread(channel_id, thread_id)  # type: ignore[arg-type]
+    return None
 
 
-def _replies_to_bot(client: discord.Client, message: discord.Message) -> bool:
-    resolved = message.reference.resolved if message.reference else None
-    if isinstance(resolved, discord.Message):
-        return resolved.author.id == client.user.id  # type: ignore[union-attr]
-    return False
+def _replied_bot_message(client: discord.Client, message: discord.Message) -> str | None:
+    """The id of the bot's message this one replies to (None when it replies to nothing, or to someone else)."""
+    reference = message.reference
+    if reference is None or reference.message_id is None:
+        return None
+    resolved = reference.resolved
+    if isinstance(resolved, discord.Message) and resolved.author.id != client.user.id:  # type: ignore[union-attr]
+        return None
+    return str(reference.message_id)
 
 
 def _names_only(text: str, message: discord.Message) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 import discord
 
 from adapters.discord import texts
-from adapters.discord.services import services_of
+from bot.asks.control import CancelResult
 from bot.errors import AskError
 
 
@@ -31,17 +31,22 @@ class CancelButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"as
         return cls(int(match["ask_id"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        svc = services_of(interaction)
+        # Answered at once (Discord wants 3 s; stopping an ask here waits for its final post, which replaces the
+        # status message and its button); a refusal goes to the clicker alone.
+        await interaction.response.defer()
+        svc = _services(interaction)
         try:
-            await svc.asks.cancel(self.ask_id, by=str(interaction.user.id))
-        except AskError as exc:  # not theirs, or already finished: only the clicker reads why
-            await interaction.response.send_message(str(exc), ephemeral=True)
+            result = await svc.asks.cancel(self.ask_id, by=str(interaction.user.id))
+        except AskError as exc:  # not theirs (the core says who may)
+            await interaction.followup.send(str(exc), ephemeral=True)
             return
-        # the status message says so at once; the ask's final post (its cancellation) replaces it shortly
-        await interaction.response.edit_message(content=texts.cancelling(), view=None)
+        if result is CancelResult.FINISHED:
+            await interaction.followup.send(texts.cancel_too_late(), ephemeral=True)
 
 
-class VoteButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"askwith:vote:(?P<vote>up|down):(?P<ask_id>\d+)"):
+class VoteButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"askwith:vote:(?P<vote>up|down):(?P<ask_id>\d+)"
+):
     def __init__(self, vote: str, ask_id: int) -> None:
         label = texts.THUMBS_UP if vote == "up" else texts.THUMBS_DOWN
         button = discord.ui.Button(
@@ -58,13 +63,21 @@ class VoteButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"askw
         return cls(match["vote"], int(match["ask_id"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        svc = services_of(interaction)
+        svc = _services(interaction)
         try:
-            stored = await svc.asks.record_feedback(self.ask_id, str(interaction.user.id), 1 if self.vote == "up" else -1)
+            vote = 1 if self.vote == "up" else -1
+            stored = await svc.asks.record_feedback(self.ask_id, str(interaction.user.id), vote)
         except AskError as exc:
             await interaction.response.send_message(str(exc), ephemeral=True)
             return
         await interaction.response.send_message(texts.feedback_recorded(stored), ephemeral=True)
+
+
+def _services(interaction: discord.Interaction) -> Any:
+    """The server's services (imported lazily: the services build the answers, which hold these buttons)."""
+    from adapters.discord.services import services_of
+
+    return services_of(interaction)
 
 
 def cancel_view(ask_id: int) -> discord.ui.View:
