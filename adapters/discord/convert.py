@@ -38,8 +38,20 @@ def private_thread(payload: Mapping[str, Any], *, parent_name: str, readers: tup
     return Channel(id=str(payload["id"]), name=name, kind=ChannelKind.PRIVATE, member_ids=readers)
 
 
-def is_memory(payload: Mapping[str, Any]) -> bool:
-    return int(payload.get("type", 0)) in MEMORY_MESSAGE_TYPES and bool(payload.get("content"))
+def is_memory(payload: Mapping[str, Any], *, bot_id: str = "") -> bool:
+    """Somebody talking, not a system notice, and not an ask addressed to askwith (see `addresses_bot`)."""
+    if int(payload.get("type", 0)) not in MEMORY_MESSAGE_TYPES or not payload.get("content"):
+        return False
+    return not (bot_id and addresses_bot(payload, bot_id))
+
+
+def addresses_bot(payload: Mapping[str, Any], bot_id: str) -> bool:
+    """A message that mentions the bot or replies to it is an ask (or a follow-up), not something anybody's agent
+    should later find as knowledge: the question would answer itself."""
+    if any(str(user["id"]) == bot_id for user in payload.get("mentions") or []):
+        return True
+    replied = payload.get("referenced_message") or {}
+    return str((replied.get("author") or {}).get("id", "")) == bot_id
 
 
 def message(

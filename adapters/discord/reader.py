@@ -129,6 +129,13 @@ class GuildReading:
                 scopes.append(convert.private_thread(thread, parent_name=str(parent.get("name")), readers=readers))
         return scopes
 
+    def _addresses_bot(self, message: discord.Message) -> bool:
+        me = self._bot_id()
+        if any(str(user.id) == me for user in message.mentions):
+            return True
+        replied = message.reference.resolved if message.reference else None
+        return isinstance(replied, discord.Message) and str(replied.author.id) == me
+
     def _bot_id(self) -> str:
         return str(self.client.user.id) if self.client.user else ""
 
@@ -158,7 +165,7 @@ class GuildReading:
             except ChatPlatformError as exc:
                 log.info("forum post %s has no readable first message: %s", post["id"], exc)
                 continue
-            if convert.is_memory(first):
+            if convert.is_memory(first, bot_id=self._bot_id()):
                 message = convert.message(first, channel_id=forum_id, thread_id=None, roles=self._role_names)
                 # a post is a thread even before anyone replies, so ingestion keeps reading it
                 messages.append(replace(message, reply_count=max(1, int(post.get("message_count") or 0))))
@@ -178,7 +185,7 @@ class GuildReading:
         messages = [
             convert.message(p, channel_id=channel_id, thread_id=thread_id, roles=self._role_names)
             for p in payloads
-            if convert.is_memory(p)
+            if convert.is_memory(p, bot_id=self._bot_id())
         ]
         next_cursor = str(payloads[-1]["id"]) if payloads else (cursor or "")
         return HistoryPage(messages, next_cursor, len(payloads) == wanted)
@@ -188,6 +195,8 @@ class GuildReading:
         guild_id = message.guild.id if message.guild else getattr(message.channel, "guild_id", None)
         if guild_id is None or message.author.bot or message.type not in _MEMORY_TYPES or not message.content:
             return None
+        if self._addresses_bot(message):
+            return None  # an ask to askwith, not knowledge (see `convert.addresses_bot`)
         if (place := await self.place(str(message.channel.id))) is None:
             return None
         channel_id, thread_id = place

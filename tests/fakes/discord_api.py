@@ -324,7 +324,7 @@ class FakeDiscordApi:
         channel = self.world.channels[message.channel_id]
         guild_id = None if channel.kind in (ChannelKind.DM, ChannelKind.GROUP_DM) else self.guild_id
         thread = self.public_threads().get(message.id)
-        return message_json(
+        payload = message_json(
             message,
             self.world.members[message.sender_id],
             channel_id=channel_id or message.thread_id or message.channel_id,
@@ -336,6 +336,13 @@ class FakeDiscordApi:
             mention_roles=[r for r in mentioned_role_ids(message.text) if r in self.extras.roles],
             reference=self.references.get(message.id),
         )
+        replied = self.find_message(self.references.get(message.id, ""))
+        if replied is not None:  # Discord includes the message replied to (one level deep)
+            author = self.world.members[replied.sender_id]
+            payload["referenced_message"] = message_json(
+                replied, author, channel_id=replied.thread_id or replied.channel_id, guild_id=guild_id
+            )
+        return payload
 
     def shown(self, message_id: str) -> str:
         """Everything a message shows as text: its content, then each embed's title, description, fields, footer."""

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,7 @@ class ApiCall:
     path: str  # without the /api/v10 prefix
     query: dict[str, str]
     body: Any
+    at: float = field(default_factory=time.monotonic)  # when it arrived (for pacing assertions)
 
 
 @dataclass

@@ -1,0 +1,67 @@
+"""Asking where you are, through the real discord.py client against the fake Discord: a mention in a channel, a
+mention in a thread, a DM, and a follow-up in the thread. Each checks where the status message and the answer land
+(and so who can see them), the answer's embed and buttons, and the status message's edits: how many, how far apart,
+and the final state (the answer, no Cancel button)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.asks import models
+from tests.fakes.asks import QUESTION
+from tests.integration.discord.chat_helpers import answered, bot_posts, edit_gaps
+from tests.integration.discord.conftest import DiscordHarness, People
+from tests.integration.discord.test_discord_ask_with import opt_in
+
+
+REPLY = 19
+MIN_GAP_S = 0.9  # the status message is edited at most about once a second
+
+
+async def ready(bot: DiscordHarness, people: People) -> None:
+    bot.gateway.connect()  # GUILD_CREATE: discord.py knows the server, its channels, threads and members
+    await opt_in(bot, people.alice, people.bob)
+    await bot.runtime.ingest.run()
+
+
+def channel(bot: DiscordHarness, name: str) -> str:
+    return next(c.id for c in bot.world.channels.values() if c.name == name)
+
+
+async def load_ask(bot: DiscordHarness, ask_id: int, *, timeout: float = 10.0) -> models.Ask:
+    """The ask once its final post is recorded (the post is on Discord a moment before the row says so)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while (ask := await bot.runtime.services.asks.load(ask_id)).final_post != models.FinalPost.POSTED.value:
+        assert loop.time() < deadline, f"ask #{ask_id} not finished: {ask.status}"
+        await asyncio.sleep(0.05)
+    return ask
+
+
+async def test_a_mention_in_a_channel_is_answered_there_in_one_status_message(
+    discord_bot: DiscordHarness, people: People
+) -> None:
+    await ready(discord_bot, people)
+    general = channel(discord_bot, "general")
+    bot_id = discord_bot.world.bot_id
+
+    question = discord_bot.gateway.message(general, people.alice, f"<@{bot_id}> ask <@{people.id('bob')}>, {QUESTION}")
+
+    status = await answered(discord_bot, general)
+    # where: a reply to the question, in #general (everyone who saw the question sees it); nothing by DM
+    assert discord_bot.api.references[status.message.id] == question.id
+    assert [m.id for m in bot_posts(discord_bot, general)] == [status.message.id], "one message: status, then answer"
+    assert not discord_bot.world.messages.get(discord_bot.api.dm_with(people.id("alice")).id)
+    # the answer: the embed (both facts, each source), the asker named, the transcript reference, 👍/👎, no Cancel
+    assert "Bluebird" in status.shown and "14 March" in status.shown
+    assert status.embeds[0]["title"] == "Answer" and status.embeds[0]["footer"]["text"].startswith("ask #")
+    assert status.message.text.startswith(f"<@{people.id('alice')}>")
+    assert [b["label"] for b in status.buttons] == ["\U0001f44d", "\U0001f44e"]
+    # the status edits: the first adds Cancel, the last is the answer; never faster than about one a second
+    first, last = status.edits[0].body, status.edits[-1].body
+    assert [b["label"] for row in first["components"] for b in row["components"]] == ["Cancel"]
+    assert last["embeds"] and "Cancel" not in str(last["components"])
+    assert 2 <= len(status.edits) <= 8
+    assert all(gap >= MIN_GAP_S for gap in edit_gaps(status.edits))
+    ask = await load_ask(discord_bot, 1)
+    assert (ask.origin_channel_id, ask.origin_thread_id, ask.final_message_id) == (general, None, status.message.id)
