@@ -49,12 +49,17 @@ def parse_ask(text: str, *, bot_id: str | None = None) -> ParsedAsk:
             _add(roles, role)
         elif (ref := _user(word) or _plain(word)) is not None:
             _add(colleagues, ref)
-        elif word.lower() in ("and", "&"):
+        elif word.lower() in ("and", "&") and (colleagues or roles) and len(words) > 1 and _mention(words[1]):
             pass  # "@bob and @carol when …"
         else:
             break
         words.pop(0)
     return ParsedAsk(tuple(colleagues), " ".join(words).strip(), tuple(roles))
+
+
+def _mention(word: str) -> bool:
+    word = word.rstrip(TRAILING)
+    return bool(_user(word) or _role(word) or _plain(word))
 
 
 def _add(found: list[str], ref: str) -> None:

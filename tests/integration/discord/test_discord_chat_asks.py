@@ -9,6 +9,7 @@ import asyncio
 
 from bot.asks import models
 from tests.fakes.asks import QUESTION
+from tests.fakes.discord_shapes import new_id
 from tests.integration.discord.chat_helpers import answered, bot_posts, edit_gaps
 from tests.integration.discord.conftest import DiscordHarness, People
 from tests.integration.discord.test_discord_ask_with import opt_in
@@ -65,3 +66,78 @@ async def test_a_mention_in_a_channel_is_answered_there_in_one_status_message(
     assert all(gap >= MIN_GAP_S for gap in edit_gaps(status.edits))
     ask = await load_ask(discord_bot, 1)
     assert (ask.origin_channel_id, ask.origin_thread_id, ask.final_message_id) == (general, None, status.message.id)
+
+
+def start_thread(bot: DiscordHarness, people: People, parent: str) -> str:
+    """Bob starts a public thread in `parent` (its id is its starter message's) and says something in it."""
+    starter = bot.world.add_message(parent, people.id("bob"), "Launch planning", message_id=new_id())
+    bot.world.add_message(
+        parent, people.id("bob"), "Let's settle the launch here.", thread_id=starter.id, message_id=new_id()
+    )
+    return starter.id
+
+
+async def test_a_mention_in_a_thread_is_answered_in_the_thread_and_a_follow_up_keeps_the_colleagues(
+    discord_bot: DiscordHarness, people: People
+) -> None:
+    general = channel(discord_bot, "general")
+    thread = start_thread(discord_bot, people, general)
+    await ready(discord_bot, people)
+    bot_id = discord_bot.world.bot_id
+
+    asked = discord_bot.gateway.message(
+        general, people.alice, f"<@{bot_id}> ask <@{people.id('bob')}> {QUESTION}", thread_id=thread
+    )
+    status = await answered(discord_bot, thread)
+    assert status.message.thread_id == thread and discord_bot.api.references[status.message.id] == asked.id
+    assert not [m for m in bot_posts(discord_bot, general)], "nothing in the channel itself"
+    assert "Bluebird" in status.shown and status.edits[-1].body["embeds"]
+    first = await load_ask(discord_bot, 1)
+    assert (first.origin_channel_id, first.origin_thread_id) == (general, thread)
+
+    # a follow-up: a mention in the same thread, naming nobody: the same ask's colleagues, linked to it
+    discord_bot.gateway.message(
+        general, people.alice, f"<@{bot_id}> and who told you the code name?", thread_id=thread
+    )
+    second = await discord_bot.api.wait_for(
+        lambda: [m for m in bot_posts(discord_bot, thread) if m.id != status.message.id and "show 2" in m.text]
+    )
+    follow_up = await load_ask(discord_bot, 2)
+    assert (follow_up.follow_up_of, follow_up.colleagues) == (1, ["bob"])
+    assert follow_up.question == "and who told you the code name?"
+    assert second[0].thread_id == thread and discord_bot.api.embeds[second[0].id]
+
+
+async def test_a_dm_to_the_bot_is_answered_in_the_dm(discord_bot: DiscordHarness, people: People) -> None:
+    await ready(discord_bot, people)
+    general = channel(discord_bot, "general")
+
+    discord_bot.gateway.dm(people.alice, f"ask <@{people.id('bob')}> {QUESTION}")
+
+    dm = discord_bot.api.dm_with(people.id("alice")).id
+    status = await answered(discord_bot, dm)
+    assert "Bluebird" in status.shown and "14 March" in status.shown
+    assert [m.id for m in bot_posts(discord_bot, dm)] == [status.message.id]
+    assert not bot_posts(discord_bot, general)
+    ask = await load_ask(discord_bot, 1)
+    assert ask.origin_channel_id is None and ask.final_channel_id == dm
+
+
+async def test_where_the_bot_may_not_post_the_status_and_answer_go_by_dm(
+    discord_bot: DiscordHarness, people: People
+) -> None:
+    await ready(discord_bot, people)
+    general = channel(discord_bot, "general")
+    discord_bot.api.refuse_posts(general)  # 403/50013 Missing Permissions
+
+    discord_bot.gateway.message(
+        general, people.alice, f"<@{discord_bot.world.bot_id}> ask <@{people.id('bob')}> {QUESTION}"
+    )
+
+    dm = discord_bot.api.dm_with(people.id("alice")).id
+    status = await answered(discord_bot, dm)
+    refused = discord_bot.api.requests("POST", rf"/channels/{general}/messages")
+    assert len(refused) == 1 and "Bluebird" in status.shown
+    assert not bot_posts(discord_bot, general)
+    notes = [m.text for m in bot_posts(discord_bot, dm) if m.id != status.message.id]
+    assert notes == [f"I may not post in <#{general}>, so here is your ask's progress and answer, by DM."]
