@@ -27,6 +27,7 @@ from adapters.discord.status import StatusMessage, StatusState
 from adapters.discord.views.ask_controls import answer_buttons
 from bot import messages
 from bot.asks.answer_view import SourceView, answer_view
+from bot.asks.models import FINISHED
 from bot.errors import AskwithError
 
 
@@ -84,6 +85,8 @@ class AnswerPosts:
             self.asks.db, ask_id, viewer=ask.requester, settings=self.asks.settings,
             workspace_id=self.asks.workspace_id, transcript_link=self.asks.transcript_link,
         )  # fmt: skip
+        if view.status not in FINISHED:  # the final post goes out just before the row says how the ask ended
+            view.status = (await self.asks._status(ask)).value  # the core's own rule (cancelled, failed, ...)
         requester = await self.asks.roster.profile(ask.requester)
         embed = answer_embed(view, permalink=self._permalink)
         content = texts.answer_heading(f"<@{requester.platform_id}>", messages.transcript_ref(ask_id))

@@ -134,29 +134,52 @@ def role_members(guild: discord.Guild | None, role_ids: tuple[str, ...], request
     return list(found.values())
 
 
-class ConfirmGroup(discord.ui.View):
-    """ "@design would ask 12 people's agents. Ask them all?" Only the asker may answer; nothing happens otherwise."""
+@dataclass(frozen=True)
+class PendingGroup:
+    """An ask naming a big role, waiting for its asker to confirm (keyed by the asking message's id)."""
 
-    def __init__(self, requester_id: int, go: Callable[[discord.Interaction], Awaitable[None]]) -> None:
-        super().__init__(timeout=300)
-        self.requester_id = requester_id
-        self._go = go
-        self.confirm.label = texts.CONFIRM_GROUP
-        self.decline.label = texts.CANCEL
+    requester_id: int
+    go: Callable[[], Awaitable[None]]
 
-    async def interaction_check(self, interaction: discord.Interaction) -> bool:
-        if interaction.user.id == self.requester_id:
-            return True
-        await interaction.response.send_message(texts.group_not_yours(), ephemeral=True)
-        return False
 
-    @discord.ui.button(style=discord.ButtonStyle.primary)
-    async def confirm(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
-        self.stop()
+class GroupButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"askwith:group:(?P<answer>yes|no):(?P<key>\d+)"
+):
+    """ "@design would ask 12 people's agents. Ask them all?" Only the asker may answer. A dynamic item: the click
+    finds the waiting ask by the asking message's id, registered before the prompt is sent."""
+
+    def __init__(self, answer: str, key: str) -> None:
+        label = texts.CONFIRM_GROUP if answer == "yes" else texts.CANCEL
+        style = discord.ButtonStyle.primary if answer == "yes" else discord.ButtonStyle.secondary
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"askwith:group:{answer}:{key}"))
+        self.answer = answer
+        self.key = key
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button[Any], match: Any, /
+    ) -> GroupButton:
+        return cls(match["answer"], match["key"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        pending_groups = interaction.client.services_for(interaction.guild_id).pending_groups  # type: ignore[attr-defined]
+        pending = pending_groups.get(self.key)
+        if pending is None:
+            await interaction.response.edit_message(view=None)
+            return
+        if interaction.user.id != pending.requester_id:
+            await interaction.response.send_message(texts.group_not_yours(), ephemeral=True)
+            return
+        del pending_groups[self.key]
+        if self.answer == "no":
+            await interaction.response.edit_message(content=texts.group_declined(), view=None)
+            return
         await interaction.response.edit_message(view=None)
-        await self._go(interaction)
+        await pending.go()
 
-    @discord.ui.button(style=discord.ButtonStyle.secondary)
-    async def decline(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
-        self.stop()
-        await interaction.response.edit_message(content=texts.group_declined(), view=None)
+
+def group_view(key: str) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    view.add_item(GroupButton("yes", key))
+    view.add_item(GroupButton("no", key))
+    return view

@@ -33,6 +33,7 @@ class DiscordServices:
     workspace: WorkspaceKey
     negotiation_clients: ClientFor | None = None  # who plays the agents in `/negotiate`; None = the asks' LLM
     member_settings: MemberSettingsStore = field(init=False)
+    pending_groups: dict[str, Any] = field(default_factory=dict)  # asks naming a big role, awaiting confirmation
     live: GatewaySync = field(init=False)  # what gateway events change in memory
 
     def __post_init__(self) -> None:

@@ -14,7 +14,15 @@ import re
 import discord
 
 from adapters.discord import texts
-from adapters.discord.chat_asks import GROUP_CONFIRM_OVER, ChatAsk, ConfirmGroup, ReplyTo, ask_in_chat, role_members
+from adapters.discord.chat_asks import (
+    GROUP_CONFIRM_OVER,
+    ChatAsk,
+    PendingGroup,
+    ReplyTo,
+    ask_in_chat,
+    group_view,
+    role_members,
+)
 from adapters.discord.command_text import parse_ask
 from adapters.discord.port import NO_MENTIONS
 from adapters.discord.services import DiscordServices
@@ -50,13 +58,15 @@ async def handle(client: discord.Client, message: discord.Message) -> None:
     colleagues = (*parsed.colleagues, *(str(m.id) for m in members))
     ask = ChatAsk(message.author, question, colleagues, follow_up_of=previous)
 
-    async def go(_: discord.Interaction | None = None) -> None:
+    async def go() -> None:
         await ask_in_chat(svc, ask, where)
 
     if len(members) > GROUP_CONFIRM_OVER:
+        key = str(message.id)
+        svc.pending_groups[key] = PendingGroup(message.author.id, go)
         groups = [r.name for r in message.role_mentions]
         await message.reply(
-            texts.group_confirm(len(members), groups), view=ConfirmGroup(message.author.id, go),
+            texts.group_confirm(len(members), groups), view=group_view(key),
             allowed_mentions=NO_MENTIONS, mention_author=False,
         )  # fmt: skip
         return

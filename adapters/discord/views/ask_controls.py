@@ -97,4 +97,6 @@ def answer_buttons(ask_id: int, transcript_url: str | None) -> discord.ui.View:
 
 
 def register(client: discord.Client) -> None:
-    client.add_dynamic_items(CancelButton, VoteButton)
+    from adapters.discord.chat_asks import GroupButton
+
+    client.add_dynamic_items(CancelButton, VoteButton, GroupButton)
