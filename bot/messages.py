@@ -307,6 +307,14 @@ def follow_up_not_allowed() -> str:
     return "You can follow up only your own asks, or asks answered where you asked."
 
 
+def feedback_not_allowed() -> str:
+    return "Only members who could see this ask's answer can rate it."
+
+
+def answer_not_allowed() -> str:
+    return "This ask's answer is for the member who asked, the colleagues it involved and the channel it was asked in."
+
+
 def feedback_invalid() -> str:
     return "Feedback is 👍 or 👎."
 

@@ -109,9 +109,9 @@ async def answer_view(
     try:
         profile = await roster.profile(viewer)
     except UnknownMemberError as exc:
-        raise AskNotAllowedError(messages.follow_up_not_allowed()) from exc
+        raise AskNotAllowedError(messages.answer_not_allowed()) from exc
     if not await may_view(db, settings, ask, profile):
-        raise AskNotAllowedError(messages.follow_up_not_allowed())
+        raise AskNotAllowedError(messages.answer_not_allowed())
     data = consensus.data if consensus is not None else {}
     turns = await _turns(db, ask_id)
     released = {(agent, i) for agent, _, data_ in turns for i in data_.get("released", []) if agent != ask.requester}

@@ -12,22 +12,20 @@ count of left-out thread lines said.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from sqlalchemy import or_, select
 
 from bot import messages
+from bot.agents.evidence import LINE_CHARS
 from bot.agents.roster import Roster
 from bot.asks import models
 from bot.asks.access import may_view
+from bot.asks.requests import AskRequest
 from bot.errors import AskRejectedError
 from bot.llm.tokens import count_tokens
 from bot.settings import Settings
 from bot.store.db import Database
 
-
-if TYPE_CHECKING:
-    from bot.asks.service import AskRequest
 
 EARLIER_ASKS = 3  # how far back a chain of follow-ups is shown
 MAX_CONTEXT_CHARS = 20_000  # a thread's text is stored up to this; the budget cuts it further when used
@@ -68,7 +66,7 @@ async def background(
             break
         kept_pairs.insert(0, (question, answer))
         left -= cost
-    lines = [line for line in (ask.context or "").splitlines() if line.strip()]
+    lines = [_short(line) for line in (ask.context or "").splitlines() if line.strip()]
     kept_lines: list[str] = []
     for line in reversed(lines):
         cost = count_tokens(line) + 6
@@ -77,6 +75,12 @@ async def background(
         kept_lines.insert(0, line)
         left -= cost
     return tuple(kept_pairs), tuple(kept_lines), len(lines) - len(kept_lines)
+
+
+def _short(line: str) -> str:
+    """One thread message as long as an evidence line may be (a pasted log must not crowd out the rest)."""
+    line = " ".join(line.split())
+    return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1] + "…"
 
 
 async def _earlier(db: Database, ask: models.Ask) -> list[tuple[str, str]]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import func, select, update
+from sqlalchemy.exc import IntegrityError
 
 from bot import messages
 from bot.agents.roster import Roster
@@ -38,19 +39,25 @@ async def record_feedback(
     try:
         profile = await roster.profile(member)
     except UnknownMemberError as exc:
-        raise AskNotAllowedError(messages.follow_up_not_allowed()) from exc
+        raise AskNotAllowedError(messages.feedback_not_allowed()) from exc
     if not await may_view(db, settings, ask, profile):
-        raise AskNotAllowedError(messages.follow_up_not_allowed())
+        raise AskNotAllowedError(messages.feedback_not_allowed())
     now = datetime.now(UTC)
     feedback = models.AskFeedback
-    async with db.session() as session, session.begin():
-        changed = await session.execute(
-            update(feedback)
-            .where(feedback.ask_id == ask_id, feedback.member == profile.handle)
-            .values(vote=vote, updated_at=now)
-        )
-        if changed.rowcount == 0:
-            session.add(feedback(ask_id=ask_id, member=profile.handle, vote=vote, created_at=now, updated_at=now))
+    for _ in range(2):  # a second try when a click of the same member on another process inserted first
+        try:
+            async with db.session() as session, session.begin():
+                changed = await session.execute(
+                    update(feedback)
+                    .where(feedback.ask_id == ask_id, feedback.member == profile.handle)
+                    .values(vote=vote, updated_at=now)
+                )
+                if changed.rowcount == 0:
+                    row = feedback(ask_id=ask_id, member=profile.handle, vote=vote, created_at=now, updated_at=now)
+                    session.add(row)
+            return vote
+        except IntegrityError:
+            continue
     return vote
 
 

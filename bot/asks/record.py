@@ -22,7 +22,7 @@ from bot.agents.multiparty import SavedConversation
 from bot.agents.roster import Roster
 from bot.agents.steps import TurnStep
 from bot.asks import models
-from bot.errors import AskwithError, ClaimLostError
+from bot.errors import AskCancelledError, AskwithError, ClaimLostError
 from bot.llm.types import LLMCallRecord
 from bot.port import ChatPort, ThreadRef
 from bot.store.db import Database
@@ -203,7 +203,10 @@ class AskRecorder:
         failure: str | None,
         final_text: str,
         wall_s: float,
+        cancelling: bool = False,
     ) -> None:
+        """Save the ask's end. Unless `cancelling`, only while no cancel was recorded (AskCancelledError then, and
+        nothing is saved): an ask ends either answered or cancelled, never both."""
         await self.flush()
         calls = [consensus.llm_call] if consensus is not None and consensus.llm_call is not None else []
         async with self.db.session() as session, session.begin():
@@ -221,11 +224,14 @@ class AskRecorder:
                     )  # fmt: skip
                 )
                 await self._insert_calls(session, calls, conversation_id=None, turn_id=None)
-            await session.execute(
-                update(models.Ask)
-                .where(models.Ask.id == self.ask_id)
-                .values(answer=answer, failure=failure, final_text=final_text, wall_s=models.Ask.wall_s + wall_s)
+            stmt = update(models.Ask).where(models.Ask.id == self.ask_id)
+            if not cancelling:
+                stmt = stmt.where(models.Ask.cancel_requested_at.is_(None))
+            saved = await session.execute(
+                stmt.values(answer=answer, failure=failure, final_text=final_text, wall_s=models.Ask.wall_s + wall_s)
             )
+            if saved.rowcount != 1:
+                raise AskCancelledError(f"ask #{self.ask_id} was cancelled before its end was saved")
 
     # ------------------------------------------------------------------ resuming
     async def load_saved(self) -> dict[str, SavedConversation]:

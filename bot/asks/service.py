@@ -11,20 +11,18 @@ worker, saved after every turn, resumed by another worker if its own dies, and e
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TypeVar
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import select, update
 
 from bot import messages
 from bot.agents.ablations import Ablations
@@ -38,12 +36,16 @@ from bot.agents.progress import Stage
 from bot.agents.roster import Roster
 from bot.approvals import ApprovalStore
 from bot.asks import models
+from bot.asks.answer_view import AnswerView, answer_view
 from bot.asks.background import ask_in_thread, background, resolve_follow_up
-from bot.asks.control import CancelResult, cancel_ask
+from bot.asks.claims import AskClaims
+from bot.asks.control import CancelResult, cancel_ask, end_cancelled
 from bot.asks.delivery import Delivery
 from bot.asks.feedback import record_feedback
+from bot.asks.heartbeat import with_heartbeat
 from bot.asks.progress import ProgressHub, ProgressTracker
 from bot.asks.record import AskRecorder
+from bot.asks.requests import AskOutcome, AskRequest
 from bot.errors import AskCancelledError, AskNotFoundError, AskRejectedError, ClaimLostError, UnknownMemberError
 from bot.llm.client import LLMClient
 from bot.port import ChatPort, ThreadRef
@@ -53,34 +55,12 @@ from bot.store.db import Database
 
 
 log = logging.getLogger(__name__)
+__all__ = ["AskOutcome", "AskRequest", "AskService", "CancelResult"]
 T = TypeVar("T")
 TranscriptLink = Callable[[int, str], str]
 MAX_ATTEMPTS = 3  # an ask that killed its worker this often is failed instead of retried again
 # The worker slot the running ask holds (set by `AskWorker` in the ask's task): a parked ask gives it back.
 worker_slot: ContextVar[asyncio.Semaphore | None] = ContextVar("worker_slot", default=None)
-
-
-@dataclass(frozen=True)
-class AskRequest:
-    requester: str  # handle or platform id
-    colleagues: list[str]
-    question: str
-    origin_channel_id: str | None = None  # where to answer; None = the requester's DM
-    origin_thread_id: str | None = None
-    ablations: list[str] = field(default_factory=list)
-    follow_up_of: int | None = None  # an earlier ask this continues (colleagues default to its colleagues)
-    context: str | None = None  # a thread's text, one message a line ("ask about this thread")
-
-
-@dataclass
-class AskOutcome:
-    ask_id: int
-    status: str
-    answer: str | None
-    failure: str | None
-    final_text: str
-    result: AskResult | None  # None when this run only delivered an earlier result
-    wall_s: float
 
 
 class AskService:
@@ -184,65 +164,24 @@ class AskService:
         except UnknownMemberError as exc:
             raise AskRejectedError(messages.unknown_member(name.strip().lstrip("@"))) from exc
 
-    # ------------------------------------------------------------------ claiming
-    def _claimable(self) -> object:
-        stale = datetime.now(UTC) - timedelta(seconds=self.settings.worker_stale_seconds)
-        ask = models.Ask
-        return and_(
-            ask.workspace_id == self.workspace_id,
-            or_(
-                ask.status == models.AskStatus.QUEUED.value,
-                and_(
-                    ask.status.in_([models.AskStatus.RUNNING.value, models.AskStatus.WAITING.value]),
-                    ask.heartbeat_at < stale,
-                ),
-            ),
-        )
+    # ------------------------------------------------------------------ claiming (bot.asks.claims)
+    def _claims(self) -> AskClaims:
+        return AskClaims(
+            self.db, workspace_id=self.workspace_id, worker_id=self.worker_id,
+            stale_seconds=self.settings.worker_stale_seconds,
+        )  # fmt: skip
 
     async def claim_next(self) -> int | None:
-        """Claim the oldest queued ask, or a running one whose worker went silent; None if there is none.
-
-        PostgreSQL: `FOR UPDATE SKIP LOCKED` lets several workers claim side by side without waiting on each other.
-        The conditional UPDATE makes the claim safe on SQLite too (meant for a single worker there)."""
-        claimable = self._claimable()
-        async with self.db.session() as session, session.begin():
-            stmt = select(models.Ask.id).where(claimable).order_by(models.Ask.id).limit(1)
-            if self.db.dialect == "postgresql":
-                stmt = stmt.with_for_update(skip_locked=True)
-            ask_id = (await session.execute(stmt)).scalar_one_or_none()
-            if ask_id is None:
-                return None
-            claimed = await self._take(session, ask_id, claimable)
-        return ask_id if claimed else None
+        """Claim the oldest queued ask, or a running one whose worker went silent; None if there is none."""
+        return await self._claims().claim_next()
 
     async def claim(self, ask_id: int) -> bool:
         """Claim one given ask (the in-process path); False if another worker holds it."""
-        async with self.db.session() as session, session.begin():
-            return await self._take(session, ask_id, self._claimable())
+        return await self._claims().claim(ask_id)
 
     async def release(self, ask_id: int) -> None:
         """Give a claimed, unfinished ask back to the queue (this worker stops); its saved turns are kept."""
-        ask = models.Ask
-        unfinished = [models.AskStatus.RUNNING.value, models.AskStatus.WAITING.value]
-        async with self.db.session() as session, session.begin():
-            await session.execute(
-                update(ask)
-                .where(ask.id == ask_id, ask.claimed_by == self.worker_id, ask.status.in_(unfinished))
-                .values(status=models.AskStatus.QUEUED.value, claimed_by=None, attempts=ask.attempts - 1)
-            )
-
-    async def _take(self, session, ask_id: int, claimable: object) -> bool:  # noqa: ANN001 - AsyncSession
-        result = await session.execute(
-            update(models.Ask)
-            .where(models.Ask.id == ask_id, claimable)
-            .values(
-                status=models.AskStatus.RUNNING.value,
-                claimed_by=self.worker_id,
-                heartbeat_at=datetime.now(UTC),
-                attempts=models.Ask.attempts + 1,
-            )
-        )
-        return result.rowcount == 1
+        await self._claims().release(ask_id)
 
     # ------------------------------------------------------------------ running a claimed ask
     async def process(self, ask_id: int) -> AskOutcome:
@@ -254,12 +193,15 @@ class AskService:
         tracker = ProgressTracker(self.db, self.progress, self.roster, ask_id=ask_id, worker_id=self.worker_id)
         self._trackers[ask_id] = tracker
         try:
+            stop = self._stops.setdefault(ask_id, asyncio.Event())
+            interval_s = self.settings.worker_heartbeat_seconds
             try:
-                return await self._with_heartbeat(recorder, self._process(ask, recorder))
+                return await with_heartbeat(recorder, self._process(ask, recorder), interval_s=interval_s, stop=stop)
             except AskCancelledError:
-                return await self._end_cancelled(ask_id, recorder, tracker)
+                return await end_cancelled(self, ask_id, recorder, tracker)
         finally:
             self._trackers.pop(ask_id, None)
+            self._stops.pop(ask_id, None)
 
     async def _process(self, ask: models.Ask, recorder: AskRecorder) -> AskOutcome:
         started = time.perf_counter()
@@ -273,14 +215,14 @@ class AskService:
             else:
                 result = await self._converse(ask, recorder)
                 answer, failure = result.answer, result.failure
-            final_text = _final_text(ask.id, result, failure, self._link(ask))
+            final_text = _final_text(ask.id, result, failure, self.transcript_url(ask))
             await recorder.save_outcome(
                 result.consensus if result else None, answer=answer, failure=failure, final_text=final_text,
                 wall_s=time.perf_counter() - started,
             )  # fmt: skip
             ask = await self.load(ask.id)
         delivery = Delivery(self.db, self.port, recorder)
-        platform_ids = {h: (await self.roster.profile(h)).platform_id for h in await self._members_in(ask)}
+        platform_ids = {h: (await self.roster.profile(h)).platform_id for h in await self.members_in(ask)}
         await delivery.notices(ask, requester.display_name, platform_ids)
         status = await self._status(ask)
         await delivery.final_post(ask, requester.platform_id, status=status.value)
@@ -292,6 +234,7 @@ class AskService:
     async def _converse(self, ask: models.Ask, recorder: AskRecorder) -> AskResult:
         tracker = self._tracker(ask.id)
         tracker(Stage.PLANNING)
+        await tracker.flush()  # stored before the conversations open (their record order stays the colleagues')
         ctx = AskContext(
             ask_id=ask.id,
             question=ask.question,
@@ -387,7 +330,7 @@ class AskService:
                 .values(status=status.value)
             )
 
-    async def _members_in(self, ask: models.Ask) -> set[str]:
+    async def members_in(self, ask: models.Ask) -> set[str]:
         async with self.db.session() as session:
             rows = await session.execute(
                 select(models.Conversation.participants).where(models.Conversation.ask_id == ask.id)
@@ -407,45 +350,7 @@ class AskService:
             )
         return thread
 
-    async def _with_heartbeat(self, recorder: AskRecorder, work: Awaitable[T]) -> T:
-        """Run `work` while renewing the claim; cancel it (ClaimLostError) if another worker took over."""
-        """Also stops `work` (AskCancelledError) when the ask is cancelled: at once when `cancel` is called in this
-        process, at the next heartbeat when another process recorded the cancel."""
-        task = asyncio.ensure_future(work)
-        lost: list[ClaimLostError] = []
-        cancelled: list[bool] = []
-        stop = self._stops.setdefault(recorder.ask_id, asyncio.Event())
-
-        async def beat() -> None:
-            while not task.done():
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self.settings.worker_heartbeat_seconds):
-                        await stop.wait()
-                try:
-                    requested = await recorder.heartbeat()
-                except ClaimLostError as exc:
-                    lost.append(exc)
-                    task.cancel()
-                    return
-                if requested or stop.is_set():
-                    cancelled.append(True)
-                    task.cancel()
-                    return
-
-        beater = asyncio.create_task(beat())
-        try:
-            return await task
-        except asyncio.CancelledError:
-            if lost:
-                raise lost[0] from None
-            if cancelled:
-                raise AskCancelledError(f"ask #{recorder.ask_id} was cancelled") from None
-            raise
-        finally:
-            beater.cancel()
-            self._stops.pop(recorder.ask_id, None)
-
-    def _link(self, ask: models.Ask) -> str | None:
+    def transcript_url(self, ask: models.Ask) -> str | None:
         return self.transcript_link(ask.id, ask.requester) if self.transcript_link else None
 
     async def load(self, ask_id: int) -> models.Ask:
@@ -461,8 +366,11 @@ class AskService:
         recorder = AskRecorder(
             self.db, self.port, self.roster, ask_id=ask_id, worker_id=self.worker_id, thread=ThreadRef("", "")
         )
+        if ask.cancel_requested_at is not None:  # cancelled meanwhile: it ends cancelled, not failed
+            await end_cancelled(self, ask_id, recorder, self._tracker(ask_id))
+            return
         if ask.final_text is None:
-            text = messages.final_failure(ask_id, failure, link=self._link(ask))
+            text = messages.final_failure(ask_id, failure, link=self.transcript_url(ask))
             await recorder.save_outcome(None, answer=None, failure=failure, final_text=text, wall_s=0.0)
             ask = await self.load(ask_id)
         requester = await self.roster.profile(ask.requester)
@@ -484,6 +392,13 @@ class AskService:
         """+1 / -1 on an ask's answer, one vote per member (voting again changes it); returns the vote stored."""
         return await record_feedback(self.db, self.settings, self.roster, self.workspace_id, ask_id, member, vote)
 
+    async def answer_view(self, ask_id: int, *, viewer: str) -> AnswerView:
+        """The ask's rich answer as `viewer` may see it (bot.asks.answer_view), with their transcript link."""
+        return await answer_view(
+            self.db, ask_id, viewer=viewer, settings=self.settings, workspace_id=self.workspace_id,
+            transcript_link=self.transcript_link,
+        )  # fmt: skip
+
     def stop_here(self, ask_id: int) -> bool:
         """Cancel an ask this process is running, at once; False when it does not run here."""
         stop = self._stops.get(ask_id)
@@ -497,26 +412,6 @@ class AskService:
         if tracker is None:  # a path outside `process` (fail): a tracker of its own
             tracker = ProgressTracker(self.db, self.progress, self.roster, ask_id=ask_id, worker_id=self.worker_id)
         return tracker
-
-    async def _end_cancelled(self, ask_id: int, recorder: AskRecorder, tracker: ProgressTracker) -> AskOutcome:
-        """A cancelled ask: drop its pending writes, compose and post its one final text, mark it cancelled."""
-        started = time.perf_counter()
-        tracker.stop()
-        await recorder.abort()
-        ask = await self.load(ask_id)
-        if ask.final_text is None:
-            by = (await self.roster.profile(ask.cancelled_by or ask.requester)).display_name
-            text = messages.final_cancelled(ask_id, by, link=self._link(ask))
-            await recorder.save_outcome(None, answer=None, failure=None, final_text=text, wall_s=0.0)
-            ask = await self.load(ask_id)
-        requester = await self.roster.profile(ask.requester)
-        delivery = Delivery(self.db, self.port, recorder)
-        platform_ids = {h: (await self.roster.profile(h)).platform_id for h in await self._members_in(ask)}
-        await delivery.notices(ask, requester.display_name, platform_ids)  # what was shared before the cancel
-        await delivery.final_post(ask, requester.platform_id, status=models.AskStatus.CANCELLED.value)
-        await tracker.finish(Stage.CANCELLED)
-        cancelled = models.AskStatus.CANCELLED.value
-        return AskOutcome(ask_id, cancelled, None, None, ask.final_text or "", None, time.perf_counter() - started)
 
 
 def _final_text(ask_id: int, result: AskResult | None, failure: str | None, link: str | None = None) -> str:

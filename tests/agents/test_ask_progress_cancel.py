@@ -6,13 +6,16 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from sqlalchemy import func, select, update
 
 from bot.agents.progress import Stage
+from bot.asks import models
 from bot.asks.control import CancelResult
 from bot.asks.progress import Progress, poll_progress, read_progress
+from bot.asks.record import AskRecorder
 from bot.asks.service import AskRequest, AskService
-from bot.errors import AskNotAllowedError
-from bot.port import SharePolicy
+from bot.errors import AskCancelledError, AskNotAllowedError
+from bot.port import SharePolicy, ThreadRef
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.world import MemberPolicy
@@ -135,3 +138,25 @@ async def test_a_cancel_while_waiting_for_an_approval_ends_the_ask(db: Database,
     await asyncio.wait_for(waiting.wait(), 20)
     assert await h.service.cancel(ask_id, by="alice") is CancelResult.CANCELLED
     assert (await asyncio.wait_for(run, 10)).status == "cancelled"
+    async with db.session() as session:
+        approvals = (await session.execute(select(models.Approval).where(models.Approval.ask_id == ask_id))).scalars()
+        assert [a.status for a in approvals] == ["timeout"]  # closed: a late click changes nothing
+
+
+async def test_an_ask_ends_answered_or_cancelled_never_both(db: Database, settings: Settings) -> None:
+    h = await build(db, two_fact_world(), settings=settings)
+    done = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+    assert await h.service.cancel(done.ask_id, by="alice") is CancelResult.FINISHED
+    assert (await h.service.load(done.ask_id)).cancel_requested_at is None
+
+    ask_id = await h.service.submit(AskRequest("alice", ["bob"], QUESTION))
+    assert await h.service.claim(ask_id)
+    recorder = AskRecorder(db, h.port, h.service.roster, ask_id=ask_id, worker_id=h.service.worker_id,
+                           thread=ThreadRef("", ""))  # fmt: skip
+    async with db.session() as session, session.begin():  # a cancel recorded just before the answer is saved
+        await session.execute(update(models.Ask).where(models.Ask.id == ask_id).values(cancel_requested_at=func.now()))
+    assert await recorder.heartbeat() is True
+    with pytest.raises(AskCancelledError):
+        await recorder.save_outcome(None, answer="x", failure=None, final_text="x", wall_s=0.0)
+    assert (await h.service.load(ask_id)).final_text is None
+    assert (await h.service.process(ask_id)).status == "cancelled"
