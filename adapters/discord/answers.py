@@ -26,7 +26,7 @@ from adapters.discord.answer_embeds import answer_embed
 from adapters.discord.status import StatusMessage, StatusState
 from adapters.discord.views.ask_controls import answer_buttons
 from bot import messages
-from bot.asks.answer_view import SourceView, answer_view
+from bot.asks.answer_view import SourceView
 from bot.asks.models import FINISHED
 from bot.errors import AskwithError
 
@@ -81,10 +81,7 @@ class AnswerPosts:
         ask = await self.asks.load(ask_id)
         if ask.workspace_id != self.asks.workspace_id:
             raise AskwithError(f"ask #{ask_id} belongs to another workspace")
-        view = await answer_view(
-            self.asks.db, ask_id, viewer=ask.requester, settings=self.asks.settings,
-            workspace_id=self.asks.workspace_id, transcript_link=self.asks.transcript_link,
-        )  # fmt: skip
+        view = await self.asks.answer_view(ask_id, viewer=ask.requester)
         if view.status not in FINISHED:  # the final post goes out just before the row says how the ask ended
             view.status = (await self.asks._status(ask)).value  # the core's own rule (cancelled, failed, ...)
         requester = await self.asks.roster.profile(ask.requester)

@@ -12,6 +12,7 @@ from typing import Any
 import discord
 
 from adapters.discord import texts
+from bot import messages
 from bot.asks.control import CancelResult
 from bot.errors import AskError
 
@@ -41,7 +42,8 @@ class CancelButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"as
             await interaction.followup.send(str(exc), ephemeral=True)
             return
         if result is CancelResult.FINISHED:
-            await interaction.followup.send(texts.cancel_too_late(), ephemeral=True)
+            status = (await svc.asks.load(self.ask_id)).status
+            await interaction.followup.send(messages.cancel_too_late(status), ephemeral=True)
 
 
 class VoteButton(
