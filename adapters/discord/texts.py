@@ -224,10 +224,11 @@ def panel_ask(ask_id: int, question: str, status: str, link: str | None) -> str:
 
 
 def panel_shared(requester: str, with_agent: str, question: str, text: str, at: datetime, approval: str) -> str:
-    said = discord_escape(text if len(text) <= 120 else text[:119] + "\u2026")
+    said = discord_escape(text if len(text) <= 300 else text[:299] + "\u2026")
+    asked = discord_escape(question if len(question) <= 80 else question[:79] + "\u2026")
     how = "you approved" if approval == "approved" else "shared automatically"
     whom = f"{with_agent}'s agent" + (f" (for {requester})" if requester != with_agent else "")
-    return f"\u2022 {discord.utils.format_dt(at, 'R')} to {whom}, {how}: {said}"
+    return f"\u2022 {discord.utils.format_dt(at, 'R')} to {whom}, {how}, on \u201c{asked}\u201d: {said}"
 
 
 def discord_escape(text: str) -> str:

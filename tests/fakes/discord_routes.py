@@ -388,6 +388,9 @@ def followup(api: FakeDiscordApi, call: ApiCall, application_id: str, token: str
     item = FollowUp(new_id(), token, body.get("content") or "", int(body.get("flags") or 0), original=False)
     api.followups.append(item)
     keep_parts(api, item.id, body)
+    if item.ephemeral:  # only the interaction's user sees it; its components can still be used
+        context = api.interaction_context.get(token, {})
+        api.ephemeral[item.id] = {"channel_id": context.get("channel_id"), "user_id": context.get("user_id"), **body}
     return _ok(_webhook_message(api, item))
 
 
