@@ -93,7 +93,7 @@ def posted_by_dm(channel_id: str) -> str:
 
 
 def feedback_recorded(vote: int) -> str:
-    return "Thanks: recorded 👍." if vote > 0 else "Thanks: recorded 👎. The transcript shows how it went."
+    return messages.feedback_thanks(vote)
 
 
 def thread_empty() -> str:
