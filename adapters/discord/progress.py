@@ -48,7 +48,7 @@ class AskProgress:
         cls, svc: DiscordServices, ask_id: int, message: discord.Message, *, requester: Any, first: StatusState
     ) -> StatusMessage:
         """Start following; the status message is registered with the port, which turns it into the answer."""
-        status = StatusMessage(_editor(message))
+        status = StatusMessage(_Editor(message))
         if svc.port.answers is not None:
             svc.port.answers.expect(ask_id, status, message)
         progress = cls(svc, ask_id, status, requester.mention)
@@ -98,20 +98,22 @@ class AskProgress:
                     await task
 
 
-def _editor(message: discord.Message):  # noqa: ANN202 - Edit
-    """Edits through the interaction while its token lives (an interaction's response), then as a bot message."""
-    channel_message = message.channel.get_partial_message(message.id)  # type: ignore[union-attr]
-    via_interaction = [isinstance(message, discord.InteractionMessage)]
+class _Editor:
+    """Edits a status message through the interaction while its token lives (the response to a form), then as the
+    bot's own message (after 15 minutes Discord answers 401/50027, or 404 once it forgot the token)."""
 
-    async def edit(state: StatusState) -> None:
-        if via_interaction[0]:
+    def __init__(self, message: discord.Message) -> None:
+        self.message = message
+        self.as_bot = message.channel.get_partial_message(message.id)  # type: ignore[union-attr]
+        self.via_interaction = isinstance(message, discord.InteractionMessage)
+
+    async def __call__(self, state: StatusState) -> None:
+        if self.via_interaction:
             try:
-                await message.edit(**state.kwargs())
+                await self.message.edit(**state.kwargs())
                 return
             except discord.HTTPException as exc:
                 if not interaction_gone(exc):
                     raise
-                via_interaction[0] = False  # the 15 minutes are over: edit it as the bot's own message
-        await channel_message.edit(**state.kwargs())
-
-    return edit
+                self.via_interaction = False
+        await self.as_bot.edit(**state.kwargs())

@@ -60,10 +60,6 @@ def status_line(asker_mention: str, stage_text: str) -> str:
     return f"⏳ {asker_mention}: {stage_text}"
 
 
-def status_finished(asker_mention: str, stage_text: str) -> str:
-    return f"{asker_mention}: {stage_text}"
-
-
 def cancelling() -> str:
     return "⏹ Cancelling…"
 
@@ -94,10 +90,6 @@ def posted_by_dm(channel_id: str) -> str:
 
 def feedback_recorded(vote: int) -> str:
     return messages.feedback_thanks(vote)
-
-
-def thread_empty() -> str:
-    return "I could read nothing in this thread that you can see, so the question is asked without it."
 
 
 # ---------------------------------------------------------------------- the answer (embeds)
