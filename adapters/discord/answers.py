@@ -87,7 +87,8 @@ class AnswerPosts:
         requester = await self.asks.roster.profile(ask.requester)
         embed = answer_embed(view, permalink=self._permalink)
         content = texts.answer_heading(f"<@{requester.platform_id}>", messages.transcript_ref(ask_id))
-        return StatusState(content, view=answer_buttons(ask_id, view.transcript_url), embeds=[embed])
+        buttons = answer_buttons(ask_id, view.transcript_url, votes=view.status != "cancelled")
+        return StatusState(content, view=buttons, embeds=[embed])
 
     def _permalink(self, source: SourceView) -> str | None:
         if not source.channel_id or not source.message_id:

@@ -88,13 +88,15 @@ def cancel_view(ask_id: int) -> discord.ui.View:
     return view
 
 
-def answer_buttons(ask_id: int, transcript_url: str | None) -> discord.ui.View:
-    """Transcript (a link, when the web workspace serves transcripts), 👍 and 👎."""
+def answer_buttons(ask_id: int, transcript_url: str | None, *, votes: bool = True) -> discord.ui.View:
+    """Transcript (a link, when the web workspace serves transcripts), then 👍 and 👎 (not on a cancelled ask:
+    there is no answer to judge)."""
     view = discord.ui.View(timeout=None)
     if transcript_url and transcript_url.startswith(("http://", "https://")):
         view.add_item(discord.ui.Button(label=texts.TRANSCRIPT, style=discord.ButtonStyle.link, url=transcript_url))
-    view.add_item(VoteButton("up", ask_id))
-    view.add_item(VoteButton("down", ask_id))
+    if votes:
+        view.add_item(VoteButton("up", ask_id))
+        view.add_item(VoteButton("down", ask_id))
     return view
 
 

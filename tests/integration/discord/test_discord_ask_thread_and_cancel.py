@@ -61,6 +61,8 @@ async def test_only_the_asker_may_cancel_and_the_status_message_says_cancelled(
     bob_dm = api.dm_with(people.id("bob")).id
     await api.wait_for(lambda: [m for m in discord_bot.world.messages.get(bob_dm, []) if api.components.get(m.id)])
     status = bot_posts(discord_bot, general)[0]  # waiting on Bob's approval: still the status, with Cancel
+    waiting = f"\u23f3 <@{people.id('alice')}>: Waiting for a colleague to approve what their agent would share\u2026"
+    await api.wait_for(lambda: api.find_message(status.id).text == waiting)  # the stage, shown by an edit
     cancel = next(b["custom_id"] for b in buttons_of(discord_bot, status.id) if b["label"] == "Cancel")
 
     intruder = discord_bot.gateway.press(cancel, people.carol, status.id)
@@ -74,7 +76,11 @@ async def test_only_the_asker_may_cancel_and_the_status_message_says_cancelled(
     final = await answered(discord_bot, general)
     assert next(c for c in api.callbacks if c.token == pressed).type == DEFERRED_UPDATE
     assert final.message.id == status.id and final.embeds[0]["title"] == "Cancelled"
-    assert "Cancel" not in [b["label"] for b in final.buttons]
+    assert final.buttons == [], "no Cancel any more, and no votes on a cancelled ask"
+    assert [e.body["content"] for e in final.edits][:2] == [
+        f"\u23f3 <@{people.id('alice')}>, your agent is on it.",
+        waiting,
+    ]
     ask = await load_ask(discord_bot, 1)
     assert ask.status == models.AskStatus.CANCELLED.value and ask.final_message_id == status.id
     assert "14 March" not in final.shown
