@@ -141,3 +141,24 @@ async def test_where_the_bot_may_not_post_the_status_and_answer_go_by_dm(
     assert not bot_posts(discord_bot, general)
     notes = [m.text for m in bot_posts(discord_bot, dm) if m.id != status.message.id]
     assert notes == [f"I may not post in <#{general}>, so here is your ask's progress and answer, by DM."]
+
+
+async def test_a_slower_ask_shows_its_stages_in_the_status_message_about_once_a_second(
+    discord_bot: DiscordHarness, people: People
+) -> None:
+    discord_bot.runtime.services.asks.llm.backend.latency_s = 0.3  # type: ignore[attr-defined]
+    await ready(discord_bot, people)
+    general = channel(discord_bot, "general")
+
+    discord_bot.gateway.message(
+        general, people.alice, f"<@{discord_bot.world.bot_id}> ask <@{people.id('bob')}> {QUESTION}"
+    )
+
+    status = await answered(discord_bot, general, timeout=30)
+    shown = [e.body["content"] for e in status.edits[:-1]]
+    assert shown[0] == f"\u23f3 <@{people.id('alice')}>, your agent is on it.", "the first edit adds Cancel"
+    stages = [line.split(": ", 1)[1] for line in shown[1:]]
+    assert "Talking with Bob's agent\u2026" in stages and len(stages) >= 2, shown  # e.g. searching, then talking
+    assert all(line.startswith(f"\u23f3 <@{people.id('alice')}>") for line in shown)
+    assert all(gap >= MIN_GAP_S for gap in edit_gaps(status.edits))
+    assert status.edits[-1].body["embeds"] and "Bluebird" in status.shown
