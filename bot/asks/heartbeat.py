@@ -28,7 +28,8 @@ async def with_heartbeat(recorder: AskRecorder, work: Awaitable[T], *, interval_
                 async with asyncio.timeout(interval_s):
                     await stop.wait()
             try:
-                requested = await recorder.heartbeat()
+                # Shielded: stopping the beat (the ask ended) must not cut a write half-way.
+                requested = await asyncio.shield(recorder.heartbeat())
             except ClaimLostError as exc:
                 lost.append(exc)
                 task.cancel()

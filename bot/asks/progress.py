@@ -131,11 +131,15 @@ class ProgressTracker:
         while self._pending is not None:
             stage, detail = self._pending
             self._pending = None
-            try:
-                await self._store(stage, detail)
-            except AskwithError as exc:
-                log.warning("ask #%s: could not store its progress: %s", self.ask_id, exc)
+            await self._try_store(stage, detail)
             self._last = (stage, detail)
+
+    async def _try_store(self, stage: Stage, detail: str) -> None:
+        """Progress is for people watching: failing to store it never fails the ask (logged instead)."""
+        try:
+            await self._store(stage, detail)
+        except Exception as exc:  # a database hiccup, an unknown member: the ask goes on regardless
+            log.warning("ask #%s: could not store its progress (%s): %s", self.ask_id, stage, exc)
 
     async def _store(self, stage: Stage, detail: str) -> None:
         name = (await self.roster.profile(detail)).display_name if detail else ""
@@ -156,7 +160,7 @@ class ProgressTracker:
         """The final stage: written after every earlier one."""
         await self.flush()
         self._pending = None
-        await self._store(stage, "")
+        await self._try_store(stage, "")
         self._last = (stage, "")
 
     def stop(self) -> None:

@@ -68,13 +68,21 @@ class AskRecorder:
             raise ClaimLostError(f"ask #{self.ask_id} was taken over by another worker")
 
     async def heartbeat(self) -> bool:
-        """Renew the claim; True when someone asked to cancel the ask (bot.asks.control)."""
-        async with self.db.session() as session, session.begin():
-            await self.touch(session)
-            requested = await session.execute(
-                select(models.Ask.cancel_requested_at).where(models.Ask.id == self.ask_id)
-            )
-            return requested.scalar_one() is not None
+        """Renew the claim (ClaimLostError if it was taken over); True when someone asked to cancel the ask
+        (bot.asks.control). One statement, so a heartbeat stopped half-way never leaves a write open."""
+        ask = models.Ask
+        async with self.db.engine.begin() as conn:
+            row = (
+                await conn.execute(
+                    update(ask)
+                    .where(ask.id == self.ask_id, ask.claimed_by == self.worker_id)
+                    .values(heartbeat_at=now())
+                    .returning(ask.cancel_requested_at)
+                )
+            ).first()
+        if row is None:
+            raise ClaimLostError(f"ask #{self.ask_id} was taken over by another worker")
+        return row[0] is not None
 
     async def abort(self) -> None:
         """Drop the writes still pending (a cancelled ask's agents post nothing more, not even to the hidden
