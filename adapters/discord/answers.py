@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import discord
+from sqlalchemy import select
 
 from adapters.discord import texts
 from adapters.discord.answer_embeds import answer_embed
@@ -29,6 +30,7 @@ from bot import messages
 from bot.asks.answer_view import SourceView
 from bot.asks.models import FINISHED
 from bot.errors import AskwithError
+from bot.store import models as store_models
 
 
 if TYPE_CHECKING:
@@ -85,12 +87,28 @@ class AnswerPosts:
         if view.status not in FINISHED:  # the final post goes out just before the row says how the ask ended
             view.status = (await self.asks._status(ask)).value  # the core's own rule (cancelled, failed, ...)
         requester = await self.asks.roster.profile(ask.requester)
-        embed = answer_embed(view, permalink=self._permalink)
+        threads = await self._threads_of([s.message_id for s in view.sources if s.message_id])
+
+        def permalink(source: SourceView) -> str | None:
+            if not source.channel_id or not source.message_id:
+                return None
+            # a public thread's reply is filed under its channel; Discord's link needs the thread itself
+            return self.port.jump_url(threads.get(source.message_id) or source.channel_id, source.message_id)
+
+        embed = answer_embed(view, permalink=permalink)
         content = texts.answer_heading(f"<@{requester.platform_id}>", messages.transcript_ref(ask_id))
         buttons = answer_buttons(ask_id, view.transcript_url, votes=view.status != "cancelled")
         return StatusState(content, view=buttons, embeds=[embed])
 
-    def _permalink(self, source: SourceView) -> str | None:
-        if not source.channel_id or not source.message_id:
-            return None
-        return self.port.jump_url(source.channel_id, source.message_id)
+    async def _threads_of(self, message_ids: list[str]) -> dict[str, str]:
+        """Message id -> the Discord thread it was said in, for the sources said in a public thread."""
+        if not message_ids:
+            return {}
+        message = store_models.Message
+        stmt = select(message.platform_id, message.thread_parent_platform_id).where(
+            message.workspace_id == self.asks.workspace_id,
+            message.platform_id.in_(message_ids),
+            message.thread_parent_platform_id.is_not(None),
+        )
+        async with self.asks.db.session() as session:
+            return {m: t for m, t in (await session.execute(stmt)).all() if t}

@@ -10,7 +10,7 @@ import asyncio
 from bot import messages
 from bot.asks import models
 from bot.asks.progress import FINAL_STAGES, Stage
-from tests.fakes.asks import QUESTION
+from tests.fakes.asks import LAUNCH, QUESTION
 from tests.fakes.discord_shapes import new_id
 from tests.integration.discord.chat_helpers import answered, bot_posts, edit_gaps
 from tests.integration.discord.conftest import DiscordHarness, People
@@ -166,3 +166,18 @@ async def test_a_slower_ask_shows_its_stages_in_the_status_message_about_once_a_
     assert all(line.startswith(f"\u23f3 <@{people.id('alice')}>") for line in shown)
     assert all(gap >= MIN_GAP_S for gap in edit_gaps(status.edits))
     assert status.edits[-1].body["embeds"] and "Bluebird" in status.shown
+
+
+async def test_a_source_said_in_a_thread_links_to_the_thread(discord_bot: DiscordHarness, people: People) -> None:
+    general = channel(discord_bot, "general")
+    thread = start_thread(discord_bot, people, general)
+    said = discord_bot.world.add_message(general, people.id("bob"), LAUNCH, thread_id=thread, message_id=new_id())
+    await ready(discord_bot, people)
+
+    discord_bot.gateway.message(
+        general, people.alice, f"<@{discord_bot.world.bot_id}> ask <@{people.id('bob')}> {QUESTION}"
+    )
+
+    status = await answered(discord_bot, general)
+    links = [f["value"] for f in status.embeds[0]["fields"] if said.id in f["value"]]
+    assert links and f"https://discord.com/channels/{discord_bot.api.guild_id}/{thread}/{said.id}" in links[0]
