@@ -103,7 +103,11 @@ async def ask_in_chat(svc: DiscordServices, ask: ChatAsk, where: Where) -> int |
         await dm.send(texts.posted_by_dm(str(where.channel.id)), allowed_mentions=NO_MENTIONS)  # type: ignore[union-attr]
         status = await dm.send(**first.kwargs(), allowed_mentions=NO_MENTIONS)
         request = replace(request, origin_channel_id=None, origin_thread_id=None)
-    ask_id = await svc.asks.submit(request)
+    try:
+        ask_id = await svc.asks.submit(request)
+    except AskRejectedError as exc:  # changed since the check (a colleague turned askwith off): say so there
+        await status.edit(content=str(exc), view=None)
+        return None
     AskProgress.follow(svc, ask_id, status, requester=ask.requester, first=first)
     return ask_id
 
