@@ -66,18 +66,25 @@ class AnswerPosts:
         """Post (or edit into its status message) the final post `text` as a rich message; None when `text` is
         not a final post of this workspace's asks, or the answer cannot be rendered (the caller posts it plainly)."""
         ask_id = self.final_post_of(text)
-        if ask_id is None:
-            return None
-        try:
-            state = await self.render(ask_id)
-        except AskwithError as exc:
-            log.warning("ask #%s: answer not rendered, posted as text: %s", ask_id, exc)
+        state = await self.rendered(text)
+        if ask_id is None or state is None:
             return None
         slot = self.slots.pop(ask_id, None)
         if slot is not None and await slot.status.close(state):
             return str(slot.message.id)
         sent = await target.send(**state.kwargs(), allowed_mentions=discord.AllowedMentions.none())
         return str(sent.id)
+
+    async def rendered(self, text: str) -> StatusState | None:
+        """The rich message for a final post (None: not one, or not renderable, so it stays plain text)."""
+        ask_id = self.final_post_of(text)
+        if ask_id is None:
+            return None
+        try:
+            return await self.render(ask_id)
+        except AskwithError as exc:
+            log.warning("ask #%s: answer not rendered, posted as text: %s", ask_id, exc)
+            return None
 
     async def render(self, ask_id: int) -> StatusState:
         ask = await self.asks.load(ask_id)

@@ -93,6 +93,11 @@ class DiscordPort(GuildReading, ChatPort):
         interaction, member_id = self.replies.lookup(route)
         if interaction is not None:
             try:
+                if self.answers is not None and (rich := await self.answers.rendered(text)) is not None:
+                    sent = await interaction.followup.send(
+                        **rich.kwargs(), ephemeral=True, wait=True, allowed_mentions=NO_MENTIONS
+                    )
+                    return str(sent.id)  # `/ask-with`'s answer: the same embed, seen only by the asker
                 return await _follow_up_on(interaction, text)
             except discord.HTTPException as exc:
                 if not interaction_gone(exc):

@@ -36,7 +36,7 @@ def button(bot: DiscordHarness, prompt: ChatMessage, label: str) -> str:
 async def final_answer(bot: DiscordHarness, token: str) -> str:
     api = bot.api
     found = await api.wait_for(lambda: [f for f in api.followups_for(token) if "transcripts show" in f.content])
-    return found[0].content
+    return api.shown(found[0].id)  # the answer's text and embed
 
 
 async def test_approve_lets_the_agent_share(discord_bot: DiscordHarness, people: People) -> None:
