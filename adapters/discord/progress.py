@@ -2,8 +2,8 @@
 `StatusMessage`), with a Cancel button until the end; the answer itself then replaces the status (the port turns
 the ask's final post into an edit of this message, see `DiscordPort.post`).
 
-Stages come from the core's in-process hub when the ask runs in this process, and from the ask's row (polled) in
-any case, so an ask run by another worker process is followed too; whichever says it first wins.
+Stages come from the core's `watch_progress`: at once from its in-process hub when the ask runs here, else from
+the ask's row every `POLL_S`, so an ask run by another worker process is followed too.
 
     AskProgress.follow(svc, ask_id, status_message, requester=member, first=state)
 """
@@ -11,9 +11,7 @@ any case, so an ask run by another worker process is followed too; whichever say
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -22,7 +20,7 @@ from adapters.discord import texts
 from adapters.discord.calls import interaction_gone
 from adapters.discord.status import StatusMessage, StatusState
 from adapters.discord.views.ask_controls import cancel_view
-from bot.asks.progress import Progress, poll_progress
+from bot.asks.progress import watch_progress
 
 
 if TYPE_CHECKING:
@@ -61,7 +59,7 @@ class AskProgress:
     async def run(self) -> None:
         try:
             async with asyncio.timeout(FOLLOW_AT_MOST_S):
-                async for stage in self._stages():
+                async for stage in watch_progress(self.svc.db, self.svc.asks.progress, self.ask_id, interval_s=POLL_S):
                     if stage.final:
                         return  # the answer (or the cancel / failure note) replaces the status: see the port
                     self.status.show(
@@ -71,31 +69,6 @@ class AskProgress:
             log.info("ask #%s: stopped following its progress", self.ask_id)
         except Exception:  # following is a courtesy: the ask and its answer go on without it
             log.exception("ask #%s: following its progress failed", self.ask_id)
-
-    async def _stages(self) -> AsyncIterator[Progress]:
-        """The hub's stages and the row's, merged; ends after the first final stage from either."""
-        queue: asyncio.Queue[Progress] = asyncio.Queue()
-
-        async def pump(source: AsyncIterator[Progress]) -> None:
-            async for stage in source:
-                await queue.put(stage)
-
-        sources = [
-            self.svc.asks.progress.subscribe(self.ask_id),
-            poll_progress(self.svc.db, self.ask_id, interval_s=POLL_S),
-        ]
-        pumps = [asyncio.create_task(pump(source)) for source in sources]
-        try:
-            while True:
-                stage = await queue.get()
-                yield stage
-                if stage.final:
-                    return
-        finally:
-            for task in pumps:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
 
 
 class _Editor:
