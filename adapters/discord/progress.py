@@ -61,7 +61,8 @@ class AskProgress:
             async with asyncio.timeout(FOLLOW_AT_MOST_S):
                 async for stage in watch_progress(self.svc.db, self.svc.asks.progress, self.ask_id, interval_s=POLL_S):
                     if stage.final:
-                        return  # the answer (or the cancel / failure note) replaces the status: see the port
+                        await self._finished(stage.text)
+                        return
                     self.status.show(
                         StatusState(texts.status_line(self.mention, stage.text), view=cancel_view(self.ask_id))
                     )
@@ -69,6 +70,14 @@ class AskProgress:
             log.info("ask #%s: stopped following its progress", self.ask_id)
         except Exception:  # following is a courtesy: the ask and its answer go on without it
             log.exception("ask #%s: following its progress failed", self.ask_id)
+
+    async def _finished(self, stage_text: str) -> None:
+        """Normally the port has already turned the status into the answer. When another process posted the answer
+        (it ran the ask), the status message still shows a stage and Cancel: it says how the ask ended instead."""
+        if (answers := self.svc.port.answers) is not None:
+            answers.slots.pop(self.ask_id, None)
+        if not self.status.closed:
+            await self.status.close(StatusState(texts.status_finished(self.mention, stage_text)))
 
 
 class _Editor:

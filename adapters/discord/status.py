@@ -58,6 +58,11 @@ class StatusMessage:
         self.gone = False  # the message was deleted: nothing more is edited
         self.edits = 0  # edits sent (for logs and tests)
 
+    @property
+    def closed(self) -> bool:
+        """The final state was given (it may still be on its way)."""
+        return self._closed
+
     def show(self, state: StatusState) -> None:
         """Show `state` soon; a newer state before then replaces it."""
         if self._closed or self.gone or (self._shown is not None and state.key() == self._shown.key()):

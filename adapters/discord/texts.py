@@ -68,6 +68,10 @@ def cancel_not_yours() -> str:
     return "Only the member who asked can cancel this ask."
 
 
+def status_finished(asker_mention: str, stage_text: str) -> str:
+    return f"{asker_mention}: {stage_text} The answer is in its own message."
+
+
 def group_confirm(count: int, groups: Sequence[str]) -> str:
     return f"{', '.join('@' + g for g in groups)} would ask {count} people's agents. Ask them all?"
 

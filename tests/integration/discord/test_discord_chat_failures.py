@@ -122,3 +122,24 @@ async def test_a_mention_is_remembered_with_the_name_so_memory_finds_bob(
             break
         await asyncio.sleep(0.05)
     assert texts.get(said.id) == f"@Bob (<@{people.id('bob')}>), can you take the demo?"
+
+
+async def test_when_another_process_posts_the_answer_the_status_says_how_the_ask_ended(
+    discord_bot: DiscordHarness, people: People
+) -> None:
+    api = discord_bot.api
+    discord_bot.runtime.services.asks.llm.backend.latency_s = 0.3  # type: ignore[attr-defined]
+    await ready(discord_bot, people)
+    general = channel(discord_bot, "general")
+    mention_ask(discord_bot, people, general)
+    status = (await api.wait_for(lambda: bot_posts(discord_bot, general)))[0]
+    answers = discord_bot.runtime.services.port.answers
+    assert answers is not None
+    await api.wait_for(lambda: answers.slots)  # the status message is registered right after it is posted
+    answers.slots.clear()  # as if a worker in another process ran the ask: it knows no status message
+
+    answer = await answered(discord_bot, general)
+    assert answer.message.id != status.id
+    closed = await api.wait_for(lambda: "The answer is in its own message." in api.find_message(status.id).text)
+    assert closed and not buttons_of(discord_bot, status.id), "no Cancel left on a finished ask"
+    assert api.find_message(status.id).text == f"<@{people.id('alice')}>: Answered. The answer is in its own message."
