@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import asyncio
 
+from sqlalchemy import select
+
 from bot import messages
 from bot.asks import models
 from bot.asks.progress import FINAL_STAGES, Stage
+from bot.store import models as store_models
 from tests.fakes.asks import LAUNCH, QUESTION
 from tests.fakes.discord_shapes import new_id
 from tests.integration.discord.chat_helpers import answered, bot_posts, edit_gaps
@@ -181,3 +184,28 @@ async def test_a_source_said_in_a_thread_links_to_the_thread(discord_bot: Discor
     status = await answered(discord_bot, general)
     links = [f["value"] for f in status.embeds[0]["fields"] if said.id in f["value"]]
     assert links and f"https://discord.com/channels/{discord_bot.api.guild_id}/{thread}/{said.id}" in links[0]
+
+
+async def test_a_reply_to_the_answer_is_a_follow_up_answered_as_a_reply(
+    discord_bot: DiscordHarness, people: People
+) -> None:
+    await ready(discord_bot, people)
+    general = channel(discord_bot, "general")
+    discord_bot.gateway.message(
+        general, people.alice, f"<@{discord_bot.world.bot_id}> ask <@{people.id('bob')}> {QUESTION}"
+    )
+    first = await answered(discord_bot, general)
+    await load_ask(discord_bot, 1)
+
+    reply = discord_bot.gateway.message(general, people.alice, "and who decided it?", reply_to=first.message.id)
+
+    second = await discord_bot.api.wait_for(
+        lambda: [m for m in bot_posts(discord_bot, general) if "show 2" in m.text and discord_bot.api.embeds.get(m.id)]
+    )
+    assert discord_bot.api.references[second[0].id] == reply.id
+    follow_up = await load_ask(discord_bot, 2)
+    assert (follow_up.follow_up_of, follow_up.colleagues, follow_up.question) == (1, ["bob"], "and who decided it?")
+    # a message addressed to the bot (here: a reply to it) is a question, never memory
+    async with discord_bot.db.session() as session:
+        stored = (await session.execute(select(store_models.Message.platform_id))).scalars().all()
+    assert reply.id not in stored
