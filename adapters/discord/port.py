@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 
@@ -34,6 +34,9 @@ from bot.port import (
 )
 from bot.settings import Settings
 
+
+if TYPE_CHECKING:
+    from adapters.discord.answers import AnswerPosts
 
 log = logging.getLogger(__name__)
 
@@ -65,13 +68,21 @@ class DiscordPort(GuildReading, ChatPort):
         self.threads = ThreadDirectory(self.http)
         self._places: dict[str, tuple[str, str | None]] = {}  # Discord channel/thread id -> askwith (channel, thread)
         self._forum_posts: dict[str, list[dict[str, Any]]] = {}  # forum id -> its posts (threads), oldest first
+        self._role_names: dict[str, str] = {}
+        self.answers: AnswerPosts | None = None  # set once the server's ask service exists
         self._agents_lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ writing
     async def post(self, channel_id: str, text: str, *, thread_id: str | None = None) -> str:
+        """Post as the bot; an ask's final post becomes a rich message (embed and buttons, see
+        `adapters.discord.answers`), edited into the ask's status message when it has one here."""
         if self.replies.is_route(channel_id):
             return await self._follow_up(channel_id, text)
         target = self.client.get_partial_messageable(int(thread_id or channel_id))
+        if self.answers is not None:
+            async with platform_call(f"post an answer in channel {target.id}"):
+                if (posted := await self.answers.post(target, text)) is not None:
+                    return posted
         ids = []
         for chunk in split_message(text):
             async with platform_call(f"post in channel {target.id}"):
@@ -82,6 +93,11 @@ class DiscordPort(GuildReading, ChatPort):
         interaction, member_id = self.replies.lookup(route)
         if interaction is not None:
             try:
+                if self.answers is not None and (rich := await self.answers.rendered(text)) is not None:
+                    sent = await interaction.followup.send(
+                        **rich.kwargs(), ephemeral=True, wait=True, allowed_mentions=NO_MENTIONS
+                    )
+                    return str(sent.id)  # `/ask-with`'s answer: the same embed, seen only by the asker
                 return await _follow_up_on(interaction, text)
             except discord.HTTPException as exc:
                 if not interaction_gone(exc):
@@ -103,6 +119,16 @@ class DiscordPort(GuildReading, ChatPort):
             async with platform_call(f"open a DM with {member_id}"):
                 self._dms[member_id] = str((await self.http.start_private_message(int(member_id)))["id"])
         return self._dms[member_id]
+
+    def jump_url(self, channel_id: str, message_id: str) -> str | None:
+        """Discord's link to a message (it opens only for who can see the channel)."""
+        if not self._guild_id:
+            return None
+        return f"https://discord.com/channels/{self._guild_id}/{channel_id}/{message_id}"
+
+    async def permalink(self, channel_id: str, message_id: str) -> str | None:
+        await self.guild_id()
+        return self.jump_url(channel_id, message_id)
 
     async def create_hidden_thread(self, title: str) -> ThreadRef:
         """A private thread in the agents' channel: only the bot and members who manage threads there see it."""

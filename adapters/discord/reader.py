@@ -41,6 +41,7 @@ class GuildReading:
     _agents_channel_id: str | None
     _places: dict[str, tuple[str, str | None]]
     _forum_posts: dict[str, list[dict[str, Any]]]
+    _role_names: dict[str, str]  # role id -> name, refreshed whenever the server is read (readable role mentions)
 
     # ------------------------------------------------------------------ the server
     async def guild_id(self) -> str:
@@ -55,7 +56,9 @@ class GuildReading:
 
     async def _guild_payload(self) -> dict[str, Any]:
         async with platform_call("read the server"):
-            return dict(await self.http.get_guild(await self.guild_id(), with_counts=False))
+            guild = dict(await self.http.get_guild(await self.guild_id(), with_counts=False))
+        self._role_names = {str(r["id"]): str(r["name"]) for r in guild.get("roles", []) if r["id"] != guild["id"]}
+        return guild
 
     async def _member_payloads(self) -> list[dict[str, Any]]:
         guild_id = await self.guild_id()
@@ -126,6 +129,13 @@ class GuildReading:
                 scopes.append(convert.private_thread(thread, parent_name=str(parent.get("name")), readers=readers))
         return scopes
 
+    def _addresses_bot(self, message: discord.Message) -> bool:
+        me = self._bot_id()
+        if any(str(user.id) == me for user in message.mentions):
+            return True
+        replied = message.reference.resolved if message.reference else None
+        return isinstance(replied, discord.Message) and str(replied.author.id) == me
+
     def _bot_id(self) -> str:
         return str(self.client.user.id) if self.client.user else ""
 
@@ -155,8 +165,8 @@ class GuildReading:
             except ChatPlatformError as exc:
                 log.info("forum post %s has no readable first message: %s", post["id"], exc)
                 continue
-            if convert.is_memory(first):
-                message = convert.message(first, channel_id=forum_id, thread_id=None)
+            if convert.is_memory(first, bot_id=self._bot_id()):
+                message = convert.message(first, channel_id=forum_id, thread_id=None, roles=self._role_names)
                 # a post is a thread even before anyone replies, so ingestion keeps reading it
                 messages.append(replace(message, reply_count=max(1, int(post.get("message_count") or 0))))
         next_cursor = str(page[-1]["id"]) if page else (cursor or "")
@@ -173,7 +183,9 @@ class GuildReading:
             payloads = await self.http.logs_from(source_id, wanted, after=cursor or 0)
         payloads = sorted(payloads, key=lambda p: int(p["id"]))
         messages = [
-            convert.message(p, channel_id=channel_id, thread_id=thread_id) for p in payloads if convert.is_memory(p)
+            convert.message(p, channel_id=channel_id, thread_id=thread_id, roles=self._role_names)
+            for p in payloads
+            if convert.is_memory(p, bot_id=self._bot_id())
         ]
         next_cursor = str(payloads[-1]["id"]) if payloads else (cursor or "")
         return HistoryPage(messages, next_cursor, len(payloads) == wanted)
@@ -183,13 +195,18 @@ class GuildReading:
         guild_id = message.guild.id if message.guild else getattr(message.channel, "guild_id", None)
         if guild_id is None or message.author.bot or message.type not in _MEMORY_TYPES or not message.content:
             return None
+        if self._addresses_bot(message):
+            return None  # an ask to askwith, not knowledge (see `convert.addresses_bot`)
         if (place := await self.place(str(message.channel.id))) is None:
             return None
         channel_id, thread_id = place
         if thread_id == str(message.id):
             thread_id = None  # a forum post's own first message: the post, at the forum's top level
         sender = str(message.author.id)
-        return ChatMessage(str(message.id), channel_id, sender, message.created_at, message.content, thread_id)
+        users = {str(m.id): m.display_name for m in message.mentions}
+        roles = {str(r.id): r.name for r in message.role_mentions}
+        text = convert.readable(message.content, users, roles)
+        return ChatMessage(str(message.id), channel_id, sender, message.created_at, text, thread_id)
 
     async def lookup_member(self, member_id: str) -> Member | None:
         """One member, looked up alone (a live event named someone new); None when not in the server."""

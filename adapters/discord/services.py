@@ -10,6 +10,7 @@ from typing import Any
 import discord
 
 from adapters.discord import texts
+from adapters.discord.answers import AnswerPosts
 from adapters.discord.gateway_sync import GatewaySync
 from adapters.discord.port import DiscordPort
 from bot.asks.service import AskService
@@ -32,11 +33,13 @@ class DiscordServices:
     workspace: WorkspaceKey
     negotiation_clients: ClientFor | None = None  # who plays the agents in `/negotiate`; None = the asks' LLM
     member_settings: MemberSettingsStore = field(init=False)
+    pending_groups: dict[str, Any] = field(default_factory=dict)  # asks naming a big role, awaiting confirmation
     live: GatewaySync = field(init=False)  # what gateway events change in memory
 
     def __post_init__(self) -> None:
         self.member_settings = MemberSettingsStore(self.db)
         self.live = GatewaySync(self.port, self.ingest)
+        self.port.answers = AnswerPosts(self.port, self.asks)
 
     def negotiation(self) -> MemberNegotiation:
         """The core's `/negotiate` entry point over this Discord server."""

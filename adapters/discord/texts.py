@@ -4,9 +4,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
+
+import discord
 
 from bot import messages
 from bot.port import ApprovalDecision, ApprovalKind, ApprovalRequest, SharePolicy
+from bot.store.member_settings import MemberSettings
 
 
 # ---------------------------------------------------------------------- /ask-with
@@ -25,6 +29,120 @@ def asking(colleagues: Sequence[str]) -> str:
     owners = [f"{name}'s" for name in colleagues]
     who = f"{owners[0]} agent" if len(owners) == 1 else ", ".join(owners[:-1]) + f" and {owners[-1]} agents"
     return f"\u23f3 Your agent is asking {who}\u2026 The answer will appear here (only you can see it)."
+
+
+# ---------------------------------------------------------------------- asking in chat (mention, DM, thread)
+ASK_ABOUT_THREAD = "Ask about this thread"
+MODAL_TITLE = "Ask about this thread"
+MODAL_COLLEAGUES = "Colleagues"
+MODAL_COLLEAGUES_HINT = "Whose agents should help (up to 10)"
+MODAL_QUESTION = "Your question"
+MODAL_QUESTION_PLACEHOLDER = "e.g. What did we decide about the launch date?"
+CANCEL = "Cancel"
+CONFIRM_GROUP = "Ask them all"
+TRANSCRIPT = "Transcript"
+THUMBS_UP = "👍"
+THUMBS_DOWN = "👎"
+
+
+def ask_usage(bot_mention: str) -> str:
+    return (
+        f"Ask me with your colleagues' agents: `{bot_mention} ask @bob @carol when is the launch?` "
+        "(a role works too: every member of it is asked)."
+    )
+
+
+def status_queued(asker_mention: str) -> str:
+    return f"⏳ {asker_mention}, your agent is on it."
+
+
+def status_line(asker_mention: str, stage_text: str) -> str:
+    return f"⏳ {asker_mention}: {stage_text}"
+
+
+def cancelling() -> str:
+    return "⏹ Cancelling…"
+
+
+def cancel_not_yours() -> str:
+    return "Only the member who asked can cancel this ask."
+
+
+def status_finished(asker_mention: str, stage_text: str) -> str:
+    return f"{asker_mention}: {stage_text} The answer is in its own message."
+
+
+def group_confirm(count: int, groups: Sequence[str]) -> str:
+    return f"{', '.join('@' + g for g in groups)} would ask {count} people's agents. Ask them all?"
+
+
+def group_empty(group: str) -> str:
+    return f"Nobody in @{group} can be asked (the role has no other members)."
+
+
+def group_declined() -> str:
+    return "Not asked."
+
+
+def group_not_yours() -> str:
+    return "Only the member who asked can confirm this."
+
+
+def posted_by_dm(channel_id: str) -> str:
+    return f"I may not post in <#{channel_id}>, so here is your ask's progress and answer, by DM."
+
+
+def feedback_recorded(vote: int) -> str:
+    return messages.feedback_thanks(vote)
+
+
+# ---------------------------------------------------------------------- the answer (embeds)
+CONTRIBUTED = "Who contributed"
+DISAGREED = "The agents disagreed"
+TRIED = "What the agents tried"
+SOURCE = "a message"
+LEFT_OUT = "More"
+ANSWER_TITLES = {
+    "done": "Answer",
+    "unsupported": "Unsupported: no message the agents could share supports this, so treat it as a guess",
+    "failed": "Could not answer",
+    "cancelled": "Cancelled",
+}
+
+
+def answer_title(status: str) -> str:
+    return ANSWER_TITLES.get(status, "Answer")
+
+
+def answer_footer(ask_id: int) -> str:
+    return f"ask #{ask_id} \u00b7 askwith transcripts show {ask_id}"
+
+
+def answer_heading(asker_mention: str, transcript_ref: str) -> str:
+    """The answer message's text above its embed: whom it answers, and the ask's transcript reference."""
+    return f"{asker_mention}\n-# {transcript_ref}"
+
+
+def answer_cancelled(by: str) -> str:
+    return f"Cancelled by {by}; the agents stopped."
+
+
+def shared_by(name: str) -> str:
+    return f"shared by {name}'s agent"
+
+
+def contributor_line(name: str, sources: int, brought_in: bool) -> str:
+    joined = " (brought in)" if brought_in else ""
+    cited = f"{sources} source{'s' if sources != 1 else ''}" if sources else "no cited source"
+    return f"\u2022 {name}'s agent{joined}: {cited}"
+
+
+def more_lines(count: int) -> str:
+    return f"\u2026 and {count} more (see the transcript)"
+
+
+def left_out(count: int) -> str:
+    return f"{count} more part(s) of this answer are in the transcript (Discord shows only so much)."
 
 
 # ---------------------------------------------------------------------- /negotiate
@@ -54,6 +172,63 @@ def settings_summary(opted_in: bool, share: SharePolicy, excluded_channel_ids: S
         f"\u2022 Kept out of your agent's memory: {excluded}\n"
         "Change them with `/askwith on|off`, `/askwith share`, `/askwith exclude`, `/askwith include`."
     )
+
+
+PANEL_TITLE = "Your askwith settings"
+PANEL_ASKS = "Your recent asks"
+PANEL_NO_ASKS = "None yet. Mention me with colleagues and a question, or DM me."
+PANEL_SHARED = "What your agent shared, with whom"
+PANEL_NOTHING_SHARED = "Nothing yet."
+PANEL_DMS = "DMs: Discord lets no bot read your DMs, so askwith never remembers them; there is nothing to connect."
+PANEL_SHARE_PLACEHOLDER = "Sharing"
+PANEL_EXCLUDE_PLACEHOLDER = "Channels kept out of your agent's memory"
+SHARE_LABELS = {
+    SharePolicy.AUTO: "Share: auto (share what it finds)",
+    SharePolicy.ASK: "Share: ask me first, by DM",
+    SharePolicy.NEVER: "Share: never (decline to take part)",
+}
+ASK_STATUS_MARKS = {"done": "\u2705", "unsupported": "\u26a0\ufe0f", "failed": "\u274c", "cancelled": "\u23f9"}
+
+
+def panel_settings(settings: MemberSettings) -> str:
+    memory = messages.memory_state(settings.opted_in)
+    excluded = ", ".join(f"<#{c}>" for c in settings.excluded_channels) or "none"
+    return (
+        f"\u2022 Memory: {memory}\n"
+        f"\u2022 Sharing: `{settings.share.value}`: {messages.SHARE_MEANING[settings.share]}\n"
+        f"\u2022 Kept out of your agent's memory: {excluded}"
+    )
+
+
+def panel_memory_button(opted_in: bool) -> str:
+    return "Memory: on (turn off)" if opted_in else "Memory: off (turn on)"
+
+
+def panel_memory_off() -> str:
+    return messages.memory_off_effect()
+
+
+def share_label(policy: SharePolicy) -> str:
+    return SHARE_LABELS[policy]
+
+
+def panel_ask(ask_id: int, question: str, status: str, link: str | None) -> str:
+    mark = ASK_STATUS_MARKS.get(status, "\u23f3")
+    shown = discord_escape(question if len(question) <= 80 else question[:79] + "\u2026")
+    ref = f"[#{ask_id}]({link})" if link else f"#{ask_id} (`askwith transcripts show {ask_id}`)"
+    return f"{mark} {ref} {shown}"
+
+
+def panel_shared(requester: str, with_agent: str, question: str, text: str, at: datetime, approval: str) -> str:
+    said = discord_escape(text if len(text) <= 300 else text[:299] + "\u2026")
+    asked = discord_escape(question if len(question) <= 80 else question[:79] + "\u2026")
+    how = "you approved" if approval == "approved" else "shared automatically"
+    whom = f"{with_agent}'s agent" + (f" (for {requester})" if requester != with_agent else "")
+    return f"\u2022 {discord.utils.format_dt(at, 'R')} to {whom}, {how}, on \u201c{asked}\u201d: {said}"
+
+
+def discord_escape(text: str) -> str:
+    return discord.utils.escape_mentions(discord.utils.escape_markdown(" ".join(text.split())))
 
 
 def not_known_yet() -> str:

@@ -30,6 +30,7 @@ from aiohttp import web
 
 from bot.port import Channel, ChannelKind, ChatMessage
 from bot.world import World
+from tests.fakes.discord_limits import InvalidForm
 from tests.fakes.discord_routes import (
     ApiCall,
     ApiError,
@@ -49,6 +50,8 @@ from tests.fakes.discord_shapes import (
     channel_json,
     dm_json,
     member_json,
+    mentioned_ids,
+    mentioned_role_ids,
     message_json,
     new_id,
     role_json,
@@ -81,6 +84,14 @@ class FakeDiscordApi:
     callbacks: list[InteractionCallback] = field(default_factory=list)
     followups: list[FollowUp] = field(default_factory=list)
     components: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # message id -> components
+    embeds: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # message id -> embeds
+    references: dict[str, str] = field(default_factory=dict)  # message id -> the message it replies to
+    no_send: set[str] = field(default_factory=set)  # channels/threads where the bot lacks Send Messages (403/50013)
+    gone_interactions: set[str] = field(default_factory=set)  # tokens whose callback answers 404/10062
+    acknowledged: set[str] = field(default_factory=set)  # interaction tokens already answered (40060 the second time)
+    originals: dict[str, str] = field(default_factory=dict)  # interaction token -> its response message id
+    ephemeral: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> an ephemeral message (only its user)
+    interaction_context: dict[str, dict[str, Any]] = field(default_factory=dict)  # token -> channel, user, message
     expired_tokens: dict[str, tuple[int, int, str]] = field(default_factory=dict)  # token -> status, code, text
     closed_dms: set[str] = field(default_factory=set)  # members who accept no DMs from server bots
     forbidden: set[str] = field(default_factory=set)  # channels whose history the bot may no longer read
@@ -172,6 +183,14 @@ class FakeDiscordApi:
         for messages in self.world.messages.values():
             messages[:] = [m for m in messages if m.thread_id != thread_id]
 
+    def refuse_posts(self, channel_id: str) -> None:
+        """The bot may read a channel or thread but not post in it: posting answers 403/50013 Missing Permissions."""
+        self.no_send.add(channel_id)
+
+    def forget_interaction(self, token: str) -> None:
+        """Discord no longer knows an interaction (its 3 s to respond passed): its callback answers 404/10062."""
+        self.gone_interactions.add(token)
+
     def close_dms(self, member_id: str) -> None:
         """The member turned off DMs from server members: opening the DM works, sending in it answers 403/50007."""
         self.closed_dms.add(member_id)
@@ -237,6 +256,8 @@ class FakeDiscordApi:
                     return handler(call, *match.groups())
                 except ApiError as exc:
                     return json_response({"message": exc.message, "code": exc.code}, exc.status)
+                except InvalidForm as exc:
+                    return json_response({"message": f"Invalid Form Body: {exc.detail}", "code": 50035}, 400)
         return json_response({"message": "404: Not Found", "code": 0}, 404)
 
     def _routes(self) -> list[tuple[str, str, Callable[..., web.Response]]]:
@@ -303,14 +324,48 @@ class FakeDiscordApi:
         channel = self.world.channels[message.channel_id]
         guild_id = None if channel.kind in (ChannelKind.DM, ChannelKind.GROUP_DM) else self.guild_id
         thread = self.public_threads().get(message.id)
-        return message_json(
+        payload = message_json(
             message,
             self.world.members[message.sender_id],
             channel_id=channel_id or message.thread_id or message.channel_id,
             guild_id=guild_id,
             thread=thread_json(thread, self.guild_id, len(self.replies(thread))) if thread else None,
             components=self.components.get(message.id),
+            embeds=self.embeds.get(message.id),
+            mentions=[self.world.members[m] for m in mentioned_ids(message.text) if m in self.world.members],
+            mention_roles=[r for r in mentioned_role_ids(message.text) if r in self.extras.roles],
+            reference=self.references.get(message.id),
         )
+        replied = self.find_message(self.references.get(message.id, ""))
+        if replied is not None:  # Discord includes the message replied to (one level deep)
+            author = self.world.members[replied.sender_id]
+            payload["referenced_message"] = message_json(
+                replied, author, channel_id=replied.thread_id or replied.channel_id, guild_id=guild_id
+            )
+        return payload
+
+    def shown(self, message_id: str) -> str:
+        """Everything a message shows as text: its content, then each embed's title, description, fields, footer."""
+        found = self.find_message(message_id)
+        parts = [found.text if found else str(self.ephemeral.get(message_id, {}).get("content") or "")]
+        for embed in self.embeds.get(message_id, []):
+            parts += [embed.get("title") or "", embed.get("description") or ""]
+            parts += [f"{f['name']}\n{f['value']}" for f in embed.get("fields") or []]
+            parts.append((embed.get("footer") or {}).get("text") or "")
+        return "\n".join(p for p in parts if p)
+
+    def messages_in(self, channel_or_thread_id: str) -> list[ChatMessage]:
+        """What a channel, DM or thread shows, oldest first."""
+        if (thread := self.public_threads().get(channel_or_thread_id)) is not None:
+            return self.replies(thread)
+        return [m for m in self.world.messages.get(channel_or_thread_id, []) if m.thread_id is None]
+
+    def find_message(self, message_id: str) -> ChatMessage | None:
+        for messages in self.world.messages.values():
+            for message in messages:
+                if message.id == message_id:
+                    return message
+        return None
 
     def add_bot_message(self, channel_id: str, text: str, *, thread_id: str | None = None) -> ChatMessage:
         return self.world.add_message(
@@ -318,7 +373,8 @@ class FakeDiscordApi:
         )
 
     def edit_message(self, channel_id: str, message_id: str, text: str | None) -> ChatMessage:
-        messages = self.world.messages[channel_id]
+        found = self.find_message(message_id)
+        messages = self.world.messages[found.channel_id if found else channel_id]
         for index, message in enumerate(messages):
             if message.id == message_id:
                 if text is not None:

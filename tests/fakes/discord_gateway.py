@@ -74,14 +74,90 @@ class FakeGateway:
         payload["member"] = {**member_json(user, []), "permissions": str(EVERYONE_DEFAULT)}
         return self._dispatch(payload)
 
-    def click(self, custom_id: str, user: Member, prompt: ChatMessage) -> str:
-        """Someone clicks a button of a message the bot sent them in a DM; returns the interaction token."""
+    def click(
+        self, custom_id: str, user: Member, prompt: ChatMessage, *, as_seen: dict[str, Any] | None = None
+    ) -> str:
+        """Someone clicks a button of a message the bot sent them in a DM; returns the interaction token.
+        `as_seen`: the message as a stale client still shows it (buttons since removed), e.g. on a second device."""
         dm = self.api.world.channels[prompt.channel_id]
         channel = {"id": dm.id, "type": 1, "recipients": [user_json(user)]}
         data = {"custom_id": custom_id, "component_type": 2}
         payload = self._base(3, data, channel=channel)
         payload["user"] = user_json(user)
-        payload["message"] = self.api.message_out(prompt)
+        payload["message"] = as_seen or self.api.message_out(prompt)
+        return self._dispatch(payload)
+
+    def context_menu(self, name: str, user: Member, target: ChatMessage) -> str:
+        """Someone right-clicks a message, Apps > `name` (a message command); returns the interaction token."""
+        where = target.thread_id or target.channel_id
+        data = {
+            "id": new_id(),
+            "name": name,
+            "type": 3,
+            "guild_id": self.api.guild_id,
+            "target_id": target.id,
+            "resolved": {"messages": {target.id: self.api.message_out(target)}},
+        }
+        return self._in_guild(2, data, user, where)
+
+    def submit(
+        self,
+        custom_id: str,
+        user: Member,
+        channel_id: str,
+        *,
+        texts: dict[str, str] | None = None,
+        users: dict[str, list[Member]] | None = None,
+    ) -> str:
+        """Someone submits a modal the bot opened: text inputs and user selects, each inside a label (type 18)."""
+        components: list[dict[str, Any]] = []
+        for field_id, value in (texts or {}).items():
+            inner = {"type": 4, "custom_id": field_id, "value": value}
+            components.append({"type": 18, "id": len(components) + 1, "component": inner})
+        picked: dict[str, Member] = {}
+        for field_id, members in (users or {}).items():
+            picked.update({m.id: m for m in members})
+            inner = {"type": 5, "custom_id": field_id, "values": [m.id for m in members]}
+            components.append({"type": 18, "id": len(components) + 1, "component": inner})
+        data = {"custom_id": custom_id, "components": components, "resolved": self._resolved(picked, {})}
+        return self._in_guild(5, data, user, channel_id)
+
+    def press(
+        self,
+        custom_id: str,
+        user: Member,
+        message_id: str,
+        *,
+        values: list[str] | None = None,
+        component_type: int = 2,
+        resolved: dict[str, Any] | None = None,
+    ) -> str:
+        """Someone uses a component (button 2, string select 3, channel select 8) of a bot message in the server
+        (a channel, a thread, or an ephemeral message only they see); returns the interaction token."""
+        from tests.fakes.discord_interactions import message_payload
+
+        message = message_payload(self.api, message_id)
+        data: dict[str, Any] = {"custom_id": custom_id, "component_type": component_type}
+        if values is not None:
+            data["values"] = values
+        if resolved:
+            data["resolved"] = resolved
+        token = self._in_guild(3, data, user, str(message["channel_id"]), message=message)
+        return token
+
+    def _in_guild(
+        self, kind: int, data: dict[str, Any], user: Member, channel_id: str, *, message: dict[str, Any] | None = None
+    ) -> str:
+        thread = self.api.public_threads().get(channel_id)
+        channel: dict[str, Any] = {"id": channel_id, "type": 0, "name": "channel", "guild_id": self.api.guild_id}
+        if thread is not None:
+            channel.update(type=thread.type, parent_id=thread.parent_id, name=thread.name)
+        payload = self._base(kind, data, channel=channel)
+        payload["guild_id"] = self.api.guild_id
+        roles = self.api.extras.member_roles.get(user.id, [])
+        payload["member"] = {**member_json(user, roles), "permissions": str(EVERYONE_DEFAULT)}
+        if message is not None:
+            payload["message"] = message
         return self._dispatch(payload)
 
     def _base(self, kind: int, data: dict[str, Any], *, channel: dict[str, Any]) -> dict[str, Any]:
@@ -117,17 +193,33 @@ class FakeGateway:
         return resolved
 
     def _dispatch(self, payload: dict[str, Any]) -> str:
+        user = payload.get("user") or payload["member"]["user"]
+        self.api.interaction_context[str(payload["token"])] = {
+            "type": payload["type"],
+            "channel_id": str(payload["channel_id"]),
+            "user_id": str(user["id"]),
+            "message_id": str(payload["message"]["id"]) if payload.get("message") else None,
+        }
         self.client._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
         return str(payload["token"])
 
     # ------------------------------------------------------------------ messages
     def message(
-        self, channel_id: str, author: Member, text: str, *, in_guild: bool = True, thread_id: str | None = None
+        self,
+        channel_id: str,
+        author: Member,
+        text: str,
+        *,
+        in_guild: bool = True,
+        thread_id: str | None = None,
+        reply_to: str | None = None,
     ) -> ChatMessage:
-        """A message arrives (MESSAGE_CREATE) in a channel, or in a thread of it; it is also added to the world, as
-        Discord would store it."""
+        """A message arrives (MESSAGE_CREATE) in a channel, or in a thread of it (`reply_to`: as a reply to that
+        message); it is also added to the world, as Discord would store it."""
         world = self.api.world
         message = world.add_message(channel_id, author.id, text, message_id=new_id(), thread_id=thread_id)
+        if reply_to is not None:
+            self.api.references[message.id] = reply_to
         payload = self.api.message_out(message)
         if not in_guild:
             payload.pop("guild_id", None)
@@ -135,6 +227,11 @@ class FakeGateway:
             payload["member"] = {k: v for k, v in member_json(author, []).items() if k != "user"}
         self.client._connection.parse_message_create(payload)  # type: ignore[arg-type]
         return message
+
+    def dm(self, author: Member, text: str) -> ChatMessage:
+        """A member writes to the bot in their DM with it."""
+        channel = self.api.dm_with(author.id)
+        return self.message(channel.id, author, text, in_guild=False)
 
     # ------------------------------------------------------------------ the server and its changes
     def connect(self, *, invited: bool = False) -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from bot.port import Channel, ChannelKind, ChatMessage
+from tests.fakes.discord_limits import check_message, keep_parts
 from tests.fakes.discord_shapes import (
     FORUM,
     PRIVATE_THREAD,
@@ -38,6 +40,7 @@ class ApiCall:
     path: str  # without the /api/v10 prefix
     query: dict[str, str]
     body: Any
+    at: float = field(default_factory=time.monotonic)  # when it arrived (for pacing assertions)
 
 
 @dataclass
@@ -89,6 +92,8 @@ MAX_PAGE = 100
 
 
 def routes(api: FakeDiscordApi) -> list[tuple[str, str, Handler]]:
+    from tests.fakes import discord_interactions as interactions  # it builds on this module's types
+
     table: list[tuple[str, str, Callable[..., web.Response]]] = [
         ("GET", r"/users/@me", me),
         ("GET", r"/oauth2/applications/@me", application),
@@ -113,9 +118,11 @@ def routes(api: FakeDiscordApi) -> list[tuple[str, str, Handler]]:
         ("PUT", rf"/channels/{ID}/thread-members/{ID}", add_thread_member),
         ("PUT", rf"/applications/{ID}/guilds/{ID}/commands", sync_commands),
         ("PUT", rf"/applications/{ID}/commands", sync_commands),
-        ("POST", r"/interactions/(\d+)/([^/]+)/callback", interaction_callback),
+        ("POST", r"/interactions/(\d+)/([^/]+)/callback", interactions.callback),
         ("POST", r"/webhooks/(\d+)/([^/]+)", followup),
-        ("PATCH", r"/webhooks/(\d+)/([^/]+)/messages/@original", edit_original),
+        ("GET", r"/webhooks/(\d+)/([^/]+)/messages/@original", interactions.original),
+        ("PATCH", r"/webhooks/(\d+)/([^/]+)/messages/@original", interactions.original),
+        ("DELETE", r"/webhooks/(\d+)/([^/]+)/messages/@original", interactions.original),
     ]
     return [(method, pattern, partial(handler, api)) for method, pattern, handler in table]
 
@@ -314,19 +321,30 @@ def create_message(api: FakeDiscordApi, call: ApiCall, channel_id: str) -> web.R
     dm = api.world.channels.get(channel_id)
     if dm is not None and dm.kind is ChannelKind.DM and set(dm.member_ids) & api.closed_dms:
         raise _error(403, 50007, "Cannot send messages to this user")
-    content = body.get("content") or ""
-    if len(content) > 2000:
-        raise _error(400, 50035, "Invalid Form Body: content must be 2000 or fewer in length")
-    message = api.add_bot_message(target, content, thread_id=thread_id)
-    if body.get("components"):
-        api.components[message.id] = body["components"]
+    if channel_id in api.no_send or target in api.no_send:
+        raise _error(403, 50013, "Missing Permissions")
+    check_message(body)
+    reference = (body.get("message_reference") or {}).get("message_id")
+    if reference is not None and api.find_message(str(reference)) is None:
+        raise _error(400, 50035, "Invalid Form Body: message_reference: Unknown message")
+    message = api.add_bot_message(target, body.get("content") or "", thread_id=thread_id)
+    keep_parts(api, message.id, body)
+    if reference is not None:
+        api.references[message.id] = str(reference)
     return _ok(api.message_out(message, channel_id=channel_id))
 
 
 def edit_message(api: FakeDiscordApi, call: ApiCall, channel_id: str, message_id: str) -> web.Response:
     body = call.body or {}
-    if "components" in body:
-        api.components[message_id] = body["components"] or []
+    found = api.find_message(message_id)
+    if found is None or found.sender_id != api.world.bot_id:
+        raise (
+            _error(404, 10008, "Unknown Message")
+            if found is None
+            else _error(403, 50005, "Cannot edit a message authored by another user")
+        )
+    check_message(body)
+    keep_parts(api, message_id, body)
     message = api.edit_message(channel_id, message_id, body.get("content"))
     return _ok(api.message_out(message, channel_id=channel_id))
 
@@ -350,51 +368,29 @@ def add_thread_member(api: FakeDiscordApi, call: ApiCall, thread_id: str, user_i
 
 def sync_commands(api: FakeDiscordApi, call: ApiCall, *ids: str) -> web.Response:
     synced = [
-        {**command, "id": new_id(), "application_id": api.application_id, "version": "1"}
+        {"description": "", **command, "id": new_id(), "application_id": api.application_id, "version": "1"}
         for command in call.body or []
     ]
     return _ok(synced)
 
 
 # ---------------------------------------------------------------------- interactions
-def interaction_callback(api: FakeDiscordApi, call: ApiCall, interaction_id: str, token: str) -> web.Response:
-
-    body = call.body or {}
-    callback = InteractionCallback(interaction_id, token, int(body["type"]), body.get("data") or {})
-    api.callbacks.append(callback)
-    flags = int(callback.data.get("flags") or 0)
-    return _ok(
-        {
-            "interaction": {
-                "id": interaction_id,
-                "type": 2,
-                "response_message_loading": callback.type == 5,
-                "response_message_ephemeral": bool(flags & EPHEMERAL),
-            }
-        }
-    )
-
-
-def _check_token(api: FakeDiscordApi, token: str) -> None:
+def check_token(api: FakeDiscordApi, token: str) -> None:
     if token in api.expired_tokens:
         raise _error(*api.expired_tokens[token])
 
 
 def followup(api: FakeDiscordApi, call: ApiCall, application_id: str, token: str) -> web.Response:
 
-    _check_token(api, token)
+    check_token(api, token)
     body = call.body or {}
+    check_message(body)
     item = FollowUp(new_id(), token, body.get("content") or "", int(body.get("flags") or 0), original=False)
     api.followups.append(item)
-    return _ok(_webhook_message(api, item))
-
-
-def edit_original(api: FakeDiscordApi, call: ApiCall, application_id: str, token: str) -> web.Response:
-
-    _check_token(api, token)
-    body = call.body or {}
-    item = FollowUp(new_id(), token, body.get("content") or "", int(body.get("flags") or 0), original=True)
-    api.followups.append(item)
+    keep_parts(api, item.id, body)
+    if item.ephemeral:  # only the interaction's user sees it; its components can still be used
+        context = api.interaction_context.get(token, {})
+        api.ephemeral[item.id] = {"channel_id": context.get("channel_id"), "user_id": context.get("user_id"), **body}
     return _ok(_webhook_message(api, item))
 
 

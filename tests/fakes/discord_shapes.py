@@ -9,6 +9,7 @@ which is how a Discord admin builds a private channel; tests add roles and overw
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -181,6 +182,19 @@ def dm_json(channel: Channel, recipient: Member) -> dict[str, Any]:
     return {"id": channel.id, "type": DM, "last_message_id": None, "recipients": [user_json(recipient)]}
 
 
+MENTION = re.compile(r"<@!?(\d+)>")
+ROLE_MENTION = re.compile(r"<@&(\d+)>")
+
+
+def mentioned_ids(text: str) -> list[str]:
+    """The users a message's text mentions, as Discord lists them in `mentions` (each once)."""
+    return list(dict.fromkeys(MENTION.findall(text)))
+
+
+def mentioned_role_ids(text: str) -> list[str]:
+    return list(dict.fromkeys(ROLE_MENTION.findall(text)))
+
+
 def message_json(
     message: ChatMessage,
     author: Member,
@@ -190,6 +204,10 @@ def message_json(
     thread: dict[str, Any] | None = None,
     components: list[dict[str, Any]] | None = None,
     flags: int = 0,
+    embeds: list[dict[str, Any]] | None = None,
+    mentions: list[Member] = (),  # type: ignore[assignment]
+    mention_roles: list[str] = (),  # type: ignore[assignment]
+    reference: str | None = None,
 ) -> dict[str, Any]:
     data: dict[str, Any] = {
         "id": message.id,
@@ -201,16 +219,19 @@ def message_json(
         "edited_timestamp": None,
         "tts": False,
         "mention_everyone": False,
-        "mentions": [],
-        "mention_roles": [],
+        "mentions": [user_json(m) for m in mentions],
+        "mention_roles": list(mention_roles),
         "attachments": [],
-        "embeds": [],
+        "embeds": embeds or [],
         "pinned": False,
         "components": components or [],
         "flags": flags,
     }
     if guild_id is not None:
         data["guild_id"] = guild_id
+    if reference is not None:
+        data["type"] = 19  # a reply
+        data["message_reference"] = {"message_id": reference, "channel_id": channel_id, "guild_id": guild_id}
     if thread is not None:
         data["thread"] = thread
     return data

@@ -1,4 +1,5 @@
-"""`/askwith show|on|off|share|exclude|include`: a member's own askwith settings, answered only to them.
+"""`/askwith show|on|off|share|exclude|include`: a member's own askwith settings, answered only to them; `show`
+opens the interactive panel (settings as controls, recent asks, what their agent shared).
 
 Opting in lets askwith remember what the member can see; the share policy says whether their agent shares freely,
 asks them first (Approve / Deny by DM) or declines; excluded channels never reach their agent's memory.
@@ -13,6 +14,7 @@ from discord import app_commands
 
 from adapters.discord import texts
 from adapters.discord.services import DiscordServices, services_of
+from adapters.discord.views.settings_panel import panel
 from bot.errors import UnknownChannelError, UnknownMemberError
 from bot.port import SharePolicy
 from bot.store.member_settings import MemberSettings
@@ -42,9 +44,22 @@ async def _reply(interaction: discord.Interaction, change: Change) -> None:
     await interaction.response.send_message(text, ephemeral=True)
 
 
-@askwith.command(name="show", description="Show your askwith settings")
+@askwith.command(name="show", description="Your settings (to change them), recent asks and what your agent shared")
 async def show(interaction: discord.Interaction) -> None:
-    await _reply(interaction, lambda svc, member: svc.member_settings.get(svc.workspace, member))
+    """The interactive panel, only for the member (see `adapters.discord.views.settings_panel`)."""
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    svc = services_of(interaction)
+    member_id = str(interaction.user.id)
+    try:
+        try:
+            message = await panel(svc, member_id)
+        except UnknownMemberError:
+            await svc.ingest.mirror()  # joined since the last mirroring: learn the server's members now
+            message = await panel(svc, member_id)
+    except UnknownMemberError:
+        await interaction.followup.send(texts.not_known_yet(), ephemeral=True)
+        return
+    await interaction.followup.send(**{k: v for k, v in message.items() if v is not None}, ephemeral=True)
 
 
 @askwith.command(name="on", description="Let askwith remember what you can see (opt in)")

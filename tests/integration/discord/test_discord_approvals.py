@@ -36,7 +36,7 @@ def button(bot: DiscordHarness, prompt: ChatMessage, label: str) -> str:
 async def final_answer(bot: DiscordHarness, token: str) -> str:
     api = bot.api
     found = await api.wait_for(lambda: [f for f in api.followups_for(token) if "transcripts show" in f.content])
-    return found[0].content
+    return api.shown(found[0].id)  # the answer's text and embed
 
 
 async def test_approve_lets_the_agent_share(discord_bot: DiscordHarness, people: People) -> None:
@@ -83,9 +83,10 @@ async def test_only_the_member_asked_can_decide_and_a_late_click_is_told_so(
     assert (note[0].type, note[0].ephemeral) == (CHANNEL_MESSAGE, True)
     assert note[0].data["content"] == "Only the member who was asked can answer this request."
 
+    seen_elsewhere = discord_bot.api.message_out(prompt)  # Bob's phone still shows the buttons
     discord_bot.gateway.click(button(discord_bot, prompt, "Deny"), people.bob, prompt)
     assert "14 March" not in await final_answer(discord_bot, token)
-    late = discord_bot.gateway.click(approve, people.bob, prompt)
+    late = discord_bot.gateway.click(approve, people.bob, prompt, as_seen=seen_elsewhere)
     again = await discord_bot.api.wait_for(lambda: [c for c in discord_bot.api.callbacks if c.token == late])
     assert again[0].data["content"].startswith("This request is no longer waiting for you")
 

@@ -41,7 +41,8 @@ async def test_ask_with_defers_talks_in_a_private_thread_and_follows_up_with_the
     notes = [f.content for f in api.followups_for(token)]
     assert notes[0].startswith("\u23f3 Your agent is asking Bob's agent")
     assert len(answer) == 1 and answer[0].ephemeral
-    assert "Bluebird" in answer[0].content and "14 March" in answer[0].content
+    shown = api.shown(answer[0].id)  # the answer's embed, as in chat, only for the asker
+    assert "Bluebird" in shown and "14 March" in shown and api.embeds[answer[0].id][0]["title"] == "Answer"
 
     # the agents' channel: created hidden from @everyone; one private thread per ask holds the talk
     created = api.requests("POST", r"/guilds/\d+/channels")[0].body
@@ -67,5 +68,5 @@ async def test_question_may_name_colleagues_as_mentions(discord_bot: DiscordHarn
     token = discord_bot.gateway.slash("ask-with", people.alice, {"question": f"<@{people.id('bob')}> {QUESTION}"})
 
     answer = await api.wait_for(lambda: [f for f in api.followups_for(token) if "transcripts show" in f.content])
-    assert "Bluebird" in answer[0].content and "14 March" in answer[0].content
+    assert "Bluebird" in api.shown(answer[0].id) and "14 March" in api.shown(answer[0].id)
     assert api.followups_for(token)[0].content.startswith(f"\u23f3 Your agent is asking <@{people.id('bob')}>'s")

@@ -57,7 +57,8 @@ async def _negotiate_and_answer(bot: DiscordHarness, people: People, bob_says: s
 def _last_dm(bot: DiscordHarness, member: Member) -> Callable[[], str | None]:
     def last() -> str | None:
         messages_ = bot.world.messages.get(bot.api.dm_with(member.id).id, [])
-        return messages_[-1].text if messages_ and not bot.api.components.get(messages_[-1].id) else None
+        # a prompt (sent with buttons, even once they are gone) is not the outcome message
+        return messages_[-1].text if messages_ and messages_[-1].id not in bot.api.components else None
 
     return last
 

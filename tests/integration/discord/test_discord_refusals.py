@@ -73,5 +73,5 @@ async def test_an_interaction_that_is_over_gets_the_answer_by_dm(
     answers = await api.wait_for(
         lambda: [m for m in discord_bot.world.messages[alice_dm] if "transcripts show" in m.text]
     )
-    assert len(answers) == 1 and "Bluebird" in answers[0].text
+    assert len(answers) == 1 and "Bluebird" in api.shown(answers[0].id)  # the answer's embed
     assert not [f for f in api.followups_for(token) if "transcripts show" in f.content]
