@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from bot import messages
+from bot.port import SharePolicy
+
 
 SIGN_IN_TITLE = "Sign in with a link"
 SIGN_IN = "Open the transcript link askwith posted to you in Slack or Discord to sign in."
@@ -35,3 +38,37 @@ def asking(colleagues: list[str]) -> str:
 
 def approval_decided(decision: str) -> str:
     return f"You {decision} sharing it."
+
+
+NOT_YOUR_ASK = "Only the member who asked (and admins) can follow this ask here; colleagues can open its transcript."
+ASK_STATUS = {
+    "queued": "Waiting for a free worker…",
+    "running": "The agents are working…",
+    "waiting": "Waiting for a colleague to approve what their agent would share…",
+    "done": "Answered.",
+    "unsupported": "Answered, but no message supports it.",
+    "failed": "The ask failed.",
+    "interrupted": "The ask was interrupted.",
+    "cancelled": "Cancelled.",
+}
+
+
+def ask_status(status: str) -> str:
+    return ASK_STATUS.get(status, status)
+
+
+BAD_REQUEST_TITLE = "Not understood"
+BAD_SETTING = "That setting was not understood. Reload the settings page and try again."
+SETTINGS_SAVED = {
+    "memory": "Saved: memory setting.",
+    "share": "Saved: sharing setting.",
+    "exclusions": "Saved: channels kept out of your agent's memory.",
+}
+
+
+def memory_state(opted_in: bool) -> str:
+    return messages.memory_state(opted_in)
+
+
+def share_meaning(policy: SharePolicy) -> str:
+    return messages.SHARE_MEANING[policy]
