@@ -1,0 +1,68 @@
+"""The live page of an ask in the local web workspace: `/ask-with` leads to it, its progress is the requester's (and
+admins') alone, and it shows the answer once the ask is finished."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from starlette.testclient import TestClient
+
+from bot.settings import Settings
+from tests.web.harness import BUDGET_QUESTION, app_for, post_form, sign_in, wait_for, web_settings
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(app_for(web_settings(settings, web_admins="carol"))) as client:
+        yield client
+
+
+def _ask(client: TestClient, colleague: str, question: str) -> int:
+    page = post_form(client, "/workspace/C-general", {"text": f"/ask-with @{colleague} {question}"})
+    match = re.search(r"/workspace/asks/(\d+)$", str(page.url))
+    assert match, page.url
+    return int(match[1])
+
+
+def _finished(client: TestClient, ask_id: int) -> dict[str, object] | None:
+    progress = client.get(f"/workspace/asks/{ask_id}/progress").json()
+    return progress if progress["finished"] else None
+
+
+def test_ask_with_opens_its_live_page_which_ends_with_the_answer(client: TestClient) -> None:
+    sign_in(client, "alice")
+    ask_id = _ask(client, "dave", BUDGET_QUESTION)
+    first = client.get(f"/workspace/asks/{ask_id}/progress")
+    assert first.status_code == 200 and first.headers["cache-control"] == "no-store"
+    assert set(first.json()) >= {"status", "stage", "text", "finished"}
+    done = wait_for(lambda: _finished(client, ask_id))
+    assert done["status"] == "done"
+    page = client.get(f"/workspace/asks/{ask_id}").text
+    assert 'id="answer"' in page and "4,000" in page and 'id="cancel"' not in page
+    assert "Your agent is asking @dave" in client.get("/workspace/C-general/feed").text  # the channel says so too
+
+
+def test_only_the_requester_and_admins_follow_an_ask(client: TestClient) -> None:
+    sign_in(client, "alice")
+    ask_id = _ask(client, "dave", BUDGET_QUESTION)
+    wait_for(lambda: _finished(client, ask_id))
+    client.cookies.clear()
+    sign_in(client, "dave")  # a colleague in the ask: the transcript is his to read, the live page is not
+    assert client.get(f"/workspace/asks/{ask_id}").status_code == 403
+    refused = client.get(f"/workspace/asks/{ask_id}/progress")
+    assert refused.status_code == 403 and "4,000" not in refused.text and "status" not in refused.json()
+    assert client.get(f"/asks/{ask_id}").status_code == 200
+    client.cookies.clear()
+    sign_in(client, "carol")  # admin
+    assert client.get(f"/workspace/asks/{ask_id}").status_code == 200
+    assert client.get("/workspace/asks/999999/progress").status_code == 404
+    client.cookies.clear()
+    assert client.get(f"/workspace/asks/{ask_id}/progress", follow_redirects=False).status_code == 303  # sign in
+
+
+def test_a_rejected_ask_stays_in_the_channel_with_the_reason(client: TestClient) -> None:
+    sign_in(client, "alice")
+    page = post_form(client, "/workspace/C-general", {"text": "/ask-with @nobody where is it?"})
+    assert str(page.url).endswith("/workspace/C-general") and "anyone called" in page.text

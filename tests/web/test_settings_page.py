@@ -1,0 +1,78 @@
+"""The member's own settings page: memory, sharing and excluded channels through the same store as the platforms'
+commands; approvals decided in the page and stored; every change the signed-in member's own."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from starlette.testclient import TestClient
+
+from bot.approvals import ApprovalStore
+from bot.port import SharePolicy
+from bot.settings import Settings
+from bot.store.chat_store import WorkspaceKey
+from bot.store.member_settings import MemberSettings, MemberSettingsStore
+from tests.web.harness import BUDGET_QUESTION, app_for, post_form, sign_in, wait_for, web_settings
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(app_for(web_settings(settings))) as client:
+        yield client
+
+
+def _stored(client: TestClient, member_id: str) -> MemberSettings:
+    runtime = client.app_state["runtime"]
+    key = WorkspaceKey("local", runtime.local.port.world.id)
+    return client.portal.call(MemberSettingsStore(runtime.db).get, key, member_id)  # type: ignore[union-attr]
+
+
+def test_memory_sharing_and_exclusions_change_the_members_own_settings(client: TestClient) -> None:
+    sign_in(client, "bob")
+    page = client.get("/settings").text
+    assert 'Memory is <strong id="memory-state">on' in page and 'id="share-auto"' in page
+    off = post_form(client, "/settings/memory", {"memory": "off"})
+    assert str(off.url).endswith("/settings?saved=memory") and "Saved: memory setting." in off.text
+    assert not _stored(client, "bob").opted_in
+    post_form(client, "/settings/share", {"share": "ask"})
+    assert _stored(client, "bob").share is SharePolicy.ASK
+    excluded = post_form(client, "/settings/exclusions", {"exclude": "C-general"})
+    assert _stored(client, "bob").excluded_channels == ("C-general",)
+    assert 'id="exclude-C-general" checked' in excluded.text
+    post_form(client, "/settings/exclusions", {})  # nothing ticked: let it back in
+    assert _stored(client, "bob").excluded_channels == ()
+    assert _stored(client, "alice").opted_in and _stored(client, "alice").share is not SharePolicy.ASK
+
+
+def test_settings_refuse_what_the_form_never_offers(client: TestClient) -> None:
+    sign_in(client, "carol")
+    assert post_form(client, "/settings/memory", {"memory": "maybe"}).status_code == 400
+    assert post_form(client, "/settings/share", {"share": "everyone"}).status_code == 400
+    assert post_form(client, "/settings/exclusions", {"exclude": "D-alice-bob"}).status_code == 400  # not hers
+    assert _stored(client, "carol").excluded_channels == ()
+
+
+def test_an_approval_is_decided_in_the_settings_page_by_its_member_only_and_stored(client: TestClient) -> None:
+    sign_in(client, "alice")
+    post_form(client, "/workspace/C-general", {"text": f"/ask-with @erin {BUDGET_QUESTION}"})
+    client.cookies.clear()
+    sign_in(client, "erin")
+    approval_id = wait_for(lambda: re.search(r'data-approval="([^"]+)"', client.get("/settings").text))[1]
+    client.cookies.clear()
+    sign_in(client, "bob")
+    assert "Waiting for your approval" not in client.get("/settings").text  # Erin's alone
+    post_form(client, f"/workspace/approvals/{approval_id}", {"decision": "approve", "back": "/settings"})
+    assert _approval(client, approval_id) == "pending"  # Bob cannot decide it
+    client.cookies.clear()
+    sign_in(client, "erin")
+    page = post_form(client, f"/workspace/approvals/{approval_id}", {"decision": "approve", "back": "/settings"})
+    assert str(page.url).endswith("/settings")
+    assert _approval(client, approval_id) == "approved"
+
+
+def _approval(client: TestClient, approval_id: str) -> str:
+    row = client.portal.call(ApprovalStore(client.app_state["runtime"].db).get, approval_id)  # type: ignore[union-attr]
+    assert row is not None and row.member_id == "erin"
+    return row.status
