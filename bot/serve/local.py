@@ -62,6 +62,17 @@ class LocalRuntime:
             return AskReply(False, str(exc))
         return AskReply(True, texts.asking(colleagues), ask_id)
 
+    async def follow_up(self, member: str, ask_id: int, question: str) -> AskReply:
+        """Ask again in the thread of ask `ask_id`, with the same colleagues."""
+        if self.asks is None:
+            return AskReply(False, str(LLMNotConfiguredError()))
+        try:
+            earlier = await self.asks.load(ask_id)
+            new_id = await self.asks.submit(AskRequest(member, list(earlier.colleagues), question))
+        except AskRejectedError as exc:
+            return AskReply(False, str(exc))
+        return AskReply(True, texts.asking(list(earlier.colleagues)), new_id)
+
     async def save(self) -> None:
         """Write the world file if anything was posted since the last save (no-op for an in-memory world)."""
         count = self.port.world.message_count()

@@ -66,3 +66,21 @@ def test_a_rejected_ask_stays_in_the_channel_with_the_reason(client: TestClient)
     sign_in(client, "alice")
     page = post_form(client, "/workspace/C-general", {"text": "/ask-with @nobody where is it?"})
     assert str(page.url).endswith("/workspace/C-general") and "anyone called" in page.text
+
+
+def test_a_follow_up_asks_the_same_colleagues_again(client: TestClient) -> None:
+    sign_in(client, "alice")
+    ask_id = _ask(client, "dave", BUDGET_QUESTION)
+    wait_for(lambda: _finished(client, ask_id))
+    assert 'id="follow-up"' in client.get(f"/workspace/asks/{ask_id}").text
+    page = post_form(client, f"/workspace/asks/{ask_id}/follow-up", {"text": "And who pays for it?"})
+    follow_id = int(re.search(r"/workspace/asks/(\d+)$", str(page.url))[1])  # type: ignore[index]
+    assert follow_id != ask_id and "And who pays for it?" in page.text and "@dave" in page.text
+    wait_for(lambda: _finished(client, follow_id))
+    empty = post_form(client, f"/workspace/asks/{ask_id}/follow-up", {"text": "  "})
+    assert (
+        str(empty.url).endswith(f"/workspace/asks/{ask_id}#follow-up") and 'class="box ephemeral notice"' in empty.text
+    )
+    client.cookies.clear()
+    sign_in(client, "bob")  # not his ask: no follow-up in its thread
+    assert post_form(client, f"/workspace/asks/{ask_id}/follow-up", {"text": "hijack"}).status_code == 403

@@ -8,7 +8,7 @@ colleagues read the transcript instead (`/asks/{id}`), which keeps its own acces
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from bot.web import texts
@@ -18,6 +18,10 @@ from bot.web.records.live_ask import LiveAsk, load_live_ask
 from bot.web.render import page
 from bot.web.routes.workspace import local_member
 from bot.web.workspace_view import channels_of
+
+
+NOTICE_KEY = "ask_notice"
+NOTICE_MAX_CHARS = 500  # the session cookie carries it to the next page
 
 
 async def _own_ask(request: Request) -> tuple[Identity, LiveAsk] | Response:
@@ -43,7 +47,7 @@ async def ask_page(request: Request) -> Response:
     identity, live = found
     local = request.state.runtime.local
     return page(request, "ask.html", identity=identity, ask=live, channels=await channels_of(local.port,
-                identity.platform_id), channel_id=None, notice=request.query_params.get("notice", ""))  # fmt: skip
+                identity.platform_id), channel_id=None, notice=request.session.pop(NOTICE_KEY, ""))  # fmt: skip
 
 
 async def progress(request: Request) -> Response:
@@ -56,7 +60,23 @@ async def progress(request: Request) -> Response:
     return JSONResponse(body, headers={"Cache-Control": "no-store"})
 
 
+async def follow_up(request: Request) -> Response:
+    """Ask again in the same thread: the same colleagues, the earlier asks as context; opens the new ask's page."""
+    found = await _own_ask(request)
+    if isinstance(found, Response):
+        return found
+    identity, live = found
+    text = str((await request.form()).get("text", "")).strip()
+    local = request.state.runtime.local
+    reply = await local.follow_up(identity.platform_id, live.id, text)
+    if reply.ask_id is None:
+        request.session[NOTICE_KEY] = reply.text[:NOTICE_MAX_CHARS]  # shown once, by the page it returns to
+        return RedirectResponse(f"/workspace/asks/{live.id}#follow-up", status_code=303)
+    return RedirectResponse(f"/workspace/asks/{reply.ask_id}", status_code=303)
+
+
 routes = [
     Route("/workspace/asks/{ask_id:record_id}", ask_page, methods=["GET"]),
     Route("/workspace/asks/{ask_id:record_id}/progress", progress, methods=["GET"]),
+    Route("/workspace/asks/{ask_id:record_id}/follow-up", follow_up, methods=["POST"]),
 ]
