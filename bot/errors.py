@@ -210,6 +210,14 @@ class ClaimLostError(AskError):
     """Another worker took the ask over (this one was silent too long); this worker must stop touching it."""
 
 
+class AskNotAllowedError(AskError):
+    """The member may not do this to the ask (cancel someone else's, open another's answer); the text says why."""
+
+
+class AskCancelledError(AskError):
+    """The ask was cancelled while this worker ran it: stop, and end it as cancelled."""
+
+
 class LocalLLMError(LLMError):
     """The local model could not be found, or its llama.cpp server would not start or answer."""
 

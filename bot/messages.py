@@ -261,3 +261,68 @@ def token_disabled(reason: str) -> str:
         f"askwith stopped reading your DMs: your authorisation no longer works ({reason}). Nobody's agent reads "
         "what it remembered of them until you connect again."
     )
+
+
+# ---------------------------------------------------------------------- progress, cancel, follow-ups, feedback
+_STAGE_TEXTS = {
+    "queued": "Waiting for a free worker…",
+    "planning": "Planning what to find out…",
+    "searching": "Searching {name}'s messages…",
+    "talking": "Talking with {name}'s agent…",
+    "bringing_in": "Bringing in {name}'s agent…",
+    "waiting": "Waiting for a colleague to approve what their agent would share…",
+    "agreeing": "Agreeing on an answer…",
+    "done": "Answered.",
+    "unsupported": "Answered, but no message the agents could share supports the answer.",
+    "failed": "Could not answer this ask.",
+    "cancelled": "Cancelled.",
+}
+
+
+def progress_stage(stage: str, name: str = "") -> str:
+    """The status line of an ask at a stage (bot.asks.progress.Stage); `name`: whom the stage concerns."""
+    text = _STAGE_TEXTS.get(stage, stage)
+    if "{name}" in text and not name:
+        text = {"searching": "Searching messages…", "talking": "The agents are talking…"}.get(stage, text)
+    return text.format(name=name)
+
+
+def final_cancelled(ask_id: int, by: str, *, link: str | None = None) -> str:
+    return f"This ask was cancelled by {by}; the agents stopped.\n{transcript_ref(ask_id)}{transcript_link(link)}"
+
+
+def cancel_not_allowed() -> str:
+    return "Only the member who asked (or an admin) can cancel this ask."
+
+
+def cancel_too_late(status: str) -> str:
+    return f"This ask has already finished ({status}); there is nothing to cancel."
+
+
+def follow_up_not_found(ask_id: int) -> str:
+    return f"There is no earlier ask #{ask_id} here to follow up."
+
+
+def follow_up_not_allowed() -> str:
+    return "You can follow up only your own asks, or asks answered where you asked."
+
+
+def feedback_not_allowed() -> str:
+    return "Only members who could see this ask's answer can rate it."
+
+
+def answer_not_allowed() -> str:
+    return "This ask's answer is for the member who asked, the colleagues it involved and the channel it was asked in."
+
+
+def feedback_invalid() -> str:
+    return "Feedback is 👍 or 👎."
+
+
+def feedback_thanks(vote: int) -> str:
+    return "Thanks for the 👍." if vote > 0 else "Thanks: the 👎 is noted with this ask."
+
+
+def source_withheld(holder: str) -> str:
+    """A source the viewer cannot open and whose words the share screen did not release to them."""
+    return f"(a message {holder}'s agent relied on; not shown to you)"

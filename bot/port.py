@@ -149,6 +149,11 @@ class ChatPort(ABC):
         this with single calls; the fallback lists every channel."""
         return next((c for c in await self.list_channels() if c.id == channel_id), None)
 
+    async def permalink(self, channel_id: str, message_id: str) -> str | None:
+        """A URL that opens this message for a member who can see it (Slack: chat.getPermalink, Discord: the jump
+        URL, local workspace: its web page). None (the fallback): the platform has none to give."""
+        return None
+
     # ------------------------------------------------------------------ writing
     @abstractmethod
     async def post(self, channel_id: str, text: str, *, thread_id: str | None = None) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 from adapters.local.journal import Journal
 from bot.errors import UnknownChannelError, UnknownMemberError
@@ -46,9 +47,15 @@ class LocalWorkspace(ChatPort):
     platform = "local"
 
     def __init__(
-        self, world: World, *, path: Path | None = None, approval_responder: ApprovalResponder | None = None
+        self,
+        world: World,
+        *,
+        path: Path | None = None,
+        approval_responder: ApprovalResponder | None = None,
+        web_base_url: str = "",
     ) -> None:
         self.world = world
+        self.web_base_url = web_base_url.rstrip("/")  # where `askwith serve` shows this workspace ("" = relative)
         self.path = path
         self.approval_responder = approval_responder
         self.ephemerals: list[EphemeralPost] = []
@@ -58,7 +65,7 @@ class LocalWorkspace(ChatPort):
         self._ensure_bot()
 
     @classmethod
-    def load(cls, path: Path | str, **kwargs: ApprovalResponder | None) -> LocalWorkspace:
+    def load(cls, path: Path | str, **kwargs: ApprovalResponder | str | None) -> LocalWorkspace:
         world = World.load(path)
         Journal.beside(Path(path)).replay(world)  # posts made after the world file was last saved
         return cls(world, path=Path(path), **kwargs)
@@ -127,6 +134,14 @@ class LocalWorkspace(ChatPort):
         if channel_id not in self.world.channels:
             raise UnknownChannelError(channel_id)
         return self.world.messages[channel_id]
+
+    async def permalink(self, channel_id: str, message_id: str) -> str | None:
+        """The message on the web workspace's channel page (`/workspace/<channel>#msg-<id>`); None if unknown."""
+        if channel_id not in self.world.channels:
+            return None
+        if not any(m.id == message_id for m in self.world.messages.get(channel_id, [])):
+            return None
+        return f"{self.web_base_url}/workspace/{quote(channel_id, safe='')}#msg-{quote(message_id, safe='')}"
 
     # ------------------------------------------------------------------ writing
     async def post(self, channel_id: str, text: str, *, thread_id: str | None = None) -> str:

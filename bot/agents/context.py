@@ -13,6 +13,7 @@ from bot.agents.grounding import Grounding
 from bot.agents.memory_tools import MemoryAccess, MemoryTools, SearchCache
 from bot.agents.plan import Plan
 from bot.agents.privacy import SharingGate
+from bot.agents.progress import ProgressSink, Stage
 from bot.agents.roster import Roster
 from bot.agents.steps import TurnStep
 from bot.errors import LLMConfigurationError
@@ -64,6 +65,11 @@ class AskContext:
     grounding: Grounding | None = None  # None: prompts carry no grounding (only in narrow unit tests)
     blackboard: Blackboard = field(default_factory=Blackboard)
     refusal: LLMConfigurationError | None = None  # the endpoint refused its setup: every conversation stops
+    progress: ProgressSink | None = None  # told what the ask is doing now (bot.asks.progress)
+
+    def report(self, stage: Stage, detail: str = "") -> None:
+        if self.progress is not None:
+            self.progress(stage, detail)
 
     async def agent(self, who: str, *, plan: Plan | None = None) -> Agent:
         profile = await self.roster.profile(who)

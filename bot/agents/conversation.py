@@ -16,6 +16,7 @@ from bot.agents.agent import Agent, Observation
 from bot.agents.context import AskContext
 from bot.agents.evidence import EvidenceLine, overlap, words
 from bot.agents.plan import Plan
+from bot.agents.progress import Stage
 from bot.agents.steps import RecruitOutcome, TaskStep, TurnStep
 from bot.errors import LLMConfigurationError, LLMError, LLMOutputError, LLMUnavailableError
 from bot.prompts import render_prompt
@@ -120,10 +121,14 @@ class Conversation:
                 await agent.prepare(self.turns, step)
                 observation = await self._observe(agent, index)
                 await agent.think(observation, step)
+                if self.depth == 0:
+                    self.ctx.report(Stage.SEARCHING, agent.handle)
                 await agent.retrieve(step)
                 await self._recruit(agent, step)
                 await agent.act(observation, step)
                 await self._share(agent, step, plan_before)
+                if self.depth == 0:
+                    self.ctx.report(Stage.TALKING, self.branch)
         except LLMError as exc:  # caused by the model or its endpoint: record it, let the loop decide
             if isinstance(exc, LLMConfigurationError):
                 self.ctx.refusal = exc  # every branch of the ask stops: no call can succeed

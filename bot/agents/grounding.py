@@ -21,6 +21,11 @@ class Grounding:
     colleagues: tuple[str, ...]  # handles of everyone asked
     origin: str  # where the ask was typed, in words ("#launch-team, in a thread", "a direct message")
     names: dict[str, str] = field(default_factory=dict)  # handle -> display name
+    # Background the requester gave (bot.asks.background), shown to the requester's agents only: earlier
+    # (question, answer) pairs of a follow-up, and the lines of a thread the ask is about (newest kept).
+    earlier: tuple[tuple[str, str], ...] = ()
+    thread: tuple[str, ...] = ()
+    thread_cut: int = 0  # thread lines left out for the budget
 
     @classmethod
     def at(cls, timezone: str, **fields: object) -> Grounding:
@@ -47,4 +52,8 @@ class Grounding:
             everyone=[self.name(c) for c in self.colleagues],
             others=others,
             origin=self.origin,
+            # A colleague's agent never reads it: it may hold what only the requester could see.
+            earlier=self.earlier if me == self.requester else (),
+            thread=self.thread if me == self.requester else (),
+            thread_cut=self.thread_cut if me == self.requester else 0,
         )

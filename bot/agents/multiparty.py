@@ -12,6 +12,7 @@ from bot.agents.consensus import ConsensusOutcome, reach_consensus
 from bot.agents.context import AskContext
 from bot.agents.conversation import Conversation, ConversationResult
 from bot.agents.plan import Plan
+from bot.agents.progress import Stage
 from bot.agents.steps import TaskStep, TurnStep
 from bot.errors import LLMConfigurationError, LLMOutputError, LLMUnavailableError
 
@@ -52,6 +53,7 @@ async def run_ask(
     conversations = list(await asyncio.gather(*(_converse(ctx, c, saved.get(c)) for c in colleagues)))
     if ctx.refusal is not None:  # no call can succeed: not even consensus is tried
         return AskResult(conversations, None, messages.failure_llm_misconfigured(ctx.refusal.reason))
+    ctx.report(Stage.AGREEING)
     try:
         consensus = await reach_consensus(ctx, conversations)
     except LLMConfigurationError as exc:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from bot.agents.agent import Agent
 from bot.agents.outputs import RecruitRequest
+from bot.agents.progress import Stage
 from bot.agents.steps import RecruitOutcome, TaskStep
 from bot.errors import UnknownMemberError
 from bot.port import SharePolicy
@@ -36,6 +37,7 @@ async def open_sub_conversation(
 
     ctx = parent.ctx
     target = await ctx.agent(request.member)
+    ctx.report(Stage.BRINGING_IN, target.handle)
     question = request.question or parent.task.question
     participants = [asker.handle, target.handle]
     conversation_id = await ctx.recorder.open_conversation(

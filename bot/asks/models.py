@@ -10,7 +10,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.store.models import Base
@@ -24,6 +24,10 @@ class AskStatus(StrEnum):
     UNSUPPORTED = "unsupported"  # answered, but no message the agents could share supports the answer
     FAILED = "failed"
     INTERRUPTED = "interrupted"  # its process was stopped (Ctrl-C, SIGTERM) while running it in-process
+    CANCELLED = "cancelled"  # its requester (or an admin) stopped it; one final post says so
+
+
+FINISHED = frozenset({AskStatus.DONE, AskStatus.UNSUPPORTED, AskStatus.FAILED, AskStatus.CANCELLED})
 
 
 class FinalPost(StrEnum):
@@ -34,6 +38,7 @@ class FinalPost(StrEnum):
 
 class Ask(Base):
     __tablename__ = "ask"
+    __table_args__ = (Index("ix_ask_origin_thread", "workspace_id", "origin_channel_id", "origin_thread_id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"), index=True)
@@ -62,6 +67,14 @@ class Ask(Base):
     wall_s: Mapped[float] = mapped_column(Float, default=0.0)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    # Migration 0010: what the ask is doing now (bot.asks.progress), a cancel request, follow-ups and thread context.
+    stage: Mapped[str | None] = mapped_column(String(16), default=None)
+    stage_detail: Mapped[str | None] = mapped_column(String(256), default=None)
+    stage_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    cancel_requested_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    cancelled_by: Mapped[str | None] = mapped_column(String(256), default=None)  # handle
+    follow_up_of: Mapped[int | None] = mapped_column(Integer, default=None)  # the ask this one continues
+    context: Mapped[str | None] = mapped_column(Text, default=None)  # a thread's text ("ask about this thread")
 
 
 class Conversation(Base):
@@ -157,3 +170,17 @@ class Approval(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     deadline_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     decided_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+
+
+class AskFeedback(Base):
+    """One member's vote on an ask's answer (+1 / -1); voting again changes it."""
+
+    __tablename__ = "ask_feedback"
+    __table_args__ = (UniqueConstraint("ask_id", "member"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    ask_id: Mapped[int] = mapped_column(ForeignKey("ask.id", ondelete="CASCADE"), index=True)
+    member: Mapped[str] = mapped_column(String(256))  # handle
+    vote: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

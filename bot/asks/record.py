@@ -22,7 +22,7 @@ from bot.agents.multiparty import SavedConversation
 from bot.agents.roster import Roster
 from bot.agents.steps import TurnStep
 from bot.asks import models
-from bot.errors import AskwithError, ClaimLostError
+from bot.errors import AskCancelledError, AskwithError, ClaimLostError
 from bot.llm.types import LLMCallRecord
 from bot.port import ChatPort, ThreadRef
 from bot.store.db import Database
@@ -67,9 +67,31 @@ class AskRecorder:
         if result.rowcount != 1:
             raise ClaimLostError(f"ask #{self.ask_id} was taken over by another worker")
 
-    async def heartbeat(self) -> None:
-        async with self.db.session() as session, session.begin():
-            await self.touch(session)
+    async def heartbeat(self) -> bool:
+        """Renew the claim (ClaimLostError if it was taken over); True when someone asked to cancel the ask
+        (bot.asks.control). One statement, so a heartbeat stopped half-way never leaves a write open."""
+        ask = models.Ask
+        async with self.db.engine.begin() as conn:
+            row = (
+                await conn.execute(
+                    update(ask)
+                    .where(ask.id == self.ask_id, ask.claimed_by == self.worker_id)
+                    .values(heartbeat_at=now())
+                    .returning(ask.cancel_requested_at)
+                )
+            ).first()
+        if row is None:
+            raise ClaimLostError(f"ask #{self.ask_id} was taken over by another worker")
+        return row[0] is not None
+
+    async def abort(self) -> None:
+        """Drop the writes still pending (a cancelled ask's agents post nothing more, not even to the hidden
+        thread); what was already saved stays."""
+        tail, self._tail = self._tail, None
+        if tail is not None and not tail.done():
+            tail.cancel()
+        if tail is not None:
+            await asyncio.gather(tail, return_exceptions=True)
 
     # ------------------------------------------------------------------ write-behind
     # Turns are written in order by a chain of tasks, so the next LLM call never waits for the database or the
@@ -189,7 +211,10 @@ class AskRecorder:
         failure: str | None,
         final_text: str,
         wall_s: float,
+        cancelling: bool = False,
     ) -> None:
+        """Save the ask's end. Unless `cancelling`, only while no cancel was recorded (AskCancelledError then, and
+        nothing is saved): an ask ends either answered or cancelled, never both."""
         await self.flush()
         calls = [consensus.llm_call] if consensus is not None and consensus.llm_call is not None else []
         async with self.db.session() as session, session.begin():
@@ -207,11 +232,14 @@ class AskRecorder:
                     )  # fmt: skip
                 )
                 await self._insert_calls(session, calls, conversation_id=None, turn_id=None)
-            await session.execute(
-                update(models.Ask)
-                .where(models.Ask.id == self.ask_id)
-                .values(answer=answer, failure=failure, final_text=final_text, wall_s=models.Ask.wall_s + wall_s)
+            stmt = update(models.Ask).where(models.Ask.id == self.ask_id)
+            if not cancelling:
+                stmt = stmt.where(models.Ask.cancel_requested_at.is_(None))
+            saved = await session.execute(
+                stmt.values(answer=answer, failure=failure, final_text=final_text, wall_s=models.Ask.wall_s + wall_s)
             )
+            if saved.rowcount != 1:
+                raise AskCancelledError(f"ask #{self.ask_id} was cancelled before its end was saved")
 
     # ------------------------------------------------------------------ resuming
     async def load_saved(self) -> dict[str, SavedConversation]:

@@ -16,14 +16,13 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TypeVar
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import select, update
 
 from bot import messages
 from bot.agents.ablations import Ablations
@@ -33,12 +32,21 @@ from bot.agents.grounding import Grounding
 from bot.agents.memory_tools import MemoryAccess
 from bot.agents.multiparty import AskResult, run_ask
 from bot.agents.privacy import SharingGate
+from bot.agents.progress import Stage
 from bot.agents.roster import Roster
 from bot.approvals import ApprovalStore
 from bot.asks import models
+from bot.asks.answer_view import AnswerView, answer_view
+from bot.asks.background import ask_in_thread, background, resolve_follow_up
+from bot.asks.claims import AskClaims
+from bot.asks.control import CancelResult, cancel_ask, end_cancelled
 from bot.asks.delivery import Delivery
+from bot.asks.feedback import record_feedback
+from bot.asks.heartbeat import with_heartbeat
+from bot.asks.progress import ProgressHub, ProgressTracker
 from bot.asks.record import AskRecorder
-from bot.errors import AskNotFoundError, AskRejectedError, ClaimLostError, UnknownMemberError
+from bot.asks.requests import AskOutcome, AskRequest
+from bot.errors import AskCancelledError, AskNotFoundError, AskRejectedError, ClaimLostError, UnknownMemberError
 from bot.llm.client import LLMClient
 from bot.port import ChatPort, ThreadRef
 from bot.settings import Settings
@@ -47,32 +55,12 @@ from bot.store.db import Database
 
 
 log = logging.getLogger(__name__)
+__all__ = ["AskOutcome", "AskRequest", "AskService", "CancelResult"]
 T = TypeVar("T")
 TranscriptLink = Callable[[int, str], str]
 MAX_ATTEMPTS = 3  # an ask that killed its worker this often is failed instead of retried again
 # The worker slot the running ask holds (set by `AskWorker` in the ask's task): a parked ask gives it back.
 worker_slot: ContextVar[asyncio.Semaphore | None] = ContextVar("worker_slot", default=None)
-
-
-@dataclass(frozen=True)
-class AskRequest:
-    requester: str  # handle or platform id
-    colleagues: list[str]
-    question: str
-    origin_channel_id: str | None = None  # where to answer; None = the requester's DM
-    origin_thread_id: str | None = None
-    ablations: list[str] = field(default_factory=list)
-
-
-@dataclass
-class AskOutcome:
-    ask_id: int
-    status: str
-    answer: str | None
-    failure: str | None
-    final_text: str
-    result: AskResult | None  # None when this run only delivered an earlier result
-    wall_s: float
 
 
 class AskService:
@@ -99,6 +87,9 @@ class AskService:
         self.transcript_link = transcript_link  # (ask id, requester handle) -> web URL for the final post
         self.approvals = ApprovalStore(db)
         self._parked: dict[int, int] = {}  # ask id -> branches of it waiting on a member right now
+        self.progress = ProgressHub()  # stages of the asks this process runs (bot.asks.progress)
+        self._stops: dict[int, asyncio.Event] = {}  # asks running here -> set to cancel one at once
+        self._trackers: dict[int, ProgressTracker] = {}
 
     # ------------------------------------------------------------------ requests
     async def ask(self, request: AskRequest) -> AskOutcome:
@@ -127,13 +118,15 @@ class AskService:
             return AskOutcome(ask_id, failed, None, ask.failure, ask.final_text or "", None, 0.0)
 
     async def submit(self, request: AskRequest) -> int:
+        request = await resolve_follow_up(self.db, self.roster, self.settings, self.workspace_id, request)
         requester, colleagues, ablations = await self.validate(request)
         row = models.Ask(
             workspace_id=self.workspace_id, status=models.AskStatus.QUEUED.value, requester=requester,
             colleagues=colleagues, question=request.question.strip(), origin_channel_id=request.origin_channel_id,
             origin_thread_id=request.origin_thread_id, ablations=ablations.names(), attempts=0,
             final_post=models.FinalPost.NONE.value, notices_posted=False, llm_calls=0, prompt_tokens=0,
-            completion_tokens=0, wall_s=0.0, created_at=datetime.now(UTC),
+            completion_tokens=0, wall_s=0.0, created_at=datetime.now(UTC), stage=Stage.QUEUED.value,
+            stage_at=datetime.now(UTC), follow_up_of=request.follow_up_of, context=request.context,
         )  # fmt: skip
         async with self.db.session() as session, session.begin():
             session.add(row)
@@ -171,100 +164,77 @@ class AskService:
         except UnknownMemberError as exc:
             raise AskRejectedError(messages.unknown_member(name.strip().lstrip("@"))) from exc
 
-    # ------------------------------------------------------------------ claiming
-    def _claimable(self) -> object:
-        stale = datetime.now(UTC) - timedelta(seconds=self.settings.worker_stale_seconds)
-        ask = models.Ask
-        return and_(
-            ask.workspace_id == self.workspace_id,
-            or_(
-                ask.status == models.AskStatus.QUEUED.value,
-                and_(
-                    ask.status.in_([models.AskStatus.RUNNING.value, models.AskStatus.WAITING.value]),
-                    ask.heartbeat_at < stale,
-                ),
-            ),
-        )
+    # ------------------------------------------------------------------ claiming (bot.asks.claims)
+    def _claims(self) -> AskClaims:
+        return AskClaims(
+            self.db, workspace_id=self.workspace_id, worker_id=self.worker_id,
+            stale_seconds=self.settings.worker_stale_seconds,
+        )  # fmt: skip
 
     async def claim_next(self) -> int | None:
-        """Claim the oldest queued ask, or a running one whose worker went silent; None if there is none.
-
-        PostgreSQL: `FOR UPDATE SKIP LOCKED` lets several workers claim side by side without waiting on each other.
-        The conditional UPDATE makes the claim safe on SQLite too (meant for a single worker there)."""
-        claimable = self._claimable()
-        async with self.db.session() as session, session.begin():
-            stmt = select(models.Ask.id).where(claimable).order_by(models.Ask.id).limit(1)
-            if self.db.dialect == "postgresql":
-                stmt = stmt.with_for_update(skip_locked=True)
-            ask_id = (await session.execute(stmt)).scalar_one_or_none()
-            if ask_id is None:
-                return None
-            claimed = await self._take(session, ask_id, claimable)
-        return ask_id if claimed else None
+        """Claim the oldest queued ask, or a running one whose worker went silent; None if there is none."""
+        return await self._claims().claim_next()
 
     async def claim(self, ask_id: int) -> bool:
         """Claim one given ask (the in-process path); False if another worker holds it."""
-        async with self.db.session() as session, session.begin():
-            return await self._take(session, ask_id, self._claimable())
+        return await self._claims().claim(ask_id)
 
     async def release(self, ask_id: int) -> None:
         """Give a claimed, unfinished ask back to the queue (this worker stops); its saved turns are kept."""
-        ask = models.Ask
-        unfinished = [models.AskStatus.RUNNING.value, models.AskStatus.WAITING.value]
-        async with self.db.session() as session, session.begin():
-            await session.execute(
-                update(ask)
-                .where(ask.id == ask_id, ask.claimed_by == self.worker_id, ask.status.in_(unfinished))
-                .values(status=models.AskStatus.QUEUED.value, claimed_by=None, attempts=ask.attempts - 1)
-            )
-
-    async def _take(self, session, ask_id: int, claimable: object) -> bool:  # noqa: ANN001 - AsyncSession
-        result = await session.execute(
-            update(models.Ask)
-            .where(models.Ask.id == ask_id, claimable)
-            .values(
-                status=models.AskStatus.RUNNING.value,
-                claimed_by=self.worker_id,
-                heartbeat_at=datetime.now(UTC),
-                attempts=models.Ask.attempts + 1,
-            )
-        )
-        return result.rowcount == 1
+        await self._claims().release(ask_id)
 
     # ------------------------------------------------------------------ running a claimed ask
     async def process(self, ask_id: int) -> AskOutcome:
         """Run (or resume) a claimed ask to its one final post."""
         ask = await self.load(ask_id)
-        thread = await self._hidden_thread(ask)
+        cancelled_early = ask.cancel_requested_at is not None and ask.final_text is None
+        thread = ThreadRef("", "") if cancelled_early else await self._hidden_thread(ask)  # nothing to show there
         recorder = AskRecorder(self.db, self.port, self.roster, ask_id=ask_id, worker_id=self.worker_id, thread=thread)
-        return await self._with_heartbeat(recorder, self._process(ask, recorder))
+        tracker = ProgressTracker(self.db, self.progress, self.roster, ask_id=ask_id, worker_id=self.worker_id)
+        self._trackers[ask_id] = tracker
+        try:
+            stop = self._stops.setdefault(ask_id, asyncio.Event())
+            interval_s = self.settings.worker_heartbeat_seconds
+            try:
+                return await with_heartbeat(recorder, self._process(ask, recorder), interval_s=interval_s, stop=stop)
+            except AskCancelledError:
+                return await end_cancelled(self, ask_id, recorder, tracker)
+        finally:
+            self._trackers.pop(ask_id, None)
+            self._stops.pop(ask_id, None)
 
     async def _process(self, ask: models.Ask, recorder: AskRecorder) -> AskOutcome:
         started = time.perf_counter()
         result = None
         requester = await self.roster.profile(ask.requester)
+        if ask.cancel_requested_at is not None and ask.final_text is None:
+            raise AskCancelledError(f"ask #{ask.id} was cancelled before it ran")
         if ask.final_text is None:
             if ask.attempts > MAX_ATTEMPTS:
                 result, answer, failure = None, None, messages.failure_internal()
             else:
                 result = await self._converse(ask, recorder)
                 answer, failure = result.answer, result.failure
-            final_text = _final_text(ask.id, result, failure, self._link(ask))
+            final_text = _final_text(ask.id, result, failure, self.transcript_url(ask))
             await recorder.save_outcome(
                 result.consensus if result else None, answer=answer, failure=failure, final_text=final_text,
                 wall_s=time.perf_counter() - started,
             )  # fmt: skip
             ask = await self.load(ask.id)
         delivery = Delivery(self.db, self.port, recorder)
-        platform_ids = {h: (await self.roster.profile(h)).platform_id for h in await self._members_in(ask)}
+        platform_ids = {h: (await self.roster.profile(h)).platform_id for h in await self.members_in(ask)}
         await delivery.notices(ask, requester.display_name, platform_ids)
         status = await self._status(ask)
         await delivery.final_post(ask, requester.platform_id, status=status.value)
+        await self._tracker(ask.id).finish(Stage(status.value))
         return AskOutcome(
             ask.id, status.value, ask.answer, ask.failure, ask.final_text or "", result, time.perf_counter() - started
         )
 
     async def _converse(self, ask: models.Ask, recorder: AskRecorder) -> AskResult:
+        tracker = self._tracker(ask.id)
+        tracker(Stage.PLANNING)
+        await tracker.flush()  # stored before the conversations open (their record order stays the colleagues')
         ctx = AskContext(
             ask_id=ask.id,
             question=ask.question,
@@ -288,11 +258,14 @@ class AskService:
             budget=RecursionBudget(self.settings.recursion_llm_budget),
             participants=frozenset([ask.requester, *ask.colleagues]),
             grounding=await self._grounding(ask),
+            progress=tracker,
         )
         saved = await recorder.load_saved()
         return await run_ask(ctx, list(ask.colleagues), saved=saved)
 
     async def _status(self, ask: models.Ask) -> models.AskStatus:
+        if ask.cancel_requested_at is not None and ask.answer is None and ask.failure is None:
+            return models.AskStatus.CANCELLED
         if ask.failure:
             return models.AskStatus.FAILED
         async with self.db.session() as session:
@@ -303,9 +276,11 @@ class AskService:
 
     async def _grounding(self, ask: models.Ask) -> Grounding:
         names = {h: (await self.roster.profile(h)).display_name for h in [ask.requester, *ask.colleagues]}
+        budget = self.settings.evidence_budget // 4  # the background's share of what a prompt may show
+        earlier, thread, cut = await background(self.db, ask, budget_tokens=budget)
         return Grounding.at(
             self.settings.timezone, requester=ask.requester, colleagues=tuple(ask.colleagues),
-            origin=await self._origin(ask), names=names,
+            origin=await self._origin(ask), names=names, earlier=earlier, thread=thread, thread_cut=cut,
         )  # fmt: skip
 
     async def _origin(self, ask: models.Ask) -> str:
@@ -331,6 +306,7 @@ class AskService:
         self._parked[ask_id] = self._parked.get(ask_id, 0) + 1
         if first:
             await self._set_status(ask_id, models.AskStatus.WAITING)
+            self._tracker(ask_id)(Stage.WAITING)
             if slot is not None:
                 slot.release()
         try:
@@ -354,7 +330,7 @@ class AskService:
                 .values(status=status.value)
             )
 
-    async def _members_in(self, ask: models.Ask) -> set[str]:
+    async def members_in(self, ask: models.Ask) -> set[str]:
         async with self.db.session() as session:
             rows = await session.execute(
                 select(models.Conversation.participants).where(models.Conversation.ask_id == ask.id)
@@ -374,32 +350,7 @@ class AskService:
             )
         return thread
 
-    async def _with_heartbeat(self, recorder: AskRecorder, work: Awaitable[T]) -> T:
-        """Run `work` while renewing the claim; cancel it (ClaimLostError) if another worker took over."""
-        task = asyncio.ensure_future(work)
-        lost: list[ClaimLostError] = []
-
-        async def beat() -> None:
-            while not task.done():
-                await asyncio.sleep(self.settings.worker_heartbeat_seconds)
-                try:
-                    await recorder.heartbeat()
-                except ClaimLostError as exc:
-                    lost.append(exc)
-                    task.cancel()
-                    return
-
-        beater = asyncio.create_task(beat())
-        try:
-            return await task
-        except asyncio.CancelledError:
-            if lost:
-                raise lost[0] from None
-            raise
-        finally:
-            beater.cancel()
-
-    def _link(self, ask: models.Ask) -> str | None:
+    def transcript_url(self, ask: models.Ask) -> str | None:
         return self.transcript_link(ask.id, ask.requester) if self.transcript_link else None
 
     async def load(self, ask_id: int) -> models.Ask:
@@ -415,14 +366,52 @@ class AskService:
         recorder = AskRecorder(
             self.db, self.port, self.roster, ask_id=ask_id, worker_id=self.worker_id, thread=ThreadRef("", "")
         )
+        if ask.cancel_requested_at is not None:  # cancelled meanwhile: it ends cancelled, not failed
+            await end_cancelled(self, ask_id, recorder, self._tracker(ask_id))
+            return
         if ask.final_text is None:
-            text = messages.final_failure(ask_id, failure, link=self._link(ask))
+            text = messages.final_failure(ask_id, failure, link=self.transcript_url(ask))
             await recorder.save_outcome(None, answer=None, failure=failure, final_text=text, wall_s=0.0)
             ask = await self.load(ask_id)
         requester = await self.roster.profile(ask.requester)
         await Delivery(self.db, self.port, recorder).final_post(
             ask, requester.platform_id, status=models.AskStatus.FAILED.value
         )
+        await self._tracker(ask_id).finish(Stage.FAILED)
+
+    # ------------------------------------------------------------------ cancel, follow-ups, feedback
+    async def cancel(self, ask_id: int, *, by: str) -> CancelResult:
+        """Stop an ask (requester or admin only: AskNotAllowedError otherwise). See `bot.asks.control`."""
+        return await cancel_ask(self, ask_id, by=by)
+
+    async def ask_in_thread(self, channel_id: str, thread_id: str) -> int | None:
+        """The latest ask asked in this thread (or whose answer started it): what a reply there follows up."""
+        return await ask_in_thread(self.db, self.workspace_id, channel_id, thread_id)
+
+    async def record_feedback(self, ask_id: int, member: str, vote: int) -> int:
+        """+1 / -1 on an ask's answer, one vote per member (voting again changes it); returns the vote stored."""
+        return await record_feedback(self.db, self.settings, self.roster, self.workspace_id, ask_id, member, vote)
+
+    async def answer_view(self, ask_id: int, *, viewer: str) -> AnswerView:
+        """The ask's rich answer as `viewer` may see it (bot.asks.answer_view), with their transcript link."""
+        return await answer_view(
+            self.db, ask_id, viewer=viewer, settings=self.settings, workspace_id=self.workspace_id,
+            transcript_link=self.transcript_link,
+        )  # fmt: skip
+
+    def stop_here(self, ask_id: int) -> bool:
+        """Cancel an ask this process is running, at once; False when it does not run here."""
+        stop = self._stops.get(ask_id)
+        if stop is None:
+            return False
+        stop.set()
+        return True
+
+    def _tracker(self, ask_id: int) -> ProgressTracker:
+        tracker = self._trackers.get(ask_id)
+        if tracker is None:  # a path outside `process` (fail): a tracker of its own
+            tracker = ProgressTracker(self.db, self.progress, self.roster, ask_id=ask_id, worker_id=self.worker_id)
+        return tracker
 
 
 def _final_text(ask_id: int, result: AskResult | None, failure: str | None, link: str | None = None) -> str:

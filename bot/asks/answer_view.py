@@ -1,0 +1,217 @@
+"""The rich answer of an ask, as one viewer may see it: claims with their sources, who contributed what.
+
+    view = await answer_view(db, ask_id, viewer="alice", settings=settings)   # AskNotAllowedError if not theirs
+    for claim in view.claims:
+        for source in claim.sources:
+            if source.visible_to_viewer:   # the viewer can open it: adapters render a permalink
+                url = await port.permalink(source.channel_id, source.message_id)
+            else:                           # only the line the share screen released, attributed to the agent
+                quote = source.text         # None: nothing was released to show (render `source.withheld_text`)
+
+Privacy: a source the viewer cannot see carries no message or channel id, and its text only when the share screen
+of the colleague's agent released that very line in this ask (what consensus read); otherwise no text at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+
+from bot import messages
+from bot.agents.roster import Roster
+from bot.asks import models
+from bot.asks.access import may_view
+from bot.errors import AskNotAllowedError, AskNotFoundError, UnknownMemberError
+from bot.memory.history import WholeHistory
+from bot.settings import Settings
+from bot.store import models as store_models
+from bot.store.db import Database
+
+
+TranscriptLink = Callable[[int, str], str]  # (ask id, member handle) -> that member's web link
+
+
+@dataclass(frozen=True)
+class SourceView:
+    via: str  # handle of the member whose agent gave this source
+    via_name: str  # their display name ("shared by <via_name>'s agent")
+    visible_to_viewer: bool  # True: the viewer can open the message (render a permalink)
+    text: str | None  # the quoted line; for an invisible source only what the share screen released, else None
+    channel_name: str | None  # None when invisible and nothing was released
+    sender: str | None
+    when: str | None  # "YYYY-MM-DD HH:MM", as the agents saw it
+    channel_id: str | None = None  # platform ids: only for a visible source
+    message_id: str | None = None
+
+    @property
+    def withheld_text(self) -> str:
+        return messages.source_withheld(self.via_name)
+
+
+@dataclass(frozen=True)
+class ClaimView:
+    text: str
+    sources: list[SourceView]
+
+
+@dataclass(frozen=True)
+class ContributorView:
+    handle: str
+    name: str
+    shared: list[str]  # what their agent said that carried facts (as the colleague's share notice lists it)
+    sources: int  # how many cited sources came from their agent
+    brought_in: bool  # brought into a sub-conversation, not asked directly
+
+
+@dataclass
+class AnswerView:
+    ask_id: int
+    status: str  # queued | running | waiting | done | unsupported | failed | cancelled | interrupted
+    question: str
+    requester: str
+    answer: str | None
+    failure: str | None
+    claims: list[ClaimView] = field(default_factory=list)
+    contributors: list[ContributorView] = field(default_factory=list)
+    disagreements: list[str] = field(default_factory=list)
+    tried: list[str] = field(default_factory=list)  # what the agents tried (shown when unsupported)
+    transcript_url: str | None = None
+    final_text: str | None = None  # the plain-text final post (fallback rendering)
+    follow_up_of: int | None = None
+    cancelled_by: str | None = None
+
+    @property
+    def sources(self) -> list[SourceView]:
+        return [source for claim in self.claims for source in claim.sources]
+
+
+async def answer_view(
+    db: Database,
+    ask_id: int,
+    *,
+    viewer: str,
+    settings: Settings,
+    workspace_id: int | None = None,
+    transcript_link: TranscriptLink | None = None,
+) -> AnswerView:
+    """`viewer`: handle or platform id. AskNotFoundError (or another workspace's ask), AskNotAllowedError when
+    the viewer may not see this ask (bot.asks.access)."""
+    async with db.session() as session:
+        ask = await session.get(models.Ask, ask_id)
+        consensus = (
+            await session.execute(select(models.Consensus).where(models.Consensus.ask_id == ask_id))
+        ).scalar_one_or_none()
+    if ask is None or (workspace_id is not None and ask.workspace_id != workspace_id):
+        raise AskNotFoundError(ask_id)
+    roster = Roster(db, ask.workspace_id)
+    try:
+        profile = await roster.profile(viewer)
+    except UnknownMemberError as exc:
+        raise AskNotAllowedError(messages.answer_not_allowed()) from exc
+    if not await may_view(db, settings, ask, profile):
+        raise AskNotAllowedError(messages.answer_not_allowed())
+    data = consensus.data if consensus is not None else {}
+    turns = await _turns(db, ask_id)
+    released = {(agent, i) for agent, _, data_ in turns for i in data_.get("released", []) if agent != ask.requester}
+    evidence: dict[str, dict] = data.get("evidence", {})
+    cited = list(dict.fromkeys(i for c in data.get("claims", []) for i in c.get("sources", []) if i in evidence))
+    visible = await WholeHistory(db).visible_ids(profile.viewer, [i for i in cited if not i.startswith("session:")])
+    channels = await _channel_ids(db, ask.workspace_id, sorted(visible))
+    sources: dict[str, SourceView] = {}
+    for message_id in cited:
+        line = evidence[message_id]
+        holder = _holder(line)
+        name = (await _name(roster, holder)) or holder
+        sources[message_id] = _source(line, message_id, holder, name, message_id in visible, released, channels)
+    claims = [
+        ClaimView(c["text"], [sources[i] for i in c.get("sources", []) if i in sources])
+        for c in data.get("claims", [])
+    ]
+    return AnswerView(
+        ask_id=ask.id, status=ask.status, question=ask.question, requester=ask.requester, answer=ask.answer,
+        failure=ask.failure, claims=claims, contributors=await _contributors(roster, ask, turns, sources.values()),
+        disagreements=list(data.get("disagreements", [])), tried=list(data.get("tried", [])),
+        transcript_url=transcript_link(ask.id, profile.handle) if transcript_link else None,
+        final_text=ask.final_text, follow_up_of=ask.follow_up_of, cancelled_by=ask.cancelled_by,
+    )  # fmt: skip
+
+
+def _source(
+    line: dict,
+    message_id: str,
+    holder: str,
+    name: str,
+    visible: bool,
+    released: set[tuple[str, str]],
+    channels: dict[str, str],
+) -> SourceView:
+    if visible:
+        return SourceView(
+            holder, name, True, line.get("text"), line.get("channel"), line.get("sender"), line.get("ts"),
+            channel_id=channels.get(message_id), message_id=message_id,
+        )  # fmt: skip
+    if (holder, message_id) in released:  # the very line this colleague's share screen let through
+        return SourceView(
+            holder, name, False, line.get("text"), line.get("channel"), line.get("sender"), line.get("ts")
+        )
+    return SourceView(holder, name, False, None, None, None, None)
+
+
+def _holder(line: dict) -> str:
+    """Whose agent a line comes from: a relayed line names the agent that passed it on."""
+    via = str(line.get("via", ""))
+    return via.removesuffix("'s agent") if via.endswith("'s agent") else str(line.get("agent", ""))
+
+
+async def _name(roster: Roster, handle: str) -> str | None:
+    try:
+        return (await roster.profile(handle)).display_name
+    except UnknownMemberError:
+        return None
+
+
+async def _turns(db: Database, ask_id: int) -> list[tuple[str, int, dict]]:
+    """(agent, depth, data) of every kept turn, in order."""
+    stmt = (
+        select(models.Turn.agent, models.Conversation.depth, models.Turn.data)
+        .join(models.Conversation, models.Conversation.id == models.Turn.conversation_id)
+        .where(models.Conversation.ask_id == ask_id, models.Conversation.status != "abandoned")
+        .order_by(models.Turn.conversation_id, models.Turn.idx)
+    )
+    async with db.session() as session:
+        return [(agent, depth, data) for agent, depth, data in (await session.execute(stmt)).all()]
+
+
+async def _channel_ids(db: Database, workspace_id: int, message_ids: list[str]) -> dict[str, str]:
+    if not message_ids:
+        return {}
+    stmt = (
+        select(store_models.Message.platform_id, store_models.Channel.platform_id)
+        .join(store_models.Channel, store_models.Channel.id == store_models.Message.channel_id)
+        .where(store_models.Message.workspace_id == workspace_id, store_models.Message.platform_id.in_(message_ids))
+    )
+    async with db.session() as session:
+        return {message: channel for message, channel in (await session.execute(stmt)).all()}
+
+
+async def _contributors(
+    roster: Roster, ask: models.Ask, turns: list[tuple[str, int, dict]], sources: Iterable[SourceView]
+) -> list[ContributorView]:
+    shared: dict[str, list[str]] = {}
+    depth_of: dict[str, int] = {}
+    for agent, depth, data in turns:
+        if agent == ask.requester:
+            continue
+        depth_of[agent] = min(depth, depth_of.get(agent, depth))
+        if data.get("shared_facts") and not data.get("declined") and data.get("utterance"):
+            shared.setdefault(agent, []).append(data["utterance"])
+    counts: dict[str, int] = {}
+    for source in sources:
+        counts[source.via] = counts.get(source.via, 0) + 1
+    handles = [*ask.colleagues, *(h for h in depth_of if h not in ask.colleagues)]
+    return [
+        ContributorView(h, (await _name(roster, h)) or h, shared.get(h, []), counts.get(h, 0), h not in ask.colleagues)
+        for h in handles
+    ]
