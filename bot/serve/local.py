@@ -63,15 +63,15 @@ class LocalRuntime:
         return AskReply(True, texts.asking(colleagues), ask_id)
 
     async def follow_up(self, member: str, ask_id: int, question: str) -> AskReply:
-        """Ask again in the thread of ask `ask_id`, with the same colleagues."""
+        """Ask again in the thread of ask `ask_id`: its colleagues, and the earlier asks as the requester's context."""
         if self.asks is None:
             return AskReply(False, str(LLMNotConfiguredError()))
         try:
-            earlier = await self.asks.load(ask_id)
-            new_id = await self.asks.submit(AskRequest(member, list(earlier.colleagues), question))
+            new_id = await self.asks.submit(AskRequest(member, [], question, follow_up_of=ask_id))
+            colleagues = list((await self.asks.load(new_id)).colleagues)
         except AskRejectedError as exc:
             return AskReply(False, str(exc))
-        return AskReply(True, texts.asking(list(earlier.colleagues)), new_id)
+        return AskReply(True, texts.asking(colleagues), new_id)
 
     async def save(self) -> None:
         """Write the world file if anything was posted since the last save (no-op for an in-memory world)."""

@@ -41,22 +41,7 @@ def approval_decided(decision: str) -> str:
 
 
 NOT_YOUR_ASK = "Only the member who asked (and admins) can follow this ask here; colleagues can open its transcript."
-ASK_STATUS = {
-    "queued": "Waiting for a free worker…",
-    "running": "The agents are working…",
-    "waiting": "Waiting for a colleague to approve what their agent would share…",
-    "done": "Answered.",
-    "unsupported": "Answered, but no message supports it.",
-    "failed": "The ask failed.",
-    "interrupted": "The ask was interrupted.",
-    "cancelled": "Cancelled.",
-}
-
-
-def ask_status(status: str) -> str:
-    return ASK_STATUS.get(status, status)
-
-
+CANCEL_STOPPING = "Cancel requested: the worker running this ask stops at its next heartbeat."
 BAD_REQUEST_TITLE = "Not understood"
 BAD_SETTING = "That setting was not understood. Reload the settings page and try again."
 SETTINGS_SAVED = {

@@ -10,7 +10,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from bot.settings import Settings
-from tests.web.harness import BUDGET_QUESTION, app_for, post_form, sign_in, wait_for, web_settings
+from tests.web.harness import BUDGET_QUESTION, QUESTION, app_for, post_form, sign_in, wait_for, web_settings
 
 
 @pytest.fixture
@@ -41,6 +41,9 @@ def test_ask_with_opens_its_live_page_which_ends_with_the_answer(client: TestCli
     assert done["status"] == "done"
     page = client.get(f"/workspace/asks/{ask_id}").text
     assert 'id="answer"' in page and "4,000" in page and 'id="cancel"' not in page
+    # The budget is in Dave's DM with Erin: Alice gets the line Dave's agent shared, attributed, and no link to it.
+    assert "shared by Dave Singh's agent (from #dave-erin)" in page and "D-dave-erin" not in page
+    assert 'data-member="dave"' in page and f'href="/asks/{ask_id}" id="transcript-link"' in page
     assert "Your agent is asking @dave" in client.get("/workspace/C-general/feed").text  # the channel says so too
 
 
@@ -76,6 +79,7 @@ def test_a_follow_up_asks_the_same_colleagues_again(client: TestClient) -> None:
     page = post_form(client, f"/workspace/asks/{ask_id}/follow-up", {"text": "And who pays for it?"})
     follow_id = int(re.search(r"/workspace/asks/(\d+)$", str(page.url))[1])  # type: ignore[index]
     assert follow_id != ask_id and "And who pays for it?" in page.text and "@dave" in page.text
+    assert 'id="thread"' in page.text and f'href="/workspace/asks/{ask_id}"' in page.text  # the earlier ask above
     wait_for(lambda: _finished(client, follow_id))
     empty = post_form(client, f"/workspace/asks/{ask_id}/follow-up", {"text": "  "})
     assert (
@@ -84,3 +88,56 @@ def test_a_follow_up_asks_the_same_colleagues_again(client: TestClient) -> None:
     client.cookies.clear()
     sign_in(client, "bob")  # not his ask: no follow-up in its thread
     assert post_form(client, f"/workspace/asks/{ask_id}/follow-up", {"text": "hijack"}).status_code == 403
+
+
+def test_a_source_the_asker_can_read_is_a_link_to_the_message_in_the_workspace(client: TestClient) -> None:
+    sign_in(client, "alice")
+    ask_id = _ask(client, "carol", QUESTION)  # the rehearsal room: in Alice's own DM with Carol
+    wait_for(lambda: _finished(client, ask_id))
+    link = re.search(
+        r'class="source-link" href="(/workspace/D-alice-carol#msg-([^"]+))"',
+        client.get(f"/workspace/asks/{ask_id}").text,
+    )
+    assert link, "no link to the source"
+    channel = client.get(link[1].split("#")[0]).text
+    assert f'id="msg-{link[2]}"' in channel  # the message it opens
+
+
+def test_feedback_is_one_vote_per_member_and_changeable(client: TestClient) -> None:
+    sign_in(client, "alice")
+    ask_id = _ask(client, "dave", BUDGET_QUESTION)
+    wait_for(lambda: _finished(client, ask_id))
+    up = post_form(client, f"/workspace/asks/{ask_id}/feedback", {"vote": "up"})
+    assert "Thanks for the 👍." in up.text and 'id="vote-up" class="chosen"' in up.text and "👍 1" in up.text
+    down = post_form(client, f"/workspace/asks/{ask_id}/feedback", {"vote": "down"})
+    assert 'id="vote-down" class="chosen"' in down.text and "👍 0" in down.text and "👎 1" in down.text
+    assert "👎 1" in post_form(client, f"/workspace/asks/{ask_id}/feedback", {"vote": "sideways"}).text  # unchanged
+    client.cookies.clear()
+    sign_in(client, "bob")
+    assert post_form(client, f"/workspace/asks/{ask_id}/feedback", {"vote": "up"}).status_code == 403
+
+
+def test_the_requester_cancels_an_ask_and_nobody_else_can(client: TestClient) -> None:
+    sign_in(client, "alice")
+    ask_id = _ask(client, "erin", BUDGET_QUESTION)  # Erin's agent asks her first: the ask waits on her
+    wait_for(lambda: client.get(f"/workspace/asks/{ask_id}/progress").json()["stage"] == "waiting" or None)
+    client.cookies.clear()
+    sign_in(client, "bob")
+    assert post_form(client, f"/workspace/asks/{ask_id}/cancel", {}).status_code == 403
+    client.cookies.clear()
+    sign_in(client, "alice")
+    assert not client.get(f"/workspace/asks/{ask_id}/progress").json()["finished"]
+    page = post_form(client, f"/workspace/asks/{ask_id}/cancel", {})
+    assert str(page.url).endswith(f"/workspace/asks/{ask_id}") and 'data-status="cancelled"' in page.text
+    assert "cancelled by Alice Chen" in page.text and 'id="cancel"' not in page.text
+    assert client.get(f"/workspace/asks/{ask_id}/progress").json() | {"text": ""} == {
+        "status": "cancelled",
+        "stage": "cancelled",
+        "text": "",
+        "finished": True,
+    }
+    again = post_form(client, f"/workspace/asks/{ask_id}/cancel", {})
+    assert "already finished" in again.text
+    client.cookies.clear()
+    sign_in(client, "erin")  # her approval was closed with the ask: nothing left to click
+    assert "data-approval=" not in client.get("/settings").text

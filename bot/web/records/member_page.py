@@ -1,22 +1,26 @@
-"""What a member's own settings page lists besides the settings: their recent asks and what their agent shared."""
+"""What a member's own settings page lists besides the settings: their recent asks and what their agent shared, with
+whom (the core's queries, the same as Slack's App Home and Discord's panel)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from bot.asks.member_views import RecentAsk, SharedItem, recent_asks, shared_by
 from bot.store.db import Database
-from bot.web.records.asks import AskSummary, recent_asks
 
 
 RECENT_LIMIT = 10
+SHARED_LIMIT = 20
 
 
 @dataclass(frozen=True)
 class MemberActivity:
-    asks: list[AskSummary]
-    shared: list[object] = field(default_factory=list)
+    asks: list[RecentAsk]
+    shared: list[SharedItem]
 
 
 async def member_activity(db: Database, workspace_id: int, member: str) -> MemberActivity:
-    asks = [a for a in await recent_asks(db, workspace_id=workspace_id) if a.requester == member][:RECENT_LIMIT]
-    return MemberActivity(asks)
+    return MemberActivity(
+        await recent_asks(db, workspace_id, member, limit=RECENT_LIMIT),
+        await shared_by(db, workspace_id, member, limit=SHARED_LIMIT),
+    )
