@@ -76,3 +76,19 @@ def _approval(client: TestClient, approval_id: str) -> str:
     row = client.portal.call(ApprovalStore(client.app_state["runtime"].db).get, approval_id)  # type: ignore[union-attr]
     assert row is not None and row.member_id == "erin"
     return row.status
+
+
+def test_recent_asks_and_what_my_agent_shared_with_whom(client: TestClient) -> None:
+    sign_in(client, "alice")
+    page = post_form(client, "/workspace/C-general", {"text": f"/ask-with @dave {BUDGET_QUESTION}"})
+    ask_id = int(re.search(r"/workspace/asks/(\d+)$", str(page.url))[1])  # type: ignore[index]
+    wait_for(lambda: client.get(f"/workspace/asks/{ask_id}/progress").json()["finished"] or None)
+    mine = client.get("/settings").text
+    assert f'<a href="/workspace/asks/{ask_id}">{BUDGET_QUESTION}</a>' in mine
+    assert "Your agent has shared nothing yet." in mine  # Alice's agent asked; it shared nothing for others
+    client.cookies.clear()
+    sign_in(client, "dave")
+    shared = client.get("/settings").text
+    row = re.search(r'<tr class="shared-item">(.*?)</tr>', shared, re.S)
+    assert row and "@alice" in row[1] and BUDGET_QUESTION in row[1] and "auto" in row[1] and "4,000" in row[1]
+    assert BUDGET_QUESTION not in shared.split('id="shared-by-me"')[0]  # not among Dave's own asks
