@@ -92,3 +92,20 @@ def test_recent_asks_and_what_my_agent_shared_with_whom(client: TestClient) -> N
     row = re.search(r'<tr class="shared-item">(.*?)</tr>', shared, re.S)
     assert row and "@alice" in row[1] and BUDGET_QUESTION in row[1] and "auto" in row[1] and "4,000" in row[1]
     assert BUDGET_QUESTION not in shared.split('id="shared-by-me"')[0]  # not among Dave's own asks
+
+
+def test_forged_settings_and_ask_actions_from_another_origin_change_nothing(client: TestClient) -> None:
+    evil = {"Origin": "http://localhost:9999"}
+    sign_in(client, "alice")
+    token = re.search(r'name="csrf_token" value="([^"]+)"', client.get("/settings").text)[1]  # type: ignore[index]
+    for path, data in (
+        ("/settings/memory", {"memory": "off"}),
+        ("/settings/share", {"share": "never"}),
+        ("/settings/exclusions", {"exclude": "C-general"}),
+        ("/workspace/asks/1/cancel", {}),
+        ("/workspace/asks/1/feedback", {"vote": "down"}),
+        ("/workspace/asks/1/follow-up", {"text": "forged"}),
+    ):
+        assert client.post(path, data={**data, "csrf_token": token}, headers=evil).status_code == 403, path
+    stored = _stored(client, "alice")
+    assert stored.opted_in and stored.share is not SharePolicy.NEVER and stored.excluded_channels == ()
