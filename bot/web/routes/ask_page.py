@@ -54,7 +54,11 @@ async def ask_page(request: Request) -> Response:
     if isinstance(found, Response):
         return found
     identity, local, ask = found
-    live = await load_live_ask(db(request), config(request).settings, local.port, ask, viewer=identity.member)
+    try:
+        live = await load_live_ask(db(request), config(request).settings, local.port, ask, viewer=identity.member)
+    except AskNotAllowedError as exc:  # the core's rule is the last word on what a viewer may see of an answer
+        return page(request, "error.html", identity=identity, status_code=403, title=texts.FORBIDDEN_TITLE,
+                    message=str(exc))  # fmt: skip
     return page(
         request, "ask.html", identity=identity, ask=live, channel_id=None,
         channels=await channels_of(local.port, identity.platform_id), notice=request.session.pop(NOTICE_KEY, ""),
