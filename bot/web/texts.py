@@ -33,7 +33,10 @@ def not_found(what: str) -> str:
 
 def asking(colleagues: list[str]) -> str:
     names = ", ".join(f"@{c.lstrip('@')}" for c in colleagues)
-    return f"Your agent is asking {names}'s agents. The answer will arrive in your DM with askwith."
+    return (
+        f"Your agent is asking {names}'s agents. Follow it on the ask's page (My settings lists your recent asks); "
+        "the answer also arrives in your DM with askwith."
+    )
 
 
 def approval_decided(decision: str) -> str:
