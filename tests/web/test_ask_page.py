@@ -147,3 +147,17 @@ def _chosen(page: str) -> str | None:
     """Which vote button the page shows as the viewer's own."""
     match = re.search(r'id="vote-(up|down)"[^>]*class="chosen"', page)
     return match[1] if match else None
+
+
+def test_an_approval_for_the_viewer_shows_on_their_ask_page_too(client: TestClient) -> None:
+    sign_in(client, "erin")
+    own = _ask(client, "dave", QUESTION)
+    client.cookies.clear()
+    sign_in(client, "alice")
+    _ask(client, "erin", BUDGET_QUESTION)  # Erin's agent asks her first
+    client.cookies.clear()
+    sign_in(client, "erin")
+    approval_id = wait_for(lambda: re.search(r'data-approval="([^"]+)"', client.get(f"/workspace/asks/{own}").text))[1]
+    back = f"/workspace/asks/{own}"
+    page = post_form(client, f"/workspace/approvals/{approval_id}", {"decision": "deny", "back": back})
+    assert str(page.url).endswith(back) and f'data-approval="{approval_id}"' not in page.text

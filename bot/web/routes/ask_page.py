@@ -25,7 +25,7 @@ from bot.web.auth import config, db
 from bot.web.records.live_ask import FINISHED, load_ask_row, load_live_ask
 from bot.web.render import page
 from bot.web.routes.workspace import local_member
-from bot.web.workspace_view import channels_of
+from bot.web.workspace_view import approvals_of, channels_of
 
 
 NOTICE_KEY = "ask_notice"
@@ -62,6 +62,7 @@ async def ask_page(request: Request) -> Response:
     return page(
         request, "ask.html", identity=identity, ask=live, channel_id=None,
         channels=await channels_of(local.port, identity.platform_id), notice=request.session.pop(NOTICE_KEY, ""),
+        approvals=approvals_of(local.port, identity.platform_id),
     )  # fmt: skip
 
 
