@@ -45,6 +45,8 @@ def test_ask_with_opens_its_live_page_which_ends_with_the_answer(client: TestCli
     assert "shared by Dave Singh's agent (from #dave-erin)" in page and "D-dave-erin" not in page
     assert 'data-member="dave"' in page and f'href="/asks/{ask_id}" id="transcript-link"' in page
     assert "Your agent is asking @dave" in client.get("/workspace/C-general/feed").text  # the channel says so too
+    dm = client.get("/workspace/D-alice-askwith/feed").text  # the answer in the DM leads back to its page
+    assert f'class="answer-page-link" href="/workspace/asks/{ask_id}"' in dm
 
 
 def test_only_the_requester_and_admins_follow_an_ask(client: TestClient) -> None:
