@@ -270,7 +270,7 @@ _STAGE_TEXTS = {
     "searching": "Searching {name}'s messages…",
     "talking": "Talking with {name}'s agent…",
     "bringing_in": "Bringing in {name}'s agent…",
-    "waiting": "Waiting for a colleague to approve what their agent would share…",
+    "waiting": "Waiting for {name} to approve what their agent would share…",
     "agreeing": "Agreeing on an answer…",
     "done": "Answered.",
     "unsupported": "Answered, but no message the agents could share supports the answer.",
@@ -283,7 +283,11 @@ def progress_stage(stage: str, name: str = "") -> str:
     """The status line of an ask at a stage (bot.asks.progress.Stage); `name`: whom the stage concerns."""
     text = _STAGE_TEXTS.get(stage, stage)
     if "{name}" in text and not name:
-        text = {"searching": "Searching messages…", "talking": "The agents are talking…"}.get(stage, text)
+        text = {
+            "searching": "Searching messages…",
+            "talking": "The agents are talking…",
+            "waiting": "Waiting for a colleague to approve what their agent would share…",
+        }.get(stage, text)
     return text.format(name=name)
 
 

@@ -23,7 +23,7 @@ from bot.port import ApprovalDecision, ApprovalRequest, ChatPort, SharePolicy
 
 
 # While an ask waits on a member, it is parked: the caller's context frees the worker slot and marks the ask waiting.
-Park = Callable[[], AbstractAsyncContextManager[object]]
+Park = Callable[[str], AbstractAsyncContextManager[object]]  # given the platform id of the member it waits on
 
 
 PROMPT_GRACE_S = 2.0  # how much later the stored deadline ends than the prompt's own
@@ -92,7 +92,7 @@ class SharingGate:
         row = await self.approvals.open(request, ask_id=self.ask_id, timeout_s=stored_timeout_s)
         if row.status != PENDING:  # decided while this ask was parked elsewhere, or before a restart
             return ApprovalDecision(row.status)
-        async with self.park():
+        async with self.park(request.member_id):
             return await self._first_decision(request, self.approvals)
 
     async def _first_decision(self, request: ApprovalRequest, store: ApprovalStore) -> ApprovalDecision:

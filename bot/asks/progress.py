@@ -5,6 +5,7 @@
     unsubscribe = service.progress.listen(ask_id, callback)   # or a plain callback, called with each `Progress`
     p = await read_progress(db, ask_id)                   # from any process (None: unknown ask)
     async for p in poll_progress(db, ask_id, interval_s=1.0): ...   # another process's ask, by polling the row
+    async for p in watch_progress(db, service.progress, ask_id): ...  # both: instant here, polled otherwise
 
 Stages (`Stage`): queued -> planning -> searching <member> -> talking <colleague> -> bringing_in <member> ->
 waiting <approval> -> agreeing -> done | unsupported | failed | cancelled. A slow subscriber is never queued up:
@@ -14,6 +15,7 @@ it gets the latest state (intermediate ones may be skipped); the final stage is 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -30,7 +32,16 @@ from bot.store.db import Database
 
 
 log = logging.getLogger(__name__)
-__all__ = ["FINAL_STAGES", "Progress", "ProgressHub", "ProgressTracker", "Stage", "poll_progress", "read_progress"]
+__all__ = [
+    "FINAL_STAGES",
+    "Progress",
+    "ProgressHub",
+    "ProgressTracker",
+    "Stage",
+    "poll_progress",
+    "read_progress",
+    "watch_progress",
+]
 
 
 @dataclass(frozen=True)
@@ -142,7 +153,10 @@ class ProgressTracker:
             log.warning("ask #%s: could not store its progress (%s): %s", self.ask_id, stage, exc)
 
     async def _store(self, stage: Stage, detail: str) -> None:
-        name = (await self.roster.profile(detail)).display_name if detail else ""
+        name = ""
+        if detail:  # a handle or platform id: stored as the handle
+            profile = await self.roster.profile(detail)
+            detail, name = profile.handle, profile.display_name
         at = datetime.now(UTC)
         async with self.db.session() as session, session.begin():
             await session.execute(
@@ -210,3 +224,37 @@ def _stage_of_status(status: str) -> Stage:
     """Asks from before migration 0010 (or not yet started) have no stage: their status says enough."""
     finished = {"done": Stage.DONE, "unsupported": Stage.UNSUPPORTED, "failed": Stage.FAILED}
     return finished.get(status, Stage.CANCELLED if status == "cancelled" else Stage.QUEUED)
+
+
+async def watch_progress(
+    db: Database, hub: ProgressHub, ask_id: int, *, interval_s: float = 1.0
+) -> AsyncIterator[Progress]:
+    """An ask's stages wherever it runs: at once when this process runs it (the hub), else from its row every
+    `interval_s`; each change once, until a final stage."""
+    last: tuple[Stage, str] | None = None
+    heard: list[Progress] = []
+    changed = asyncio.Event()
+
+    def on(progress: Progress) -> None:
+        heard[:] = [progress]
+        changed.set()
+
+    unsubscribe = hub.listen(ask_id, on)
+    try:
+        progress = await read_progress(db, ask_id)
+        while progress is not None:
+            if (progress.stage, progress.detail) != last:
+                last = (progress.stage, progress.detail)
+                yield progress
+            if progress.final:
+                return
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(interval_s):
+                    await changed.wait()
+            if changed.is_set():
+                changed.clear()
+                progress = heard[0]
+            else:
+                progress = await read_progress(db, ask_id)
+    finally:
+        unsubscribe()

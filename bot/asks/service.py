@@ -3,6 +3,8 @@
     service = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=ws)
     outcome = await service.ask(AskRequest("alice", ["bob"], "When is the rehearsal?"))   # submit + run here
     ask_id = await service.submit(request)   # or: enqueue, and let an `AskWorker` run it
+    await service.cancel(ask_id, by="alice")  # bot.asks.control; progress: service.progress (bot.asks.progress)
+    view = await service.answer_view(ask_id, viewer="alice")   # the rich answer (bot.asks.answer_view)
 
 Requests are validated first (each problem has one clear text in `bot.messages`). A queued ask is claimed by one
 worker, saved after every turn, resumed by another worker if its own dies, and ends with exactly one final post.
@@ -253,7 +255,7 @@ class AskService:
                 timeout_s=self.settings.approval_timeout_seconds,
                 quote_cap=self.settings.share_quote_chars,
                 approvals=self.approvals,
-                park=lambda: self._park(ask.id),
+                park=lambda member_id: self._park(ask.id, member_id),
             ),  # fmt: skip
             budget=RecursionBudget(self.settings.recursion_llm_budget),
             participants=frozenset([ask.requester, *ask.colleagues]),
@@ -298,7 +300,7 @@ class AskService:
         return messages.origin_channel(name or ask.origin_channel_id, in_thread=bool(ask.origin_thread_id))
 
     @asynccontextmanager
-    async def _park(self, ask_id: int) -> AsyncIterator[None]:
+    async def _park(self, ask_id: int, member_id: str = "") -> AsyncIterator[None]:
         """While any branch of the ask waits on a member: the ask is `waiting` and its worker slot is free for other
         asks (the heartbeat goes on, so no other worker takes it over). The slot is taken back before going on."""
         slot = worker_slot.get()
@@ -306,7 +308,7 @@ class AskService:
         self._parked[ask_id] = self._parked.get(ask_id, 0) + 1
         if first:
             await self._set_status(ask_id, models.AskStatus.WAITING)
-            self._tracker(ask_id)(Stage.WAITING)
+            self._tracker(ask_id)(Stage.WAITING, member_id)
             if slot is not None:
                 slot.release()
         try:

@@ -4,14 +4,16 @@ another worker at its heartbeat)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import pytest
 from sqlalchemy import func, select, update
 
+from adapters.local.workspace import HIDDEN_CHANNEL_ID
 from bot.agents.progress import Stage
 from bot.asks import models
 from bot.asks.control import CancelResult
-from bot.asks.progress import Progress, poll_progress, read_progress
+from bot.asks.progress import Progress, poll_progress, read_progress, watch_progress
 from bot.asks.record import AskRecorder
 from bot.asks.service import AskRequest, AskService
 from bot.errors import AskCancelledError, AskNotAllowedError
@@ -92,11 +94,11 @@ async def test_cancel_in_process_stops_at_once_and_agents_post_nothing_more(db: 
 async def test_a_queued_ask_is_cancelled_without_running(db: Database, settings: Settings) -> None:
     h = await build(db, two_fact_world(), settings=settings.replace(web_admins="erin"))
     ask_id = await h.service.submit(AskRequest("alice", ["bob"], QUESTION))
-    hidden_before = len(h.world.messages.get("askwith-agents", []))
+    hidden_before = len(h.world.messages.get(HIDDEN_CHANNEL_ID, []))
     assert await h.service.cancel(ask_id, by="erin") is CancelResult.CANCELLED  # an admin may
     ask = await h.service.load(ask_id)
     assert (ask.status, ask.cancelled_by, ask.hidden_thread_id) == ("cancelled", "erin", None)
-    assert h.backend.requests == [] and len(h.world.messages.get("askwith-agents", [])) == hidden_before
+    assert h.backend.requests == [] and len(h.world.messages.get(HIDDEN_CHANNEL_ID, [])) == hidden_before
     assert await h.service.claim_next() is None
 
 
@@ -132,10 +134,12 @@ async def test_a_cancel_while_waiting_for_an_approval_ends_the_ask(db: Database,
     h = await build(db, world, settings=settings, approvals=silent)  # type: ignore[arg-type]
     ask_id = await h.service.submit(AskRequest("alice", ["bob"], "When is the launch date?"))
     waiting = asyncio.Event()
-    h.service.progress.listen(ask_id, lambda p: p.stage is Stage.WAITING and waiting.set())
+    waits: list[Progress] = []
+    h.service.progress.listen(ask_id, lambda p: p.stage is Stage.WAITING and (waits.append(p), waiting.set()))
     assert await h.service.claim(ask_id)
     run = asyncio.create_task(h.service.process(ask_id))
     await asyncio.wait_for(waiting.wait(), 20)
+    assert (waits[0].detail, waits[0].text) == ("bob", "Waiting for Bob to approve what their agent would share…")
     assert await h.service.cancel(ask_id, by="alice") is CancelResult.CANCELLED
     assert (await asyncio.wait_for(run, 10)).status == "cancelled"
     async with db.session() as session:
@@ -160,3 +164,34 @@ async def test_an_ask_ends_answered_or_cancelled_never_both(db: Database, settin
         await recorder.save_outcome(None, answer="x", failure=None, final_text="x", wall_s=0.0)
     assert (await h.service.load(ask_id)).final_text is None
     assert (await h.service.process(ask_id)).status == "cancelled"
+
+
+async def test_watching_an_ask_sees_its_stages_here_and_from_another_process(db: Database, settings: Settings) -> None:
+    h = await build(db, two_fact_world(), settings=settings, latency_s=0.02)
+    other = AskService(
+        settings=settings, db=db, port=h.port, llm=h.llm, memory=h.service.memory, workspace_id=h.service.workspace_id,
+        worker_id="worker-b",
+    )  # fmt: skip
+    ask_id = await h.service.submit(AskRequest("alice", ["bob"], QUESTION))
+    here = [
+        p.stage async for p in _take_all(watch_progress(db, h.service.progress, ask_id, interval_s=5.0), h, ask_id)
+    ]
+    assert here[0] is Stage.QUEUED and here[-1] is Stage.DONE and Stage.TALKING in here  # the hub: no 5 s polls
+
+    ask_id = await h.service.submit(AskRequest("alice", ["bob"], QUESTION))
+    elsewhere = [
+        p.stage async for p in _take_all(watch_progress(db, other.progress, ask_id, interval_s=0.02), h, ask_id)
+    ]
+    assert elsewhere[0] is Stage.QUEUED and elsewhere[-1] is Stage.DONE and len(elsewhere) >= 3
+
+
+async def _take_all(watch: AsyncIterator[Progress], h: Harness, ask_id: int) -> AsyncIterator[Progress]:
+    """Start the ask once the watch has begun, then pass its stages on."""
+    run: asyncio.Task[object] | None = None
+    async for progress in watch:
+        if run is None:
+            assert await h.service.claim(ask_id)
+            run = asyncio.create_task(h.service.process(ask_id))
+        yield progress
+    assert run is not None
+    await asyncio.wait_for(run, 10)
