@@ -35,6 +35,7 @@ async def with_heartbeat(recorder: AskRecorder, work: Awaitable[T], *, interval_
                 task.cancel()
                 return
             if requested or stop.is_set():
+                stop.set()  # tells the ask's parked branches it was cancelled (bot.asks.service._park)
                 cancelled.append(True)
                 task.cancel()
                 return

@@ -318,10 +318,13 @@ class AskService:
             if self._parked[ask_id] == 0:
                 del self._parked[ask_id]
                 task = asyncio.current_task()
-                stopping = task is not None and task.cancelling() > 0  # no slot to wait for, nor to run in
+                # A cancelled ask still ends in its worker (the cancel post) and gives a slot back then: it takes
+                # one first. A worker shutting down has no slot to wait for, nor to run in.
+                cancelled = ask_id in self._stops and self._stops[ask_id].is_set()
+                stopping = task is not None and task.cancelling() > 0 and not cancelled
                 if slot is not None and not stopping:
                     await slot.acquire()
-                if not stopping:
+                if not stopping and not cancelled:
                     await self._set_status(ask_id, models.AskStatus.RUNNING)
 
     async def _set_status(self, ask_id: int, status: models.AskStatus) -> None:

@@ -16,6 +16,7 @@ from bot.asks.control import CancelResult
 from bot.asks.progress import Progress, poll_progress, read_progress, watch_progress
 from bot.asks.record import AskRecorder
 from bot.asks.service import AskRequest, AskService
+from bot.asks.worker import AskWorker
 from bot.errors import AskCancelledError, AskNotAllowedError
 from bot.port import SharePolicy, ThreadRef
 from bot.settings import Settings
@@ -195,3 +196,45 @@ async def _take_all(watch: AsyncIterator[Progress], h: Harness, ask_id: int) -> 
         yield progress
     assert run is not None
     await asyncio.wait_for(run, 10)
+
+
+async def test_a_worker_keeps_its_slots_when_an_ask_waiting_for_approval_is_cancelled(
+    db: Database, settings: Settings
+) -> None:
+    settings = settings.replace(worker_heartbeat_seconds=0.1, approval_timeout_seconds=30)
+    never_answers = asyncio.Event()
+
+    async def silent(_request: object) -> object:
+        await never_answers.wait()
+        raise AssertionError("unreachable")
+
+    world = two_fact_world(policies={"bob": MemberPolicy(share=SharePolicy.ASK)})
+    h = await build(db, world, settings=settings, approvals=silent)  # type: ignore[arg-type]
+    worker = AskWorker(h.service, poll_seconds=0.02, concurrency=1)
+    stop = asyncio.Event()
+    running = asyncio.create_task(worker.run(stop=stop))
+    try:
+        waiting_id = await h.service.submit(AskRequest("alice", ["bob"], "When is the launch date?"))
+        waiting = asyncio.Event()
+        h.service.progress.listen(waiting_id, lambda p: p.stage is Stage.WAITING and waiting.set())
+        await asyncio.wait_for(waiting.wait(), 20)
+        # Cancelled from "another process": noticed at the heartbeat, not through this service's stop events.
+        other = AskService(
+            settings=settings, db=db, port=h.port, llm=h.llm, memory=h.service.memory,
+            workspace_id=h.service.workspace_id, worker_id="elsewhere",
+        )  # fmt: skip
+        assert await other.cancel(waiting_id, by="alice") is CancelResult.STOPPING
+        ended = asyncio.Event()
+        h.service.progress.listen(waiting_id, lambda p: p.final and ended.set())
+        await asyncio.wait_for(ended.wait(), 10)
+        nxt = await h.service.submit(AskRequest("alice", ["carol"], "Lunch on Friday?"))
+        for _ in range(500):
+            if (await h.service.load(nxt)).status in ("done", "unsupported", "failed"):
+                break
+            await asyncio.sleep(0.02)
+    finally:
+        stop.set()
+        await asyncio.wait_for(running, 20)
+    assert (await h.service.load(waiting_id)).status == "cancelled"
+    assert (await h.service.load(nxt)).status in ("done", "unsupported")
+    assert worker._slots._value == 1  # noqa: SLF001 - given back exactly once: never more slots than configured
