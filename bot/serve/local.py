@@ -62,6 +62,17 @@ class LocalRuntime:
             return AskReply(False, str(exc))
         return AskReply(True, texts.asking(colleagues), ask_id)
 
+    async def follow_up(self, member: str, ask_id: int, question: str) -> AskReply:
+        """Ask again in the thread of ask `ask_id`: its colleagues, and the earlier asks as the requester's context."""
+        if self.asks is None:
+            return AskReply(False, str(LLMNotConfiguredError()))
+        try:
+            new_id = await self.asks.submit(AskRequest(member, [], question, follow_up_of=ask_id))
+            colleagues = list((await self.asks.load(new_id)).colleagues)
+        except AskRejectedError as exc:
+            return AskReply(False, str(exc))
+        return AskReply(True, texts.asking(colleagues), new_id)
+
     async def save(self) -> None:
         """Write the world file if anything was posted since the last save (no-op for an in-memory world)."""
         count = self.port.world.message_count()

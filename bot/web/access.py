@@ -28,3 +28,9 @@ def may_open(viewer: Identity, *, workspace_id: int | None, participants: Collec
     if workspace_id != viewer.workspace_id:
         return False  # an admin too: a handle means nothing in another workspace
     return viewer.is_admin or viewer.member in participants
+
+
+def may_follow(viewer: Identity, *, workspace_id: int, requester: str) -> bool:
+    """Whether `viewer` may follow an ask live (its progress, answer page, cancel, feedback, follow-up): the member
+    who asked, and admins of its workspace."""
+    return workspace_id == viewer.workspace_id and (viewer.is_admin or viewer.member == requester)

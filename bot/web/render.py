@@ -37,10 +37,17 @@ def message_html(text: str) -> Markup:
     return Markup(linked.replace("\n", "<br>"))
 
 
+def answered_ask(text: str) -> int | None:
+    """The ask whose answer `text` is (askwith's final post carries its transcript reference), else None."""
+    match = TRANSCRIPT_REF.search(text)
+    return int(match[1]) if match else None
+
+
 def when(ts: datetime | None) -> str:
     return "" if ts is None else ts.strftime("%Y-%m-%d %H:%M")
 
 
 templates.env.filters["message_html"] = message_html
 templates.env.filters["when"] = when
+templates.env.filters["answered_ask"] = answered_ask
 templates.env.globals["withheld_label"] = withheld_label

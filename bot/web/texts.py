@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from bot import messages
+from bot.port import SharePolicy
+
 
 SIGN_IN_TITLE = "Sign in with a link"
 SIGN_IN = "Open the transcript link askwith posted to you in Slack or Discord to sign in."
@@ -30,8 +33,30 @@ def not_found(what: str) -> str:
 
 def asking(colleagues: list[str]) -> str:
     names = ", ".join(f"@{c.lstrip('@')}" for c in colleagues)
-    return f"Your agent is asking {names}'s agents. The answer will arrive in your DM with askwith."
+    return (
+        f"Your agent is asking {names}'s agents. Follow it on the ask's page (My settings lists your recent asks); "
+        "the answer also arrives in your DM with askwith."
+    )
 
 
 def approval_decided(decision: str) -> str:
     return f"You {decision} sharing it."
+
+
+NOT_YOUR_ASK = "Only the member who asked (and admins) can follow this ask here; colleagues can open its transcript."
+CANCEL_STOPPING = "Cancel requested: the worker running this ask stops at its next heartbeat."
+BAD_REQUEST_TITLE = "Not understood"
+BAD_SETTING = "That setting was not understood. Reload the settings page and try again."
+SETTINGS_SAVED = {
+    "memory": "Saved: memory setting.",
+    "share": "Saved: sharing setting.",
+    "exclusions": "Saved: channels kept out of your agent's memory.",
+}
+
+
+def memory_state(opted_in: bool) -> str:
+    return messages.memory_state(opted_in)
+
+
+def share_meaning(policy: SharePolicy) -> str:
+    return messages.SHARE_MEANING[policy]

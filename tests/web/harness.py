@@ -32,8 +32,8 @@ def clear_only(settings: Settings, db: Database, llm: LLMClient | None) -> Memor
     return Memory(MemoryAccess(clear=ClearMemory(db), fuzzy=None), indexer=None)
 
 
-def scripted_llm(settings: Settings) -> LLMClient:
-    return LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
+def scripted_llm(settings: Settings, *, latency_s: float = 0.0) -> LLMClient:
+    return LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model, latency_s=latency_s))
 
 
 def web_settings(settings: Settings, **changes: object) -> Settings:
@@ -41,10 +41,11 @@ def web_settings(settings: Settings, **changes: object) -> Settings:
     return settings.replace(ingest_interval_seconds=0, worker_heartbeat_seconds=0.5, **changes)
 
 
-def app_for(settings: Settings, *, llm: bool = True, workspace: str = "acme") -> Starlette:
+def app_for(settings: Settings, *, llm: bool = True, workspace: str = "acme", latency_s: float = 0.0) -> Starlette:
+    """`latency_s`: how long each scripted model call takes (so a browser can watch an ask's progress)."""
     return serve_app(
         settings,
-        llm=scripted_llm(settings) if llm else None,
+        llm=scripted_llm(settings, latency_s=latency_s) if llm else None,
         memory=clear_only,
         workspace=workspace,
         secret=SECRET,

@@ -2,85 +2,40 @@
 
 A member posts `/ask-with` in the local workspace and sees the answer arrive; opens the transcript and sees plans,
 memory queries and utterances; a second member gets 403 on it; expired and tampered links are refused.
-Screenshots go to test-artifacts/ (git-ignored).
+Screenshots go to test-artifacts/ (git-ignored; see tests/web/browser_harness.py).
 """
 
 from __future__ import annotations
 
-import os
-import socket
-import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-import uvicorn
 
 from bot.settings import Settings
 from bot.web.tokens import MemberClaim, sign_member_token
+from tests.web.browser_harness import ARTIFACTS, chromium, free_port, serving, signed_in_page
 from tests.web.harness import BUDGET_QUESTION, SECRET, app_for, web_settings
 
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-ARTIFACTS = Path(__file__).parents[2] / "test-artifacts"
-REQUIRE_BROWSER = os.environ.get("ASKWITH_REQUIRE_BROWSER", "") == "1"
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def server(settings: Settings) -> Iterator[str]:
-    """The served app on a real socket, in a thread of its own (its lifespan runs the ask worker)."""
-    port = _free_port()
-    app = app_for(web_settings(settings, web_port=port))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the web server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=30)
+    port = free_port()
+    with serving(app_for(web_settings(settings, web_port=port)), port) as base:
+        yield base
 
 
 @pytest.fixture
 def browser() -> Iterator[object]:
-    if not CHROMIUM.exists():
-        if REQUIRE_BROWSER:
-            pytest.fail(f"{CHROMIUM} is missing (apt-get install -y chromium)")
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install -y chromium)")
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with chromium(sync_api) as browser:
         yield browser
-        browser.close()
 
 
 def _sign_in(browser: object, base: str, member: str):  # noqa: ANN202 - a Playwright Page
-    page = browser.new_context().new_page()  # type: ignore[attr-defined]
-    page.goto(f"{base}/signin")
-    page.click(f"#pick-{member}")
-    page.wait_for_url(f"{base}/workspace/**")
-    return page
+    return signed_in_page(browser, base, member)
 
 
 @pytest.mark.slow
@@ -90,7 +45,7 @@ def test_ask_in_the_browser_then_read_the_transcript_and_be_refused_elsewhere(se
     alice.goto(f"{server}/workspace/C-general")
     alice.fill("#composer-text", f"/ask-with @dave {BUDGET_QUESTION}")
     alice.press("#composer-text", "Enter")
-    expect(alice.locator(".ephemeral").last).to_contain_text("Your agent is asking @dave")
+    alice.wait_for_url(f"{server}/workspace/asks/*")  # the ask's live page
     alice.click("nav.channels a[data-channel='D-alice-askwith']")
     link = alice.locator("a.transcript-link").last
     expect(link).to_be_visible(timeout=20_000)  # arrives through the polling script, no reload

@@ -11,11 +11,13 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from bot.approvals import ApprovalStore
 from bot.port import ApprovalDecision
 from bot.serve.local import LocalRuntime
+from bot.store.db import Database
 from bot.web import texts
 from bot.web.access import Identity
-from bot.web.auth import require_identity
+from bot.web.auth import db, require_identity
 from bot.web.commands import parse_ask_command
 from bot.web.render import page
 from bot.web.workspace_view import approvals_of, can_read, channels_of, ephemerals_of, messages_of
@@ -24,7 +26,7 @@ from bot.web.workspace_view import approvals_of, can_read, channels_of, ephemera
 DECISIONS = {"approve": ApprovalDecision.APPROVED, "deny": ApprovalDecision.DENIED}
 
 
-async def _member(request: Request) -> tuple[Identity, LocalRuntime] | Response:
+async def local_member(request: Request) -> tuple[Identity, LocalRuntime] | Response:
     identity = await require_identity(request)
     local: LocalRuntime | None = request.state.runtime.local
     if local is None or identity.workspace_id != local.workspace_id:
@@ -34,7 +36,7 @@ async def _member(request: Request) -> tuple[Identity, LocalRuntime] | Response:
 
 
 async def workspace_home(request: Request) -> Response:
-    found = await _member(request)
+    found = await local_member(request)
     if isinstance(found, Response):
         return found
     identity, local = found
@@ -51,7 +53,7 @@ async def channel_feed(request: Request) -> Response:
 
 
 async def _channel(request: Request, template: str) -> Response:
-    found = await _member(request)
+    found = await local_member(request)
     if isinstance(found, Response):
         return found
     identity, local = found
@@ -69,7 +71,7 @@ async def _channel(request: Request, template: str) -> Response:
 
 
 async def post_message(request: Request) -> Response:
-    found = await _member(request)
+    found = await local_member(request)
     if isinstance(found, Response):
         return found
     identity, local = found
@@ -78,36 +80,50 @@ async def post_message(request: Request) -> Response:
         return page(request, "error.html", identity=identity, status_code=403, title=texts.FORBIDDEN_TITLE,
                     message=texts.UNKNOWN_CHANNEL)  # fmt: skip
     text = str((await request.form()).get("text", "")).strip()
+    target = f"/workspace/{channel_id}"
     if text:
-        await _compose(local, identity.platform_id, channel_id, text)
-    return RedirectResponse(f"/workspace/{channel_id}", status_code=303)
+        target = await _compose(local, identity.platform_id, channel_id, text) or target
+    return RedirectResponse(target, status_code=303)
 
 
-async def _compose(local: LocalRuntime, member_id: str, channel_id: str, text: str) -> None:
+async def _compose(local: LocalRuntime, member_id: str, channel_id: str, text: str) -> str | None:
+    """Post the message or submit the ask; an ask submitted returns its live page, where the member follows it."""
     command = parse_ask_command(text)
     if command is None:
         await local.post(member_id, channel_id, text)
-        return
+        return None
     if not command.colleagues and not command.question:
         await local.port.post_ephemeral(channel_id, member_id, texts.ASK_USAGE)
-        return
+        return None
     reply = await local.ask(member_id, list(command.colleagues), command.question)
     await local.port.post_ephemeral(channel_id, member_id, f"{text}\n{reply.text}")
+    return f"/workspace/asks/{reply.ask_id}" if reply.ask_id is not None else None
 
 
 async def decide(request: Request) -> Response:
-    found = await _member(request)
+    found = await local_member(request)
     if isinstance(found, Response):
         return found
     identity, local = found
     form = await request.form()
-    approval = local.port.pending_approvals.get(request.path_params["approval_id"])
+    approval_id = request.path_params["approval_id"]
     decision = DECISIONS.get(str(form.get("decision", "")))
-    # Only the member the approval asks may answer it.
-    if approval is not None and decision is not None and approval.member_id == identity.platform_id:
-        local.port.decide(approval.id, decision)
+    if decision is not None:
+        await decide_approval(db(request), local, approval_id, decision, member_id=identity.platform_id)
     back = str(form.get("back", ""))
-    return RedirectResponse(back if back.startswith("/workspace/") else "/workspace", status_code=303)
+    return RedirectResponse(back if back.startswith(("/workspace/", "/settings")) else "/workspace", status_code=303)
+
+
+async def decide_approval(
+    db: Database, local: LocalRuntime, approval_id: str, decision: ApprovalDecision, *, member_id: str
+) -> bool:
+    """Only the member the approval asks may answer it. The decision is stored first (durable: whichever worker runs
+    the ask reads it, after a restart too), then the waiting prompt in this process is woken."""
+    stored = await ApprovalStore(db).decide(approval_id, decision, member_id=member_id)
+    prompt = local.port.pending_approvals.get(approval_id)
+    if prompt is not None and prompt.member_id == member_id:
+        return local.port.decide(approval_id, decision) or stored
+    return stored
 
 
 routes = [

@@ -1,0 +1,89 @@
+"""An ask as its live page shows it: where it stands now (the core's stored progress), and once finished its rich
+answer as the viewer may see it (`bot.asks.answer_view`), with links that open each visible source in the workspace.
+
+    live = await load_live_ask(db, settings, port, ask_id, viewer="alice")   # None: no such ask
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from bot.asks import models
+from bot.asks.answer_view import AnswerView, answer_view
+from bot.asks.feedback import FeedbackTally, feedback_tally, vote_of
+from bot.asks.progress import Progress, read_progress
+from bot.port import ChatPort
+from bot.settings import Settings
+from bot.store.db import Database
+
+
+FINISHED = frozenset({*models.FINISHED, models.AskStatus.INTERRUPTED})
+THREAD_DEPTH = 5  # earlier asks of a follow-up chain shown above the current one
+
+
+@dataclass(frozen=True)
+class EarlierAsk:
+    id: int
+    question: str
+    answer: str | None
+
+
+@dataclass
+class LiveAsk:
+    id: int
+    workspace_id: int
+    requester: str
+    colleagues: list[str]
+    question: str
+    status: str
+    created_at: datetime
+    progress: Progress
+    answer: AnswerView | None = None  # once finished, as the viewer may see it
+    source_links: dict[str, str] = field(default_factory=dict)  # message id -> where the workspace shows it
+    vote: int | None = None  # the viewer's 👍 (+1) / 👎 (-1)
+    tally: FeedbackTally = FeedbackTally(0, 0)
+    thread: list[EarlierAsk] = field(default_factory=list)  # the follow-up chain, oldest first
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED
+
+
+async def load_ask_row(db: Database, ask_id: int) -> models.Ask | None:
+    async with db.session() as session:
+        return await session.get(models.Ask, ask_id)
+
+
+async def load_live_ask(db: Database, settings: Settings, port: ChatPort, ask: models.Ask, *, viewer: str) -> LiveAsk:
+    """`ask` as `viewer` (a handle the caller has checked may follow it) sees it now."""
+    progress = await read_progress(db, ask.id)
+    assert progress is not None  # the row exists: `ask` was read from it
+    live = LiveAsk(
+        id=ask.id, workspace_id=ask.workspace_id, requester=ask.requester, colleagues=list(ask.colleagues),
+        question=ask.question, status=ask.status, created_at=ask.created_at, progress=progress,
+        thread=await _thread(db, ask, viewer),
+    )  # fmt: skip
+    if not live.finished:
+        return live
+    live.answer = await answer_view(db, ask.id, viewer=viewer, settings=settings, workspace_id=ask.workspace_id)
+    for source in live.answer.sources:
+        if source.visible_to_viewer and source.channel_id and source.message_id:
+            if url := await port.permalink(source.channel_id, source.message_id):
+                live.source_links[source.message_id] = url
+    live.vote = await vote_of(db, ask.id, viewer)
+    live.tally = await feedback_tally(db, ask.id)
+    return live
+
+
+async def _thread(db: Database, ask: models.Ask, viewer: str) -> list[EarlierAsk]:
+    """The earlier asks this one follows up, as far as they are the viewer's own (another member's stays out)."""
+    earlier: list[EarlierAsk] = []
+    next_id = ask.follow_up_of
+    while next_id is not None and len(earlier) < THREAD_DEPTH:
+        row = await load_ask_row(db, next_id)
+        if row is None or row.workspace_id != ask.workspace_id or row.requester != viewer:
+            break
+        earlier.append(EarlierAsk(row.id, row.question, row.answer or row.failure))
+        next_id = row.follow_up_of
+    return earlier[::-1]

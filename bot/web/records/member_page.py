@@ -1,0 +1,26 @@
+"""What a member's own settings page lists besides the settings: their recent asks and what their agent shared, with
+whom (the core's queries, the same as Slack's App Home and Discord's panel)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.asks.member_views import RecentAsk, SharedItem, recent_asks, shared_by
+from bot.store.db import Database
+
+
+RECENT_LIMIT = 10
+SHARED_LIMIT = 20
+
+
+@dataclass(frozen=True)
+class MemberActivity:
+    asks: list[RecentAsk]
+    shared: list[SharedItem]
+
+
+async def member_activity(db: Database, workspace_id: int, member: str) -> MemberActivity:
+    return MemberActivity(
+        await recent_asks(db, workspace_id, member, limit=RECENT_LIMIT),
+        await shared_by(db, workspace_id, member, limit=SHARED_LIMIT),
+    )
