@@ -66,27 +66,52 @@ class AnswerPosts:
         """Post (or edit into its status message) the final post `text` as a rich message; None when `text` is
         not a final post of this workspace's asks, or the answer cannot be rendered (the caller posts it plainly)."""
         ask_id = self.final_post_of(text)
-        state = await self.rendered(text)
+        shared = ask_id is not None and await self._asked_in_shared_place(ask_id)
+        state = await self.rendered(text, shared=shared)
         if ask_id is None or state is None:
             return None
         slot = self.slots.pop(ask_id, None)
         if slot is not None and await slot.status.close(state):
-            return str(slot.message.id)
-        sent = await target.send(**state.kwargs(), allowed_mentions=discord.AllowedMentions.none())
-        return str(sent.id)
+            posted = str(slot.message.id)
+        else:
+            sent = await target.send(**state.kwargs(), allowed_mentions=discord.AllowedMentions.none())
+            posted = str(sent.id)
+        if shared and state.withheld_quotes:
+            await self._quotes_to_requester(ask_id)
+        return posted
 
-    async def rendered(self, text: str) -> StatusState | None:
+    async def _asked_in_shared_place(self, ask_id: int) -> bool:
+        """Asked in a server channel or thread (others read the answer there), not in a DM."""
+        try:
+            return (await self.asks.load(ask_id)).origin_channel_id is not None
+        except AskwithError:
+            return False
+
+    async def _quotes_to_requester(self, ask_id: int) -> None:
+        """The lines colleagues' agents released go to the asker alone, by DM, never into the channel."""
+        try:
+            ask = await self.asks.load(ask_id)
+            state = await self.render(ask_id)
+            requester = await self.asks.roster.profile(ask.requester)
+            dm = await self.port.open_dm(requester.platform_id)
+            target = self.port.client.get_partial_messageable(int(dm))
+            await target.send(**state.kwargs(), allowed_mentions=discord.AllowedMentions.none())
+        except (AskwithError, discord.HTTPException) as exc:
+            log.warning("ask #%s: the quoted sources could not be sent to the asker by DM: %s", ask_id, exc)
+
+    async def rendered(self, text: str, *, shared: bool = False) -> StatusState | None:
         """The rich message for a final post (None: not one, or not renderable, so it stays plain text)."""
         ask_id = self.final_post_of(text)
         if ask_id is None:
             return None
         try:
-            return await self.render(ask_id)
+            return await self.render(ask_id, shared=shared)
         except AskwithError as exc:
             log.warning("ask #%s: answer not rendered, posted as text: %s", ask_id, exc)
             return None
 
-    async def render(self, ask_id: int) -> StatusState:
+    async def render(self, ask_id: int, *, shared: bool = False) -> StatusState:
+        """The answer as the asker sees it; `shared`: as it may be posted where others read it (no quotes)."""
         ask = await self.asks.load(ask_id)
         if ask.workspace_id != self.asks.workspace_id:
             raise AskwithError(f"ask #{ask_id} belongs to another workspace")
@@ -102,10 +127,13 @@ class AnswerPosts:
             # a public thread's reply is filed under its channel; Discord's link needs the thread itself
             return self.port.jump_url(threads.get(source.message_id) or source.channel_id, source.message_id)
 
-        embed = answer_embed(view, permalink=permalink)
+        public = view.for_shared_place() if shared else view
+        embed = answer_embed(public, permalink=permalink)
         content = texts.answer_heading(f"<@{requester.platform_id}>", messages.transcript_ref(ask_id))
         buttons = answer_buttons(ask_id, view.transcript_url, votes=view.status != "cancelled")
-        return StatusState(content, view=buttons, embeds=[embed])
+        if shared and view.quotes_anything:
+            content = f"{content}\n{texts.QUOTES_SENT_BY_DM}"
+        return StatusState(content, view=buttons, embeds=[embed], withheld_quotes=shared and view.quotes_anything)
 
     async def _threads_of(self, message_ids: list[str]) -> dict[str, str]:
         """Message id -> the Discord thread it was said in, for the sources said in a public thread."""

@@ -123,6 +123,9 @@ def answer_heading(asker_mention: str, transcript_ref: str) -> str:
     return f"{asker_mention}\n-# {transcript_ref}"
 
 
+QUOTES_SENT_BY_DM = "-# The lines colleagues' agents quoted for you were sent to you by DM, not posted here."
+
+
 def answer_cancelled(by: str) -> str:
     return f"Cancelled by {by}; the agents stopped."
 

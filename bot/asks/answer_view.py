@@ -15,7 +15,7 @@ of the colleague's agent released that very line in this ask (what consensus rea
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy import select
 
@@ -85,6 +85,17 @@ class AnswerView:
     @property
     def sources(self) -> list[SourceView]:
         return [source for claim in self.claims for source in claim.sources]
+
+    @property
+    def quotes_anything(self) -> bool:
+        return any(source.text for source in self.sources)
+
+    def for_shared_place(self) -> AnswerView:
+        """This view as it may be posted where others than the viewer read it (a channel or thread): what the
+        colleagues' agents released went to the viewer alone, and a message the viewer may open may still be
+        private to them, so no source keeps its text, sender or channel name; visible ones keep their link."""
+        claims = [ClaimView(claim.text, [_without_quote(source) for source in claim.sources]) for claim in self.claims]
+        return replace(self, claims=claims)
 
 
 async def answer_view(
@@ -157,6 +168,10 @@ def _source(
             holder, name, False, line.get("text"), line.get("channel"), line.get("sender"), line.get("ts")
         )
     return SourceView(holder, name, False, None, None, None, None)
+
+
+def _without_quote(source: SourceView) -> SourceView:
+    return replace(source, text=None, channel_name=None, sender=None)
 
 
 def _holder(line: dict) -> str:

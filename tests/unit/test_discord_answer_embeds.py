@@ -62,3 +62,14 @@ def test_a_huge_answer_fits_discords_limits_and_says_what_was_left_out() -> None
 
 def test_chat_text_shows_stored_mentions_by_name_and_escapes_markdown() -> None:
     assert chat_text("ping @Bob (<@123>) about __this__") == "ping @Bob about \\_\\_this\\_\\_"
+
+
+def test_an_answer_posted_where_others_read_it_quotes_nothing_and_names_no_private_place() -> None:
+    full = view("14 March", [ClaimView("launch: 14 March", [visible(1), QUOTED, WITHHELD])])
+    assert full.quotes_anything
+    shared = full.for_shared_place()
+    assert not shared.quotes_anything and full.quotes_anything, "the asker's own copy keeps its quotes"
+    sources = answer_embed(shared, permalink=jump).to_dict()["fields"][0]["value"]
+    assert "launch" not in sources and "erin" not in sources.lower() and "general" not in sources
+    assert "https://discord.com/channels/1/10/101" in sources, "a message the asker may open stays a link"
+    assert sources.count("Bob's agent relied on") == 1 and "Dave's agent relied on" in sources
