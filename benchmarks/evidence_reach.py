@@ -260,10 +260,13 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=0, help="Items per dataset (default: 5 Schedule, 10 NP, 20 FTV).")
     parser.add_argument("--datasets", default=",".join(DATASETS), help="Comma list of datasets to run.")
     parser.add_argument("--json", type=Path, default=None, help="Also write the figures to this JSON file.")
+    parser.add_argument(
+        "--embedder", default="hash", help="hash (fast, default) or minilm (the real model: what hybrid search needs)."
+    )
     args = parser.parse_args()
     args.datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings.load().replace(data_dir=Path(tmp), embedder="hash", chroma_host="", ablations="")
+        settings = Settings.load().replace(data_dir=Path(tmp), embedder=args.embedder, chroma_host="", ablations="")
         figures = asyncio.run(run(settings, args, Path(tmp)))
     print(report(figures, settings.evidence_budget))
     if args.json is not None:

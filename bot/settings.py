@@ -81,6 +81,12 @@ class Settings:
         3,
         "Neighbouring messages embedded together for hybrid retrieval's dense side. 0 = no windows (lexical only).",
     )
+    agent_search: str = _setting(
+        "ASKWITH_AGENT_SEARCH",
+        "hybrid",
+        "How agents search clear memory: hybrid (full-text ranking fused with dense search over message windows) or "
+        "lexical (full-text ranking only).",
+    )
     timezone: str = _setting(
         "ASKWITH_TIMEZONE", "UTC", "The workspace's time zone (IANA name): how dates typed in queries are read."
     )

@@ -15,9 +15,9 @@ from bot.llm.client import LLMClient
 from bot.llm.local_server import resolve_local_model
 from bot.llm.provider import private_settings
 from bot.llm.scripted import ScriptedBackend
-from bot.memory.clear import ClearMemory
 from bot.memory.fuzzy import FuzzyMemory
 from bot.memory.history import WholeHistory
+from bot.memory.services import agent_search
 from bot.memory.vector_index import VectorIndex
 from bot.settings import Settings
 from bot.store.db import Database
@@ -53,4 +53,5 @@ def build_private_llm(settings: Settings, *, scripted: bool = False) -> LLMClien
 def open_memory(settings: Settings, db: Database, *, reader: LLMClient | None = None) -> MemoryAccess:
     """`reader`: the private model of the privacy split, the only one that reads memory hits (None: no split)."""
     index = VectorIndex.from_settings(settings)
-    return MemoryAccess(clear=ClearMemory(db), fuzzy=FuzzyMemory(db, index), reader=reader, history=WholeHistory(db))
+    clear = agent_search(settings, db, index)
+    return MemoryAccess(clear=clear, fuzzy=FuzzyMemory(db, index), reader=reader, history=WholeHistory(db))

@@ -65,7 +65,7 @@ class Replays:
         index = VectorIndex.from_settings(settings)
         services = MemoryServices(settings=settings, db=db, index=index, llm=summarizer_llm)
         self.memory = MemoryAccess(
-            clear=services.clear(),
+            clear=services.agent_search(),
             fuzzy=services.fuzzy() if fuzzy else None,
             reader=reader,
             history=services.history(),

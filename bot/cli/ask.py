@@ -88,7 +88,7 @@ async def ask_on_local_workspace(
         # only what is new since the last run).
         report = await ingest_into(services, port)
         memory = MemoryAccess(
-            clear=services.clear(), fuzzy=services.fuzzy(), reader=private_llm, history=services.history()
+            clear=services.agent_search(), fuzzy=services.fuzzy(), reader=private_llm, history=services.history()
         )
         service = AskService(
             settings=settings, db=services.db, port=port, llm=llm, memory=memory, workspace_id=report.workspace_id

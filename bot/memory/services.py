@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.errors import InvalidSettingError
 from bot.llm.client import LLMClient
 from bot.llm.provider import private_settings
 from bot.memory.clear import ClearMemory
@@ -50,6 +51,10 @@ class MemoryServices:
         """Clear memory fused with dense search over message windows (see `bot.memory.hybrid`)."""
         return HybridMemory(self.clear(), self.index.windows())
 
+    def agent_search(self) -> ClearMemory | HybridMemory:
+        """What agents search clear memory with (`ASKWITH_AGENT_SEARCH`): hybrid by default, or lexical only."""
+        return agent_search(self.settings, self.db, self.index)
+
     def fuzzy(self) -> FuzzyMemory:
         return FuzzyMemory(self.db, self.index)
 
@@ -66,3 +71,16 @@ def _summary_model(settings: Settings) -> LLMClient | None:
     """The endpoint allowed to read sessions, or None (extractive summaries). A local model is not started here."""
     chosen = private_settings(settings) if settings.privacy_split else settings
     return LLMClient.from_settings(chosen) if chosen.llm_configured else None
+
+
+AGENT_SEARCHES = ("hybrid", "lexical")
+
+
+def agent_search(settings: Settings, db: Database, index: VectorIndex) -> ClearMemory | HybridMemory:
+    """Clear memory as agents search it: `ASKWITH_AGENT_SEARCH` = hybrid (needs message windows:
+    `ASKWITH_WINDOW_MESSAGES` > 0, else lexical) or lexical."""
+    if settings.agent_search not in AGENT_SEARCHES:
+        raise InvalidSettingError("ASKWITH_AGENT_SEARCH", settings.agent_search, f"one of {', '.join(AGENT_SEARCHES)}")
+    if settings.agent_search == "lexical" or settings.window_messages <= 0:
+        return ClearMemory(db)
+    return HybridMemory(ClearMemory(db), index.windows())

@@ -26,10 +26,10 @@ from bot.asks.worker import AskWorker
 from bot.errors import NoPlatformError
 from bot.llm.client import LLMClient
 from bot.llm.provider import model_configured, open_llm_clients
-from bot.memory.clear import ClearMemory
 from bot.memory.fuzzy import FuzzyMemory
 from bot.memory.history import WholeHistory
 from bot.memory.indexer import SessionIndexer
+from bot.memory.services import agent_search
 from bot.memory.summarizer import SessionSummarizer
 from bot.memory.vector_index import VectorIndex
 from bot.platforms import PlatformRuntime
@@ -89,7 +89,9 @@ def build_memory(settings: Settings, db: Database, llm: LLMClient | None) -> Mem
     `open_memory`, the vector index is shared with the indexer that ingestion runs (one Chroma client per process)."""
     index = VectorIndex.from_settings(settings)
     indexer = SessionIndexer(db, settings, SessionSummarizer(db, llm), index)
-    return Memory(MemoryAccess(clear=ClearMemory(db), fuzzy=FuzzyMemory(db, index), history=WholeHistory(db)), indexer)
+    clear = agent_search(settings, db, index)
+    access = MemoryAccess(clear=clear, fuzzy=FuzzyMemory(db, index), history=WholeHistory(db))
+    return Memory(access, indexer)
 
 
 @asynccontextmanager
