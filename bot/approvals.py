@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 
 from sqlalchemy import update
 
@@ -131,3 +132,38 @@ class ApprovalStore:
                 await self.decide(approval_id, ApprovalDecision.TIMEOUT)
                 continue
             await asyncio.sleep(min(poll_s, left))
+
+
+# ---------------------------------------------------------------------- a click, in whichever process hears it
+class Click(StrEnum):
+    DECIDED = "decided"
+    NOT_YOURS = "not_yours"  # someone other than the member asked clicked
+    NOT_PENDING = "not_pending"  # already decided, expired, or unknown
+
+
+@dataclass(frozen=True)
+class ClickResult:
+    outcome: Click
+    pending: PendingApproval | None = None  # the prompt, when this process posted it (None: another process did)
+
+
+async def decide_click(
+    store: ApprovalStore, registry: ApprovalRegistry, approval_id: str, decision: ApprovalDecision, *, member_id: str
+) -> ClickResult:
+    """Record a button click. A stored approval (an ask's share) is decided in the database first, so the ask gets
+    it wherever it waits: in this process, in another worker, or after a restart. A prompt this process holds is
+    resolved too (a trade's prompt lives only here)."""
+    pending = registry.pending(approval_id)
+    if pending is not None and pending.request.member_id != member_id:
+        return ClickResult(Click.NOT_YOURS, pending)
+    row = await store.get(approval_id)
+    if row is not None:
+        if row.member_id != member_id:
+            return ClickResult(Click.NOT_YOURS, pending)
+        if not await store.decide(approval_id, decision, member_id=member_id):
+            return ClickResult(Click.NOT_PENDING, pending)
+    elif pending is None:
+        return ClickResult(Click.NOT_PENDING)
+    if pending is not None and not registry.resolve(approval_id, decision) and row is None:
+        return ClickResult(Click.NOT_PENDING, pending)  # a prompt of this process only, decided already
+    return ClickResult(Click.DECIDED, pending)

@@ -24,7 +24,7 @@ from adapters.discord.reader import AGENTS_CHANNEL_NAME, GuildReading
 from adapters.discord.replies import InteractionReplies
 from adapters.discord.threads import ThreadDirectory
 from adapters.discord.views.approval import ApprovalClick, approval_view
-from bot.approvals import ApprovalRegistry, PendingApproval
+from bot.approvals import ApprovalRegistry, ApprovalStore, Click, PendingApproval, decide_click
 from bot.errors import ChatPlatformError, WorkspaceError
 from bot.port import (
     ApprovalDecision,
@@ -186,16 +186,20 @@ class DiscordPort(GuildReading, ChatPort):
                 await prompt.edit(content=texts.approval_expired(request), view=None)
         return decision
 
-    def resolve_approval(self, approval_id: str, decision: ApprovalDecision, *, member_id: str) -> ApprovalClick:
-        """A button click: only the member asked may decide, once, while the ask still waits."""
-        pending = self.approvals.pending(approval_id)
-        if pending is None:
-            return ApprovalClick(texts.approval_not_pending(), closes_prompt=True)
-        if pending.request.member_id != member_id:
+    async def resolve_approval(
+        self, store: ApprovalStore, approval_id: str, decision: ApprovalDecision, *, member_id: str
+    ) -> ApprovalClick:
+        """A button click: only the member asked may decide, once, while the ask still waits. The decision is
+        stored first, so an ask waiting in another process (or resumed after a restart) gets it too."""
+        result = await decide_click(store, self.approvals, approval_id, decision, member_id=member_id)
+        if result.outcome is Click.NOT_YOURS:
             return ApprovalClick(texts.approval_not_yours(), closes_prompt=False)
-        self.approvals.resolve(approval_id, decision)
+        if result.outcome is Click.NOT_PENDING:
+            return ApprovalClick(texts.approval_not_pending(), closes_prompt=True)
+        if result.pending is None:  # the prompt was posted by another process (or before a restart)
+            return ApprovalClick(texts.approval_recorded(decision), closes_prompt=True)
         self.approvals.take(approval_id)
-        return ApprovalClick(texts.approval_decided(pending.request, decision), closes_prompt=True)
+        return ApprovalClick(texts.approval_decided(result.pending.request, decision), closes_prompt=True)
 
 
 async def _follow_up_on(interaction: discord.Interaction, text: str) -> str:

@@ -270,6 +270,12 @@ def approval_expired(request: ApprovalRequest) -> str:
     return f"{approval_prompt(request)}\n\n{EXPIRED[request.kind]}"
 
 
+def approval_recorded(decision: ApprovalDecision) -> str:
+    """A click on a prompt another askwith process posted: the decision is stored, the ask picks it up."""
+    verdict = "approved" if decision is ApprovalDecision.APPROVED else "denied"
+    return f"You {verdict} this request; your agent goes on accordingly."
+
+
 def approval_not_pending() -> str:
     return "This request is no longer waiting for you (it was answered, expired, or askwith restarted)."
 

@@ -125,6 +125,11 @@ def approval_outcome(request: ApprovalRequest, decision: ApprovalDecision) -> st
     return f"{VERDICTS[request.kind][decision]}: {request.title}"
 
 
+def approval_recorded(decision: ApprovalDecision) -> str:
+    """A click on a prompt another askwith process posted: the decision is stored, the ask picks it up."""
+    return f"{VERDICTS[ApprovalKind.SHARE][decision]} this request; your agent goes on accordingly."
+
+
 def approval_not_pending() -> str:
     return "This request is no longer waiting for an answer (it was already answered or it expired)."
 

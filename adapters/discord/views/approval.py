@@ -13,6 +13,7 @@ from typing import Any
 import discord
 
 from adapters.discord import texts
+from bot.approvals import ApprovalStore
 from bot.port import ApprovalDecision, ApprovalKind
 
 
@@ -47,8 +48,10 @@ class ApprovalButton(
 
     async def callback(self, interaction: discord.Interaction) -> None:
         # approvals are one registry for the whole bot: any server's port resolves a click in a DM
-        port = interaction.client.services_for(interaction.guild_id).port  # type: ignore[attr-defined]
-        click = port.resolve_approval(self.approval_id, DECISIONS[self.decision], member_id=str(interaction.user.id))
+        services = interaction.client.services_for(interaction.guild_id)  # type: ignore[attr-defined]
+        click = await services.port.resolve_approval(
+            ApprovalStore(services.db), self.approval_id, DECISIONS[self.decision], member_id=str(interaction.user.id)
+        )
         if click.closes_prompt:
             await interaction.response.edit_message(content=click.text, view=None)
         else:

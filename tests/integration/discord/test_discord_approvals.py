@@ -104,3 +104,24 @@ async def test_no_answer_in_time_counts_as_deny_and_the_prompt_says_so(
     assert "14 March" not in await final_answer(discord_bot, token)
     edits = discord_bot.api.requests("PATCH", rf"/channels/\d+/messages/{prompt.id}")
     assert edits and "No answer in time" in edits[-1].body["content"] and edits[-1].body["components"] == []
+
+
+async def test_a_click_on_a_prompt_this_process_no_longer_holds_still_reaches_the_ask(
+    discord_bot: DiscordHarness, people: People
+) -> None:
+    """As when another bot process posted the prompt, or this one restarted: the click is stored, and the ask,
+    which also watches the stored decision, goes on with it."""
+    await bob_asks_first(discord_bot, people)
+    token = ask(discord_bot, people.alice, QUESTION, colleague=people.bob)
+    prompt = await prompt_in_dm(discord_bot, people)
+    approve = button(discord_bot, prompt, "Approve")
+    registry, approval_id = discord_bot.runtime.services.port.approvals, approve.rsplit(":", 1)[-1]
+    await discord_bot.api.wait_for(lambda: registry.pending(approval_id))  # tracked once the post returned
+    registry.take(approval_id)  # forgotten here
+
+    click = discord_bot.gateway.click(approve, people.bob, prompt)
+
+    answer = await final_answer(discord_bot, token)
+    assert "14 March" in answer
+    update = next(c for c in discord_bot.api.callbacks if c.token == click)
+    assert update.type == UPDATE_MESSAGE and "You approved this request" in update.data["content"]

@@ -16,6 +16,7 @@ from adapters.slack import texts
 from adapters.slack.app import build_app
 from adapters.slack.blocks import APPROVE_ACTION, DENY_ACTION
 from adapters.slack.services import SlackServices
+from bot.approvals import ApprovalStore
 from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
 from bot.store.chat_store import WorkspaceKey
 from bot.world import World
@@ -154,6 +155,30 @@ async def test_only_the_member_asked_can_answer_and_deny_is_delivered(
     assert not waiting.done()
     await slack.click("UBOB", dm, DENY_ACTION, "appr-2")
     assert await asyncio.wait_for(waiting, 5) == ApprovalDecision.DENIED
+
+
+async def test_a_click_on_a_prompt_another_process_posted_is_stored_for_the_ask(
+    slack: Slack, services: SlackServices, fake_slack: FakeSlackApi
+) -> None:
+    """The prompt was posted by another worker (or before a restart): this process holds no prompt, yet the click
+    is stored, where the waiting ask (whichever process runs it) reads it, and the prompt shows the outcome."""
+    store = ApprovalStore(services.db)
+    request = ApprovalRequest("appr-elsewhere", "UBOB", "Share with Alice's agent?", "the dentist")
+    await store.open(request, ask_id=None, timeout_s=60)
+    assert services.port.approvals.pending("appr-elsewhere") is None
+    await slack.click("UALICE", "D-bob", APPROVE_ACTION, "appr-elsewhere")
+    await _until(lambda: fake_slack.responses)
+    assert fake_slack.responses[-1]["text"] == texts.approval_not_yours()
+    assert (await store.get("appr-elsewhere")).status == "pending"
+    await slack.click("UBOB", "D-bob", APPROVE_ACTION, "appr-elsewhere")
+    await _until(lambda: len(fake_slack.responses) >= 2)
+    assert fake_slack.responses[-1]["text"] == texts.approval_recorded(ApprovalDecision.APPROVED)
+    assert await store.wait("appr-elsewhere", poll_s=0.05) == ApprovalDecision.APPROVED
+    # a late second click changes nothing
+    await slack.click("UBOB", "D-bob", DENY_ACTION, "appr-elsewhere")
+    await _until(lambda: len(fake_slack.responses) >= 3)
+    assert fake_slack.responses[-1]["text"] == texts.approval_not_pending()
+    assert (await store.get("appr-elsewhere")).status == "approved"
 
 
 async def test_an_unanswered_prompt_times_out_and_says_so(services: SlackServices, fake_slack: FakeSlackApi) -> None:

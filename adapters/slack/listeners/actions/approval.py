@@ -17,6 +17,7 @@ from adapters.slack import texts
 from adapters.slack.blocks import APPROVE_ACTION
 from adapters.slack.port import SlackPort
 from adapters.slack.services import services
+from bot.approvals import ApprovalStore, Click, decide_click
 from bot.port import ApprovalDecision
 
 
@@ -30,21 +31,29 @@ async def approval_callback(
 ) -> None:
     await ack()
     svc = services(context)
-    svc.spawn(_decide(svc.port, action, body, respond, logger))
+    svc.spawn(_decide(svc.port, ApprovalStore(svc.db), action, body, respond, logger))
 
 
 async def _decide(
-    port: SlackPort, action: dict[str, Any], body: dict[str, Any], respond: AsyncRespond, logger: Logger
+    port: SlackPort,
+    store: ApprovalStore,
+    action: dict[str, Any],
+    body: dict[str, Any],
+    respond: AsyncRespond,
+    logger: Logger,
 ) -> None:
     approval_id, clicker = action.get("value", ""), body["user"]["id"]
-    pending = port.approvals.pending(approval_id)
-    if pending is None:
-        await respond(text=texts.approval_not_pending(), response_type="ephemeral", replace_original=False)
-        return
-    if pending.request.member_id != clicker:
+    decision = ApprovalDecision.APPROVED if action["action_id"] == APPROVE_ACTION else ApprovalDecision.DENIED
+    # Stored first: the ask may wait in another process, or resume after a restart.
+    result = await decide_click(store, port.approvals, approval_id, decision, member_id=clicker)
+    if result.outcome is Click.NOT_YOURS:
         await respond(text=texts.approval_not_yours(), response_type="ephemeral", replace_original=False)
         return
-    decision = ApprovalDecision.APPROVED if action["action_id"] == APPROVE_ACTION else ApprovalDecision.DENIED
-    if port.approvals.resolve(approval_id, decision):
-        logger.info("approval %s: %s by %s", approval_id, decision.value, clicker)
+    if result.outcome is Click.NOT_PENDING:
+        await respond(text=texts.approval_not_pending(), response_type="ephemeral", replace_original=False)
+        return
+    logger.info("approval %s: %s by %s", approval_id, decision.value, clicker)
+    if result.pending is not None:
         await port.close_approval_prompt(approval_id, decision)
+    else:  # posted by another process: replace the prompt's buttons with the outcome here
+        await respond(text=texts.approval_recorded(decision), replace_original=True)
