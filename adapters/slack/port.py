@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,6 +92,8 @@ class SlackPort(ChatPort):
         self._identity: SlackIdentity | None = None
         self._channel_tokens: dict[str, str] = {}  # channel id -> user token that can read it (bot can't)
         self._token_owner: dict[str, str] = {}  # user token -> the member who granted it
+        # Renders an ask's final post richly (set by adapters.slack.answers); returns None to post plain text.
+        self.final_posts: Callable[[str, str, str | None], Awaitable[str | None]] | None = None
 
     # ------------------------------------------------------------------ identity
     async def identity(self) -> SlackIdentity:
@@ -253,9 +255,32 @@ class SlackPort(ChatPort):
 
     # ------------------------------------------------------------------ writing
     async def post(self, channel_id: str, text: str, *, thread_id: str | None = None) -> str:
+        if self.final_posts is not None and (posted := await self.final_posts(channel_id, text, thread_id)):
+            return posted  # an ask's final post, rendered as a rich answer (adapters.slack.answers)
         thread_ts = split_message_id(thread_id)[1] if thread_id else None
         response = await self._call("chat.postMessage", write=True, channel=channel_id, text=text, thread_ts=thread_ts)
         return message_id(channel_id, response["ts"])
+
+    async def post_blocks(
+        self, channel_id: str, text: str, blocks: list[dict[str, Any]], *, thread_id: str | None = None
+    ) -> str:
+        """A Block Kit message; `text` is the notification fallback. Returns the message's ts."""
+        thread_ts = split_message_id(thread_id)[1] if thread_id else None
+        response = await self._call(
+            "chat.postMessage", write=True, channel=channel_id, text=text, blocks=blocks, thread_ts=thread_ts
+        )
+        return str(response["ts"])
+
+    async def update_blocks(self, channel_id: str, ts: str, text: str, blocks: list[dict[str, Any]]) -> None:
+        await self._call("chat.update", write=True, channel=channel_id, ts=ts, text=text, blocks=blocks)
+
+    async def permalink(self, channel_id: str, message_id: str) -> str | None:
+        """A link Slack opens only for who may see the message (chat.getPermalink); None when Slack refuses."""
+        try:
+            response = await self._call("chat.getPermalink", channel=channel_id, message_ts=split_message_id(message_id)[1])
+        except ChatPlatformError:
+            return None
+        return response.get("permalink")
 
     async def post_ephemeral(self, channel_id: str, member_id: str, text: str) -> None:
         await self._call("chat.postEphemeral", write=True, channel=channel_id, user=member_id, text=text)

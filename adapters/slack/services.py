@@ -11,6 +11,7 @@ from typing import Any
 
 from slack_bolt.context.async_context import AsyncBoltContext
 
+from adapters.slack.answers import AnswerPosts
 from adapters.slack.install import MemberInstallFlow
 from adapters.slack.memory_events import SlackMemoryEvents
 from adapters.slack.port import SlackPort
@@ -44,6 +45,7 @@ class SlackServices:
     deliveries: DeliveryLog = field(init=False)
     memory_events: SlackMemoryEvents | None = field(init=False)  # None when this process ingests nothing
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set, init=False)
+    _answers: AnswerPosts | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.member_settings = MemberSettingsStore(self.db)
@@ -53,6 +55,13 @@ class SlackServices:
             # A member token refused while reading or listing: disabled, its DMs unread, the member told.
             self.ingest.on_token_disabled = self.memory_events.after_token_disabled
             self.port.on_token_refused = self.memory_events.token_lost
+
+    @property
+    def answers(self) -> AnswerPosts:
+        """Rich final posts of asks asked in a conversation (made once the ask service is known)."""
+        if self._answers is None or self._answers.asks is not self.asks:
+            self._answers = AnswerPosts(self.port, self.asks)
+        return self._answers
 
     async def workspace(self) -> WorkspaceKey:
         return WorkspaceKey("slack", (await self.port.identity()).team_id)

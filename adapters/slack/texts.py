@@ -157,3 +157,70 @@ def disconnected(had_token: bool) -> str:
 
 def token_disabled(reason: str) -> str:
     return messages.token_disabled(reason) + " Run `/askwith connect` to connect again."
+
+
+# ---------------------------------------------------------------------- asking where you are (mention, DM, thread)
+MENTION_HELP = (
+    "Mention me with your colleagues and a question: `@askwith ask @bob @carol when is the launch review?` "
+    "(the word *ask* is optional). I answer in this thread; reply here mentioning me to follow up with the same "
+    "colleagues. In a DM with me, just write `@bob when is the launch review?`."
+)
+
+
+def follow_up_started() -> str:
+    return ":speech_balloon: Following up with the same colleagues…"
+
+
+def status_starting() -> str:
+    return ":hourglass_flowing_sand: Your agent is starting…"
+
+
+def status_line(stage_text: str, *, final: bool) -> str:
+    return f"{':white_check_mark:' if final else ':hourglass_flowing_sand:'} {stage_text}"
+
+
+CANCEL_BUTTON = "Cancel"
+TRANSCRIPT_BUTTON = "Transcript"
+VOTE_UP_BUTTON = "👍"
+VOTE_DOWN_BUTTON = "👎"
+
+
+def answer_heading(asker_id: str) -> str:
+    return f"<@{asker_id}> asked:"
+
+
+def contributors_line(names: Sequence[str]) -> str:
+    return "Contributed: " + ", ".join(f"{name}'s agent" for name in names) if names else "No colleague's agent spoke."
+
+
+def source_link(link: str, sender: str | None, when: str | None) -> str:
+    said = " · ".join(part for part in (sender, when) if part)
+    return f"{link} {said}".strip()
+
+
+def source_quote(quote: str, via_name: str) -> str:
+    return f"> {quote}\n— shared by {via_name}'s agent"
+
+
+QUOTES_SENT_BY_DM = "The lines colleagues' agents quoted for you were sent to you by DM, not posted here."
+
+
+def quotes_for_you(ask_question: str) -> str:
+    return f"What colleagues' agents quoted for you in your ask “{ask_question}”:"
+
+
+def answer_fallback(answer: str) -> str:
+    """The notification text of a rich answer (Slack shows it where blocks are not rendered)."""
+    return answer[:2900]
+
+
+def answer_posted_by_dm() -> str:
+    return "I could not post in that conversation, so the answer is in our DM."
+
+
+def cancel_refused(reason: str) -> str:
+    return f":no_entry: {reason}"
+
+
+def cancel_requested() -> str:
+    return "Cancelling… the agents stop at their next step."

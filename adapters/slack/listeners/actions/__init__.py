@@ -2,10 +2,16 @@ from __future__ import annotations
 
 from slack_bolt.async_app import AsyncApp
 
+from adapters.slack.answer_blocks import CANCEL_ACTION, TRANSCRIPT_ACTION, VOTE_DOWN_ACTION, VOTE_UP_ACTION
 from adapters.slack.blocks import APPROVE_ACTION, DENY_ACTION
 from adapters.slack.listeners.actions.approval import approval_callback
+from adapters.slack.listeners.actions.ask_controls import cancel_callback, transcript_callback, vote_callback
 
 
 def register(app: AsyncApp) -> None:
     app.action(APPROVE_ACTION)(approval_callback)
     app.action(DENY_ACTION)(approval_callback)
+    app.action(CANCEL_ACTION)(cancel_callback)
+    app.action(VOTE_UP_ACTION)(vote_callback)
+    app.action(VOTE_DOWN_ACTION)(vote_callback)
+    app.action(TRANSCRIPT_ACTION)(transcript_callback)
