@@ -88,11 +88,12 @@ class ChatAsks:
         self, ask_id: int, channel_id: str, thread_id: str | None, user_id: str
     ) -> StatusMessage | None:
         try:
-            return await StatusMessage.post(self.svc.port, channel_id, thread_id, ask_id)
+            return await StatusMessage.post(self.svc.port, channel_id, thread_id, ask_id, self.svc.status_interval_s)
         except ChatPlatformError as exc:  # the answer falls back to a DM too (adapters.slack.answers)
             log.info("ask #%s: no status message in %s: %s", ask_id, channel_id, exc)
         try:
-            return await StatusMessage.post(self.svc.port, await self.svc.port.open_dm(user_id), None, ask_id)
+            dm = await self.svc.port.open_dm(user_id)
+            return await StatusMessage.post(self.svc.port, dm, None, ask_id, self.svc.status_interval_s)
         except ChatPlatformError as exc:
             log.warning("ask #%s: no status message at all: %s", ask_id, exc)
             return None

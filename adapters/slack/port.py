@@ -277,7 +277,9 @@ class SlackPort(ChatPort):
     async def permalink(self, channel_id: str, message_id: str) -> str | None:
         """A link Slack opens only for who may see the message (chat.getPermalink); None when Slack refuses."""
         try:
-            response = await self._call("chat.getPermalink", channel=channel_id, message_ts=split_message_id(message_id)[1])
+            response = await self._call(
+                "chat.getPermalink", channel=channel_id, message_ts=split_message_id(message_id)[1]
+            )
         except ChatPlatformError:
             return None
         return response.get("permalink")

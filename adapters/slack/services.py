@@ -41,6 +41,7 @@ class SlackServices:
     negotiation_clients: ClientFor | None = None  # who plays the agents in `/negotiate`; None = the asks' LLM
     # Installed by OAuth (many workspaces): deletes the team's installation when it removes askwith.
     uninstall: Callable[[], Awaitable[None]] | None = None
+    status_interval_s: float = 1.0  # at most one chat.update per status message per this many seconds
     member_settings: MemberSettingsStore = field(init=False)
     deliveries: DeliveryLog = field(init=False)
     memory_events: SlackMemoryEvents | None = field(init=False)  # None when this process ingests nothing

@@ -48,10 +48,17 @@ class StatusMessage:
         self._writer = asyncio.get_running_loop().create_task(self._write_loop())
 
     @classmethod
-    async def post(cls, port: SlackPort, channel_id: str, thread_id: str | None, ask_id: int) -> StatusMessage:
+    async def post(
+        cls,
+        port: SlackPort,
+        channel_id: str,
+        thread_id: str | None,
+        ask_id: int,
+        min_interval_s: float = MIN_UPDATE_INTERVAL_S,
+    ) -> StatusMessage:
         line = texts.status_starting()
         ts = await port.post_blocks(channel_id, line, status_blocks(ask_id, line, final=False), thread_id=thread_id)
-        return cls(port, channel_id, ts, ask_id)
+        return cls(port, channel_id, ts, ask_id, min_interval_s=min_interval_s)
 
     @property
     def message_id(self) -> str:
@@ -88,7 +95,9 @@ class StatusMessage:
 
     async def _write(self, line: str, final: bool) -> None:
         try:
-            await self.port.update_blocks(self.channel_id, self.ts, line, status_blocks(self.ask_id, line, final=final))
+            await self.port.update_blocks(
+                self.channel_id, self.ts, line, status_blocks(self.ask_id, line, final=final)
+            )
         except PlatformRateLimitedError as exc:  # longer than the client sits through: wait, then write the latest
             log.info("ask #%s: status update rate-limited for %.1fs", self.ask_id, exc.retry_after)
             self._last_write = time.monotonic() + exc.retry_after - self.min_interval_s

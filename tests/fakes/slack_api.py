@@ -352,6 +352,7 @@ class FakeSlackApi:
         channel = self._channel(actor, params.get("channel", ""), "read")
         if channel.id in self.archived:
             raise SlackApiError("is_archived")
+        _check_blocks(params.get("blocks"))
         ts = self.timeline.add(channel.id, actor.user_id, str(params.get("text", "")), params.get("thread_ts"))
         if params.get("blocks"):
             self.blocks[(channel.id, ts)] = _json(params["blocks"])
@@ -372,12 +373,27 @@ class FakeSlackApi:
         self._need(actor, "chat:write", bot_only=True)
         channel = self._channel(actor, params.get("channel", ""), "read")
         ts = str(params.get("ts", ""))
+        _check_blocks(params.get("blocks"))
         try:
             self.timeline.replace_text(channel.id, ts, str(params.get("text", "")))
         except KeyError as exc:
             raise SlackApiError("message_not_found") from exc
         self.blocks[(channel.id, ts)] = _json(params["blocks"]) if params.get("blocks") else []
         return {"channel": channel.id, "ts": ts, "text": params.get("text", "")}
+
+    def m_chat_getPermalink(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        """A link to a message; Slack itself decides, when it is opened, whether the reader may see it."""
+        channel = self._channel(actor, params.get("channel", ""), "read")
+        ts = str(params.get("message_ts", ""))
+        try:
+            self.timeline.find(channel.id, ts)
+        except KeyError as exc:
+            raise SlackApiError("message_not_found") from exc
+        team = self.world.id.lower()
+        return {
+            "channel": channel.id,
+            "permalink": f"https://{team}.slack.example/archives/{channel.id}/p{ts.replace('.', '')}",
+        }
 
     # ------------------------------------------------------------------ OAuth
     def m_oauth_v2_access(self, actor: Actor | None, params: dict[str, Any]) -> dict[str, Any]:
@@ -406,6 +422,24 @@ class FakeSlackApi:
 
 
 # ---------------------------------------------------------------------- helpers
+def _check_blocks(raw: Any) -> None:
+    """Slack's limits on Block Kit: at most 50 blocks, section / context texts up to 3000 characters, at most 25
+    elements in an actions block, button values up to 2000 characters; else `invalid_blocks`."""
+    if not raw:
+        return
+    blocks = _json(raw)
+    if not isinstance(blocks, list) or len(blocks) > 50:
+        raise SlackApiError("invalid_blocks")
+    for block in blocks:
+        texts = [block.get("text") or {}] + [e for e in block.get("elements", []) if block["type"] == "context"]
+        if any(len(t.get("text", "")) > 3000 for t in texts):
+            raise SlackApiError("invalid_blocks")
+        if block["type"] == "actions" and (
+            len(block["elements"]) > 25 or any(len(e.get("value", "")) > 2000 for e in block["elements"])
+        ):
+            raise SlackApiError("invalid_blocks")
+
+
 def _bearer(request: web.Request) -> str | None:
     header = request.headers.get("Authorization", "")
     return header.removeprefix("Bearer ") if header.startswith("Bearer ") else None

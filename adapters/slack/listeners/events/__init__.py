@@ -2,12 +2,12 @@ from __future__ import annotations
 
 from slack_bolt.async_app import AsyncApp
 
-from adapters.slack.listeners.events.app_mention import app_mention_callback
 from adapters.slack.listeners.events.app_lifecycle import (
     app_uninstalled_callback,
     tokens_revoked_callback,
     user_change_callback,
 )
+from adapters.slack.listeners.events.app_mention import app_mention_callback
 from adapters.slack.listeners.events.channel_lifecycle import archive_callback, deleted_callback, unarchive_callback
 from adapters.slack.listeners.events.membership import (
     bot_left_callback,
