@@ -1,5 +1,6 @@
 """Every `message` event: a member's DM to the bot is an ask; a new message into memory, an edit or deletion
-applied to it at once, a channel's conversion followed (the bot's own posts and the agents' hidden threads are never memory)."""
+applied to it at once, a channel's conversion followed (the bot's own posts and the agents' hidden threads
+are never memory)."""
 
 from __future__ import annotations
 
