@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from adapters.slack import texts
 from adapters.slack.answer_blocks import answer_blocks, quotes_blocks
 from adapters.slack.convert import message_id, split_message_id
+from adapters.slack.mrkdwn import to_mrkdwn
 from adapters.slack.status import StatusMessage
 from bot import messages
 from bot.asks.answer_view import AnswerView
@@ -120,7 +121,9 @@ class AnswerPosts:
         blocks = answer_blocks(public, asker_id, links)
         if shared and view.quotes_anything:
             blocks.insert(-1, _context(texts.QUOTES_SENT_BY_DM))
-        fallback = texts.answer_fallback(f"{view.answer or ''}\n{messages.transcript_ref(ask_id)}".strip())
+        # The notification text: converted like the blocks, and always ending with the core's marker.
+        body = view.answer or text.replace(messages.transcript_ref(ask_id), "")
+        fallback = texts.answer_fallback(to_mrkdwn(body.strip()), messages.transcript_ref(ask_id))
         return RenderedAnswer(fallback, blocks, view, asker_id)
 
     async def _permalinks(self, view: AnswerView) -> dict[tuple[str, str], str]:

@@ -209,9 +209,9 @@ def quotes_for_you(ask_question: str) -> str:
     return f"What colleagues' agents quoted for you in your ask “{ask_question}”:"
 
 
-def answer_fallback(answer: str) -> str:
+def answer_fallback(answer: str, transcript_ref: str) -> str:
     """The notification text of a rich answer (Slack shows it where blocks are not rendered)."""
-    return answer[:2900]
+    return f"{answer[:2800]}\n{transcript_ref}"
 
 
 def answer_posted_by_dm() -> str:

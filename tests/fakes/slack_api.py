@@ -39,7 +39,7 @@ from tests.fakes.slack_shapes import (
 
 BOT_SCOPES = frozenset(
     "commands chat:write users:read channels:read groups:read im:read mpim:read channels:history groups:history "
-    "im:history mpim:history im:write groups:write".split()
+    "im:history mpim:history im:write groups:write app_mentions:read".split()
 )
 USER_SCOPES = frozenset("im:history mpim:history im:read mpim:read".split())
 

@@ -19,7 +19,8 @@ CONVERSIONS = {"channel_convert_to_private": ChannelKind.PRIVATE, "channel_conve
 async def message_callback(event: dict[str, Any], context: AsyncBoltContext) -> None:
     svc = services(context)
     if is_dm_to_bot(event, context.bot_user_id or ""):
-        await dm_ask(event, context)
+        await dm_ask(event, context)  # an ask, not something the member said to colleagues: not memory
+        return
     memory = svc.memory_events
     if memory is None:
         return
