@@ -55,7 +55,7 @@ class ChatAsks:
         in_dm = channel_id.startswith("D")
         follow_up_of = await svc.asks.ask_in_thread(channel_id, thread_id) if thread_ts else None
         if parsed.wants_help and follow_up_of is None:
-            await self._tell(user_id, channel_id, texts.MENTION_HELP, thread_ts)
+            await self.tell(user_id, channel_id, texts.MENTION_HELP, thread_ts)
             return None
         request = AskRequest(
             user_id,
@@ -69,7 +69,7 @@ class ChatAsks:
         try:
             ask_id = await svc.asks.submit(request)
         except AskRejectedError as exc:
-            await self._tell(user_id, channel_id, str(exc), thread_ts)
+            await self.tell(user_id, channel_id, str(exc), thread_ts)
             return None
         log.info("ask #%s submitted by %s in %s", ask_id, user_id, channel_id)
         svc.spawn(self.follow(ask_id, channel_id, request.origin_thread_id, user_id))
@@ -105,7 +105,7 @@ class ChatAsks:
         except AskwithError as exc:
             log.warning("ask #%s: progress not followed: %s", ask_id, exc)
 
-    async def _tell(self, user_id: str, channel_id: str, text: str, thread_ts: str | None) -> None:
+    async def tell(self, user_id: str, channel_id: str, text: str, thread_ts: str | None) -> None:
         """A reply only the member sees: ephemeral in a channel, a message in the DM."""
         port = self.svc.port
         try:
@@ -113,5 +113,10 @@ class ChatAsks:
                 await port.post(channel_id, text, thread_id=message_id(channel_id, thread_ts) if thread_ts else None)
             else:
                 await port.post_ephemeral(channel_id, user_id, text)
+            return
+        except ChatPlatformError as exc:  # not in that conversation (or the bot is not): the DM instead
+            log.info("could not tell %s in %s: %s", user_id, channel_id, exc)
+        try:
+            await port.post(await port.open_dm(user_id), text)
         except ChatPlatformError as exc:
             log.warning("could not tell %s: %s", user_id, exc)

@@ -240,6 +240,11 @@ class SlackPort(ChatPort):
         messages = [message_from_slack(channel_id, m) for m in replies if is_message(m)]
         return HistoryPage(messages, next_cursor, bool(response.get("has_more")))
 
+    async def thread_messages(self, channel_id: str, thread_ts: str, *, limit: int = 200) -> list[dict[str, Any]]:
+        """A thread as Slack returns it, parent first (one page: the newest `limit` messages are enough context)."""
+        response = await self._call("conversations.replies", channel=channel_id, ts=thread_ts, limit=limit)
+        return [m for m in response.get("messages", []) if is_message(m)]
+
     def _token_kwargs(self, channel_id: str) -> dict[str, str]:
         token = self._channel_tokens.get(channel_id)
         return {"token": token} if token else {}

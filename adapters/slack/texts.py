@@ -224,3 +224,18 @@ def cancel_refused(reason: str) -> str:
 
 def cancel_requested() -> str:
     return "Cancelling… the agents stop at their next step."
+
+
+# ---------------------------------------------------------------------- "Ask about this thread" (message shortcut)
+THREAD_ASK_TITLE = "Ask about this thread"
+THREAD_ASK_SUBMIT = "Ask"
+THREAD_ASK_COLLEAGUES = "Whose agents should your agent ask?"
+THREAD_ASK_QUESTION = "Your question about this thread"
+
+
+def thread_not_yours() -> str:
+    return "You can only ask about a thread in a conversation you are in."
+
+
+def thread_not_readable() -> str:
+    return "I can't read that thread: invite me to the conversation first (`/invite @askwith`)."

@@ -90,6 +90,9 @@ class FakeSlackApi:
     revoked_tokens: set[str] = field(default_factory=set)  # answer `token_revoked`
     archived: set[str] = field(default_factory=set)  # channel ids: readable, not writable
     failing_channels: dict[str, str] = field(default_factory=dict)  # channel id -> error its member list answers
+    views: list[dict[str, Any]] = field(default_factory=list)  # modals opened (views.open)
+    home_views: dict[str, dict[str, Any]] = field(default_factory=dict)  # user id -> their App Home (views.publish)
+    used_triggers: set[str] = field(default_factory=set)  # a trigger_id works once (then `expired_trigger_id`)
     _rate_limits: dict[str, list[int]] = field(default_factory=dict)
     _runner: web.AppRunner | None = None
 
@@ -394,6 +397,34 @@ class FakeSlackApi:
             "channel": channel.id,
             "permalink": f"https://{team}.slack.example/archives/{channel.id}/p{ts.replace('.', '')}",
         }
+
+    # ------------------------------------------------------------------ methods: views
+    def m_views_open(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        """A modal, opened with the trigger_id of a click: unknown, reused or stale ones are refused like Slack."""
+        self._need(actor, bot_only=True)
+        trigger = str(params.get("trigger_id", ""))
+        if not trigger.startswith("trigger-"):
+            raise SlackApiError("invalid_trigger_id")
+        if trigger in self.used_triggers:
+            raise SlackApiError("expired_trigger_id")
+        self.used_triggers.add(trigger)
+        view = _json(params.get("view"))
+        if not isinstance(view, dict) or view.get("type") != "modal" or len(view.get("blocks", [])) > 100:
+            raise SlackApiError("invalid_arguments")
+        self.views.append(view)
+        return {"view": {"id": f"V{len(self.views):08d}", **view}}
+
+    def m_views_publish(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        self._need(actor, bot_only=True)
+        user = str(params.get("user_id", ""))
+        if user not in self.world.members:
+            raise SlackApiError("user_not_found")
+        view = _json(params.get("view"))
+        if not isinstance(view, dict) or view.get("type") != "home" or len(view.get("blocks", [])) > 100:
+            raise SlackApiError("invalid_arguments")
+        _check_blocks(view.get("blocks"))
+        self.home_views[user] = view
+        return {"view": {"id": f"VH{user}", **view}}
 
     # ------------------------------------------------------------------ OAuth
     def m_oauth_v2_access(self, actor: Actor | None, params: dict[str, Any]) -> dict[str, Any]:

@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
+from adapters.slack import texts
 from adapters.slack.answer_blocks import CANCEL_ACTION, VOTE_UP_ACTION
 from adapters.slack.services import SlackServices
+from adapters.slack.thread_ask import MODAL, SHORTCUT, thread_ask_modal
 from bot import messages
 from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import scripted_model
@@ -28,6 +30,7 @@ from bot.store.user_tokens import UserTokenGrant, UserTokenStore
 from bot.world import World
 from tests.fakes.asks import QUESTION, two_fact_world
 from tests.fakes.slack_api import FakeSlackApi
+from tests.fakes.slack_requests import message_shortcut_body, view_submission_body
 from tests.fakes.slack_shapes import slack_world
 from tests.integration.slack.conftest import Slack
 
@@ -288,3 +291,74 @@ async def test_votes_are_recorded_with_the_ask(slack: Slack, asks: SlackServices
     await asks.drain()
     assert await vote_of(asks.db, 1, "alice") == 1
     assert fake_slack.responses[-1]["text"] == messages.feedback_thanks(1)
+
+
+# ---------------------------------------------------------------------- "Ask about this thread"
+async def test_message_shortcut_opens_a_modal_and_its_submission_asks_with_the_thread_as_context(
+    slack: Slack, asks: SlackServices, fake_slack: FakeSlackApi
+) -> None:
+    parent_ts = fake_slack.timeline.add(TEAM, "UCAROL", "Should we ask <@UBOB> about the launch?", None)
+    reply_ts = fake_slack.timeline.add(TEAM, "UBOB", "Erin told me something about it", parent_ts)
+    message = {
+        "type": "message",
+        "user": "UBOB",
+        "text": "Erin told me something",
+        "ts": reply_ts,
+        "thread_ts": parent_ts,
+    }
+    body = message_shortcut_body(
+        fake_slack.world.id, "UALICE", TEAM, message, SHORTCUT, response_url=fake_slack.hooks_url + "s/1"
+    )
+    assert (await slack.send(body)).status == 200
+    (modal,) = fake_slack.views
+    assert modal["callback_id"] == MODAL
+    assert fake_slack.used_triggers  # opened with the click's trigger_id
+
+    values = {
+        "colleagues": {"users": {"type": "multi_users_select", "selected_users": ["UBOB"]}},
+        "question": {"text": {"type": "plain_text_input", "value": QUESTION}},
+    }
+    submitted = await slack.send(view_submission_body(fake_slack.world.id, "UALICE", modal, values))
+    assert submitted.status == 200
+    answer, blocks = await _answered(asks, fake_slack, TEAM)
+    assert answer.thread_id == fake_slack.timeline.find(TEAM, parent_ts).id  # answered in the thread asked about
+    assert "14 March" in _block_texts(blocks)
+    ask = await asks.asks.load(1)
+    assert ask.context.splitlines() == [
+        "Carol: Should we ask @Bob (<@UBOB>) about the launch?",
+        "Bob: Erin told me something about it",
+    ]
+    count, _ = _status_figures(fake_slack, TEAM, answer)
+    assert count >= 2
+
+
+async def test_the_thread_of_a_conversation_the_asker_is_not_in_is_refused(
+    slack: Slack, asks: SlackServices, fake_slack: FakeSlackApi
+) -> None:
+    notes = next(c.id for c in fake_slack.world.channels.values() if c.name == "alice-notes")
+    parent_ts = fake_slack.timeline.messages(notes)[0]
+    ts = _ts(fake_slack, parent_ts)
+    view = thread_ask_modal(notes, ts)
+    values = {
+        "colleagues": {"users": {"type": "multi_users_select", "selected_users": ["UALICE"]}},
+        "question": {"text": {"type": "plain_text_input", "value": "what is in it?"}},
+    }
+    await slack.send(view_submission_body(fake_slack.world.id, "UBOB", view, values))
+    await asks.drain()
+    assert not _bot_messages(fake_slack, notes)
+    assert fake_slack.posts(fake_slack.world.dm(BOT, "UBOB").id) == [texts.thread_not_yours()]
+    assert await asks.asks.ask_in_thread(notes, f"{notes}:{ts}") is None  # nothing was asked
+
+
+async def test_an_expired_trigger_is_refused_like_slack(
+    slack: Slack, asks: SlackServices, fake_slack: FakeSlackApi
+) -> None:
+    ts = fake_slack.timeline.add(TEAM, "UBOB", "a thread", None)
+    message = {"type": "message", "user": "UBOB", "text": "a thread", "ts": ts}
+    body = message_shortcut_body(
+        fake_slack.world.id, "UALICE", TEAM, message, SHORTCUT, response_url=fake_slack.hooks_url
+    )
+    await slack.send(body)
+    await slack.send(body)  # the same click delivered again: its trigger_id was used
+    assert len(fake_slack.views) == 1
+    assert any(c.method == "views.open" for c in fake_slack.calls[-3:])
