@@ -239,3 +239,39 @@ def thread_not_yours() -> str:
 
 def thread_not_readable() -> str:
     return "I can't read that thread: invite me to the conversation first (`/invite @askwith`)."
+
+
+# ---------------------------------------------------------------------- App Home
+HOME_SETTINGS = "Your askwith settings"
+HOME_RECENT_ASKS = "Your recent asks"
+HOME_SHARED = "What your agent shared, with whom"
+HOME_NO_ASKS = "You have not asked anything yet. Mention me in a channel or DM me: `@bob when is the launch?`"
+HOME_NOTHING_SHARED = "Your agent has not shared anything with anyone yet."
+HOME_TURN_ON = "Turn memory on"
+HOME_TURN_OFF = "Turn memory off"
+HOME_EXCLUDED = "*Channels your agent never uses*"
+HOME_CONNECTED = "*Your DMs:* your agent may read them (only for your own asks and what you let it share)."
+HOME_NOT_CONNECTED = "*Your DMs:* not connected; your agent knows only the channels askwith is in."
+HOME_DISCONNECT = "Disconnect my DMs"
+HOME_CONNECT = "Connect my DMs"
+
+
+def home_memory(state: str) -> str:
+    return f"*Memory:* {state}"
+
+
+def home_share(meaning: str) -> str:
+    return f"*Sharing:* {meaning}"
+
+
+def share_label(policy: SharePolicy) -> str:
+    return {"auto": "Share automatically", "ask": "Ask me first", "never": "Never share"}[policy.value]
+
+
+def home_ask_line(ask_id: int, question: str, status: str, transcript: str | None) -> str:
+    return f"*#{ask_id}* {question} — _{status}_" + (f" · {transcript}" if transcript else "")
+
+
+def home_shared_line(requester: str, text: str, when: str, approval: str) -> str:
+    how = "you approved it" if approval == "approved" else "shared automatically"
+    return f"{when} · to {requester}'s agent ({how}):\n> {text[:500]}"
