@@ -19,7 +19,14 @@ from bot.port import SharePolicy
 from bot.store.chat_store import WorkspaceKey
 from tests.fakes.slack_api import FakeSlackApi
 from tests.integration.slack.conftest import Slack
-from tests.integration.slack.test_slack_chat_asks import ASK_BOB, TEAM, _action_ids, _say, asks, world  # noqa: F401
+from tests.integration.slack.test_slack_chat_asks import ASK_BOB, TEAM, _action_ids, _say
+from tests.integration.slack.test_slack_chat_asks import asks as chat_asks_fixture
+from tests.integration.slack.test_slack_chat_asks import world as chat_world_fixture
+
+
+# The same workspace and wiring as the ask tests (#team, Bob's DMs granted, the core with a scripted model).
+world = chat_world_fixture
+asks = chat_asks_fixture
 
 
 _clicks = count(1)
