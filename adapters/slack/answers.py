@@ -66,7 +66,7 @@ class AnswerPosts:
         if ask_id is None:
             return None
         status = self.statuses.pop(ask_id, None)
-        where = status.channel_id if status is not None else channel_id
+        where = status.channel_id if status is not None and status.ts else channel_id
         shared = not where.startswith("D")  # a channel, group DM or thread: others read it too
         try:
             if status is None and not await self._asked_in_conversation(ask_id):
@@ -95,8 +95,7 @@ class AnswerPosts:
     async def _place(
         self, channel_id: str, thread_id: str | None, rendered: RenderedAnswer, status: StatusMessage | None
     ) -> str:
-        if status is not None:
-            ts = await status.close()
+        if status is not None and (ts := await status.close()):
             try:
                 await self.port.update_blocks(status.channel_id, ts, rendered.text, rendered.blocks)
                 return message_id(status.channel_id, ts)

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 from adapters.slack import texts
 from adapters.slack.command_text import parse_ask
-from adapters.slack.convert import message_id
-from adapters.slack.status import StatusMessage
+from adapters.slack.convert import message_id, split_message_id
+from adapters.slack.status import AssistantStatus, StatusMessage
 from bot.asks.progress import watch_progress
 from bot.asks.service import AskRequest
 from bot.errors import AskRejectedError, AskwithError, ChatPlatformError
@@ -46,7 +46,9 @@ class ChatAsks:
     def __init__(self, services: SlackServices) -> None:
         self.svc = services
 
-    async def start(self, user_id: str, text: str, channel_id: str, ts: str, thread_ts: str | None) -> int | None:
+    async def start(
+        self, user_id: str, text: str, channel_id: str, ts: str, thread_ts: str | None, *, assistant: bool = False
+    ) -> int | None:
         """An ask from a message `ts` in `channel_id` (in thread `thread_ts`, if any). Returns its id, or None
         when the member was told why it can't run."""
         svc = self.svc
@@ -72,13 +74,21 @@ class ChatAsks:
             await self.tell(user_id, channel_id, str(exc), thread_ts)
             return None
         log.info("ask #%s submitted by %s in %s", ask_id, user_id, channel_id)
-        svc.spawn(self.follow(ask_id, channel_id, request.origin_thread_id, user_id))
+        svc.spawn(self.follow(ask_id, channel_id, request.origin_thread_id, user_id, assistant=assistant))
         return ask_id
 
-    async def follow(self, ask_id: int, channel_id: str, thread_id: str | None, user_id: str) -> None:
-        """Post the status message, run the ask here, and keep the status message on its latest stage."""
+    async def follow(
+        self, ask_id: int, channel_id: str, thread_id: str | None, user_id: str, *, assistant: bool = False
+    ) -> None:
+        """Post the status message (the Assistant panel: its status line), run the ask here, and keep the status
+        on its latest stage."""
         svc = self.svc
-        status = await self._status_message(ask_id, channel_id, thread_id, user_id)
+        status: StatusMessage | None
+        if assistant and thread_id:
+            ts = split_message_id(thread_id)[1]
+            status = AssistantStatus(svc.port, channel_id, ts, ask_id, min_interval_s=svc.status_interval_s)
+        else:
+            status = await self._status_message(ask_id, channel_id, thread_id, user_id)
         if status is not None:
             svc.answers.expect(ask_id, status)
             svc.spawn(self._watch(ask_id, status))

@@ -279,6 +279,12 @@ class SlackPort(ChatPort):
     async def update_blocks(self, channel_id: str, ts: str, text: str, blocks: list[dict[str, Any]]) -> None:
         await self._call("chat.update", write=True, channel=channel_id, ts=ts, text=text, blocks=blocks)
 
+    async def set_assistant_status(self, channel_id: str, thread_ts: str, status: str) -> None:
+        """The Assistant panel's "is thinking…" line for a thread ("" clears it)."""
+        await self._call(
+            "assistant.threads.setStatus", write=True, channel_id=channel_id, thread_ts=thread_ts, status=status
+        )
+
     async def permalink(self, channel_id: str, message_id: str) -> str | None:
         """A link Slack opens only for who may see the message (chat.getPermalink); None when Slack refuses."""
         try:

@@ -93,11 +93,12 @@ class StatusMessage:
                 continue
             await self._write(*wanted)
 
+    async def _send(self, line: str, final: bool) -> None:
+        await self.port.update_blocks(self.channel_id, self.ts, line, status_blocks(self.ask_id, line, final=final))
+
     async def _write(self, line: str, final: bool) -> None:
         try:
-            await self.port.update_blocks(
-                self.channel_id, self.ts, line, status_blocks(self.ask_id, line, final=final)
-            )
+            await self._send(line, final)
         except PlatformRateLimitedError as exc:  # longer than the client sits through: wait, then write the latest
             log.info("ask #%s: status update rate-limited for %.1fs", self.ask_id, exc.retry_after)
             self._last_write = time.monotonic() + exc.retry_after - self.min_interval_s
@@ -109,3 +110,18 @@ class StatusMessage:
             self._shown = (line, final)
             self.updates += 1
         self._last_write = time.monotonic()
+
+
+class AssistantStatus(StatusMessage):
+    """The Assistant side panel's own status line (`assistant.threads.setStatus`) instead of a status message:
+    the same coalescing; Slack clears it when the answer is posted in the thread. `close` returns "": there is no
+    message for the answer to take, so it is posted in the thread."""
+
+    def __init__(
+        self, port: SlackPort, channel_id: str, thread_ts: str, ask_id: int, *, min_interval_s: float
+    ) -> None:
+        super().__init__(port, channel_id, "", ask_id, min_interval_s=min_interval_s)
+        self.thread_ts = thread_ts
+
+    async def _send(self, line: str, final: bool) -> None:
+        await self.port.set_assistant_status(self.channel_id, self.thread_ts, "" if final else line)

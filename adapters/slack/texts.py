@@ -275,3 +275,12 @@ def home_ask_line(ask_id: int, question: str, status: str, transcript: str | Non
 def home_shared_line(requester: str, text: str, when: str, approval: str) -> str:
     how = "you approved it" if approval == "approved" else "shared automatically"
     return f"{when} · to {requester}'s agent ({how}):\n> {text[:500]}"
+
+
+# ---------------------------------------------------------------------- Assistant side panel
+ASSISTANT_PROMPTS_TITLE = "Ask your colleagues' agents"
+ASSISTANT_PROMPTS = [
+    {"title": "When is the launch?", "message": "@colleague when is the launch date?"},
+    {"title": "Who decided?", "message": "@colleague who decided on the new plan, and why?"},
+    {"title": "How do I use askwith?", "message": "help"},
+]

@@ -39,7 +39,7 @@ from tests.fakes.slack_shapes import (
 
 BOT_SCOPES = frozenset(
     "commands chat:write users:read channels:read groups:read im:read mpim:read channels:history groups:history "
-    "im:history mpim:history im:write groups:write app_mentions:read".split()
+    "im:history mpim:history im:write groups:write app_mentions:read assistant:write".split()
 )
 USER_SCOPES = frozenset("im:history mpim:history im:read mpim:read".split())
 
@@ -92,6 +92,8 @@ class FakeSlackApi:
     failing_channels: dict[str, str] = field(default_factory=dict)  # channel id -> error its member list answers
     views: list[dict[str, Any]] = field(default_factory=list)  # modals opened (views.open)
     home_views: dict[str, dict[str, Any]] = field(default_factory=dict)  # user id -> their App Home (views.publish)
+    assistant_statuses: list[tuple[str, str, str]] = field(default_factory=list)  # (channel, thread ts, status)
+    suggested_prompts: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     used_triggers: set[str] = field(default_factory=set)  # a trigger_id works once (then `expired_trigger_id`)
     _rate_limits: dict[str, list[int]] = field(default_factory=dict)
     _runner: web.AppRunner | None = None
@@ -397,6 +399,31 @@ class FakeSlackApi:
             "channel": channel.id,
             "permalink": f"https://{team}.slack.example/archives/{channel.id}/p{ts.replace('.', '')}",
         }
+
+    # ------------------------------------------------------------------ methods: the Assistant side panel
+    def _assistant_thread(self, actor: Actor, params: dict[str, Any]) -> tuple[str, str]:
+        self._need(actor, "assistant:write", bot_only=True)
+        channel = self.world.channels.get(str(params.get("channel_id", "")))
+        if channel is None or channel.kind != ChannelKind.DM or actor.user_id not in channel.member_ids:
+            raise SlackApiError("channel_not_found")
+        thread_ts = str(params.get("thread_ts", ""))
+        try:
+            self.timeline.find(channel.id, thread_ts)
+        except KeyError as exc:
+            raise SlackApiError("invalid_thread_ts") from exc
+        return channel.id, thread_ts
+
+    def m_assistant_threads_setStatus(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        self.assistant_statuses.append((*self._assistant_thread(actor, params), str(params.get("status", ""))))
+        return {}
+
+    def m_assistant_threads_setSuggestedPrompts(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        key = self._assistant_thread(actor, params)
+        prompts = _json(params.get("prompts"))
+        if not isinstance(prompts, list) or not 1 <= len(prompts) <= 4:
+            raise SlackApiError("invalid_arguments")
+        self.suggested_prompts[key] = prompts
+        return {}
 
     # ------------------------------------------------------------------ methods: views
     def m_views_open(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:

@@ -362,3 +362,36 @@ async def test_an_expired_trigger_is_refused_like_slack(
     await slack.send(body)  # the same click delivered again: its trigger_id was used
     assert len(fake_slack.views) == 1
     assert any(c.method == "views.open" for c in fake_slack.calls[-3:])
+
+
+# ---------------------------------------------------------------------- the Assistant side panel
+async def test_assistant_panel_suggests_prompts_then_answers_in_its_thread_with_status_lines(
+    slack: Slack, asks: SlackServices, fake_slack: FakeSlackApi
+) -> None:
+    dm = fake_slack.world.dm(BOT, "UALICE").id
+    thread_ts = fake_slack.timeline.add(dm, BOT, "Hi! Ask me anything.", None)  # Slack opens the panel's thread
+    started = {
+        "type": "assistant_thread_started",
+        "assistant_thread": {"user_id": "UALICE", "channel_id": dm, "thread_ts": thread_ts, "context": {}},
+        "event_ts": thread_ts,
+    }
+    assert (await slack.event(started)).status == 200
+    assert fake_slack.suggested_prompts[(dm, thread_ts)] == texts.ASSISTANT_PROMPTS
+
+    text = f"<@UBOB> {QUESTION}"
+    ts = fake_slack.timeline.add(dm, "UALICE", text, thread_ts)
+    message = {
+        "type": "message", "channel_type": "im", "channel": dm, "user": "UALICE", "text": text, "ts": ts,
+        "thread_ts": thread_ts,
+    }  # fmt: skip
+    await slack.event(message)
+    await _until(lambda: any(VOTE_UP_ACTION in _action_ids(b) for (c, _), b in fake_slack.blocks.items() if c == dm))
+    await asks.drain()
+    parent = fake_slack.timeline.find(dm, thread_ts)
+    (answer,) = [m for m in _bot_messages(fake_slack, dm) if m.thread_id == parent.id]
+    assert "14 March" in _block_texts(fake_slack.blocks[(dm, _ts(fake_slack, answer))])
+    statuses = [s for c, t, s in fake_slack.assistant_statuses if (c, t) == (dm, thread_ts)]
+    assert len(statuses) >= 2 and any("Talking with Bob" in s or "Planning" in s for s in statuses), statuses
+    assert not fake_slack.calls_to("chat.update")  # no status message: the panel's own status line
+    ask = await asks.asks.load(1)
+    assert (ask.origin_channel_id, ask.origin_thread_id) == (dm, f"{dm}:{thread_ts}")
