@@ -18,6 +18,8 @@ CANCEL_ACTION = "askwith_cancel"
 VOTE_UP_ACTION = "askwith_vote_up"
 VOTE_DOWN_ACTION = "askwith_vote_down"
 TRANSCRIPT_ACTION = "askwith_transcript"
+GROUP_CONFIRM_ACTION = "askwith_group_confirm"
+GROUP_CANCEL_ACTION = "askwith_group_cancel"
 SECTION_LIMIT = 2900  # Slack refuses a section text over 3000 characters
 MAX_SOURCES = 10
 
@@ -29,6 +31,15 @@ def status_blocks(ask_id: int, line: str, *, final: bool) -> list[Block]:
     if not final:
         blocks.append({"type": "actions", "elements": [_button(CANCEL_ACTION, texts.CANCEL_BUTTON, ask_id, "danger")]})
     return blocks
+
+
+def group_confirm_blocks(text: str, value: str) -> list[Block]:
+    """ "Ask all N?" with Ask / Don't ask; `value` carries the expanded request (Slack keeps up to 2000 chars)."""
+    buttons = [
+        {**_button(GROUP_CONFIRM_ACTION, texts.GROUP_CONFIRM_BUTTON, 0, "primary"), "value": value},
+        {**_button(GROUP_CANCEL_ACTION, texts.GROUP_CANCEL_BUTTON, 0), "value": "-"},
+    ]
+    return [{"type": "section", "text": {"type": "mrkdwn", "text": text}}, {"type": "actions", "elements": buttons}]
 
 
 def answer_blocks(view: AnswerView, asker_id: str, links: Mapping[tuple[str, str], str]) -> list[Block]:

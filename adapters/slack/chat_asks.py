@@ -15,11 +15,13 @@ continues that ask with the same colleagues unless it names others. In a channel
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from typing import TYPE_CHECKING
 
 from adapters.slack import texts
+from adapters.slack.answer_blocks import group_confirm_blocks
 from adapters.slack.command_text import parse_ask
 from adapters.slack.convert import message_id, split_message_id
 from adapters.slack.status import AssistantStatus, StatusMessage
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
 
 
 log = logging.getLogger(__name__)
+SUBTEAM = re.compile(r"^<!subteam\^([A-Z0-9]+)(?:\|[^>]*)?>$")
+CONFIRM_ABOVE = 5  # more colleagues than this from a user group: ask the asker first
 ASK_WORD = re.compile(r"^ask\b[:,]?\s*", re.IGNORECASE)
 
 
@@ -47,12 +51,24 @@ class ChatAsks:
         self.svc = services
 
     async def start(
-        self, user_id: str, text: str, channel_id: str, ts: str, thread_ts: str | None, *, assistant: bool = False
+        self,
+        user_id: str,
+        text: str,
+        channel_id: str,
+        ts: str,
+        thread_ts: str | None,
+        *,
+        assistant: bool = False,
+        confirmed: bool = False,
     ) -> int | None:
         """An ask from a message `ts` in `channel_id` (in thread `thread_ts`, if any). Returns its id, or None
         when the member was told why it can't run."""
         svc = self.svc
+        text, group_size = await self.expand_groups(text, user_id)
         parsed = parse_ask(text)
+        if group_size and len(parsed.colleagues) > CONFIRM_ABOVE and not confirmed:
+            await self.confirm(user_id, channel_id, ts, thread_ts, text, len(parsed.colleagues))
+            return None
         thread_id = message_id(channel_id, thread_ts or ts)  # a top-level mention: answer in its own thread
         in_dm = channel_id.startswith("D")
         follow_up_of = await svc.asks.ask_in_thread(channel_id, thread_id) if thread_ts else None
@@ -76,6 +92,35 @@ class ChatAsks:
         log.info("ask #%s submitted by %s in %s", ask_id, user_id, channel_id)
         svc.spawn(self.follow(ask_id, channel_id, request.origin_thread_id, user_id, assistant=assistant))
         return ask_id
+
+    async def expand_groups(self, text: str, user_id: str) -> tuple[str, int]:
+        """Leading user-group mentions (`<!subteam^S1|@design>`) become their members' mentions (not the asker);
+        returns the text and how many members the groups brought in."""
+        words, out, added = text.split(), [], 0
+        while words and (match := SUBTEAM.match(words[0].rstrip(",;:"))):
+            words.pop(0)
+            try:
+                members = await self.svc.port.usergroup_members(match.group(1))
+            except ChatPlatformError as exc:
+                log.info("user group %s not expanded: %s", match.group(1), exc)
+                continue
+            mentions = [f"<@{m}>" for m in members if m != user_id and f"<@{m}>" not in out]
+            out += mentions
+            added += len(mentions)
+        if not added:
+            return text, 0
+        return " ".join([*out, *words]), added
+
+    async def confirm(
+        self, user_id: str, channel_id: str, ts: str, thread_ts: str | None, text: str, count: int
+    ) -> None:
+        """Many colleagues at once (a user group): the asker confirms with a button before anyone's agent is asked."""
+        value = json.dumps({"c": channel_id, "ts": ts, "th": thread_ts, "t": text})[:2000]
+        blocks = group_confirm_blocks(texts.group_confirm(count), value)
+        try:
+            await self.svc.port.post_ephemeral_blocks(channel_id, user_id, texts.group_confirm(count), blocks)
+        except ChatPlatformError:
+            await self.svc.port.post_blocks(await self.svc.port.open_dm(user_id), texts.group_confirm(count), blocks)
 
     async def follow(
         self, ask_id: int, channel_id: str, thread_id: str | None, user_id: str, *, assistant: bool = False

@@ -279,6 +279,19 @@ class SlackPort(ChatPort):
     async def update_blocks(self, channel_id: str, ts: str, text: str, blocks: list[dict[str, Any]]) -> None:
         await self._call("chat.update", write=True, channel=channel_id, ts=ts, text=text, blocks=blocks)
 
+    async def usergroup_members(self, group_id: str) -> list[str]:
+        """The members of a user group (`<!subteam^S…>`), as Slack lists them (usergroups.users.list)."""
+        response = await self._call("usergroups.users.list", usergroup=group_id)
+        return [str(u) for u in response.get("users", [])]
+
+    async def post_ephemeral_blocks(
+        self, channel_id: str, member_id: str, text: str, blocks: list[dict[str, Any]], *, thread_ts: str | None = None
+    ) -> None:
+        await self._call(
+            "chat.postEphemeral", write=True, channel=channel_id, user=member_id, text=text, blocks=blocks,
+            thread_ts=thread_ts,
+        )  # fmt: skip
+
     async def set_assistant_status(self, channel_id: str, thread_ts: str, status: str) -> None:
         """The Assistant panel's "is thinking…" line for a thread ("" clears it)."""
         await self._call(

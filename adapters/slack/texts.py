@@ -284,3 +284,16 @@ ASSISTANT_PROMPTS = [
     {"title": "Who decided?", "message": "@colleague who decided on the new plan, and why?"},
     {"title": "How do I use askwith?", "message": "help"},
 ]
+
+
+# ---------------------------------------------------------------------- user groups
+GROUP_CONFIRM_BUTTON = "Ask them all"
+GROUP_CANCEL_BUTTON = "Don't ask"
+
+
+def group_confirm(count: int) -> str:
+    return f"That is {count} colleagues' agents. Ask them all?"
+
+
+def group_not_asked() -> str:
+    return "OK, nobody was asked."

@@ -39,7 +39,7 @@ from tests.fakes.slack_shapes import (
 
 BOT_SCOPES = frozenset(
     "commands chat:write users:read channels:read groups:read im:read mpim:read channels:history groups:history "
-    "im:history mpim:history im:write groups:write app_mentions:read assistant:write".split()
+    "im:history mpim:history im:write groups:write app_mentions:read assistant:write usergroups:read".split()
 )
 USER_SCOPES = frozenset("im:history mpim:history im:read mpim:read".split())
 
@@ -94,6 +94,7 @@ class FakeSlackApi:
     home_views: dict[str, dict[str, Any]] = field(default_factory=dict)  # user id -> their App Home (views.publish)
     assistant_statuses: list[tuple[str, str, str]] = field(default_factory=list)  # (channel, thread ts, status)
     suggested_prompts: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    usergroups: dict[str, list[str]] = field(default_factory=dict)  # user group id -> member ids
     used_triggers: set[str] = field(default_factory=set)  # a trigger_id works once (then `expired_trigger_id`)
     _rate_limits: dict[str, list[int]] = field(default_factory=dict)
     _runner: web.AppRunner | None = None
@@ -399,6 +400,13 @@ class FakeSlackApi:
             "channel": channel.id,
             "permalink": f"https://{team}.slack.example/archives/{channel.id}/p{ts.replace('.', '')}",
         }
+
+    def m_usergroups_users_list(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        self._need(actor, "usergroups:read")
+        group = self.usergroups.get(str(params.get("usergroup", "")))
+        if group is None:
+            raise SlackApiError("no_such_subteam")
+        return {"users": list(group)}
 
     # ------------------------------------------------------------------ methods: the Assistant side panel
     def _assistant_thread(self, actor: Actor, params: dict[str, Any]) -> tuple[str, str]:

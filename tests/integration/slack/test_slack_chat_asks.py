@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from adapters.slack import texts
-from adapters.slack.answer_blocks import CANCEL_ACTION, VOTE_UP_ACTION
+from adapters.slack.answer_blocks import CANCEL_ACTION, GROUP_CANCEL_ACTION, GROUP_CONFIRM_ACTION, VOTE_UP_ACTION
 from adapters.slack.services import SlackServices
 from adapters.slack.thread_ask import MODAL, SHORTCUT, thread_ask_modal
 from bot import messages
@@ -395,3 +395,36 @@ async def test_assistant_panel_suggests_prompts_then_answers_in_its_thread_with_
     assert not fake_slack.calls_to("chat.update")  # no status message: the panel's own status line
     ask = await asks.asks.load(1)
     assert (ask.origin_channel_id, ask.origin_thread_id) == (dm, f"{dm}:{thread_ts}")
+
+
+# ---------------------------------------------------------------------- user groups
+async def test_a_user_group_mention_asks_its_members(
+    slack: Slack, asks: SlackServices, fake_slack: FakeSlackApi
+) -> None:
+    fake_slack.usergroups["SLAUNCH"] = ["UALICE", "UBOB"]  # the asker herself is left out
+    await slack.event(_say(fake_slack, TEAM, "UALICE", f"<@{BOT}> ask <!subteam^SLAUNCH|@launch>, {QUESTION}"))
+    _, blocks = await _answered(asks, fake_slack, TEAM)
+    assert "14 March" in _block_texts(blocks)
+    assert (await asks.asks.load(1)).colleagues == ["bob"]
+
+
+async def test_a_big_user_group_is_confirmed_first(
+    slack: Slack, asks: SlackServices, fake_slack: FakeSlackApi
+) -> None:
+    fake_slack.usergroups["SALL"] = ["UBOB", "UCAROL", "UDAVE", "UERIN", "UX1", "UX2"]
+    await slack.event(_say(fake_slack, TEAM, "UALICE", f"<@{BOT}> <!subteam^SALL> {QUESTION}"))
+    await _until(lambda: fake_slack.ephemerals)
+    await asks.drain()
+    (confirm,) = fake_slack.ephemerals
+    assert confirm.user == "UALICE" and confirm.text == texts.group_confirm(6)
+    assert not _bot_messages(fake_slack, TEAM)  # nobody's agent was asked yet
+    buttons = {e["action_id"]: e["value"] for b in confirm.blocks if b["type"] == "actions" for e in b["elements"]}
+
+    await slack.click("UALICE", TEAM, GROUP_CANCEL_ACTION, buttons[GROUP_CANCEL_ACTION])
+    await _until(lambda: fake_slack.responses)
+    assert fake_slack.responses[-1]["text"] == texts.group_not_asked()
+
+    await slack.click("UALICE", TEAM, GROUP_CONFIRM_ACTION, buttons[GROUP_CONFIRM_ACTION])
+    await _until(lambda: len(fake_slack.ephemerals) == 2)  # confirmed: the core checks them
+    await asks.drain()
+    assert fake_slack.ephemerals[-1].text == messages.opted_out("carol")  # the first colleague who cannot take part

@@ -6,6 +6,7 @@ the ask (the core checks). Each click is acknowledged first; the core's work run
 
 from __future__ import annotations
 
+import json
 from logging import Logger
 from typing import Any
 
@@ -14,7 +15,8 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.respond.async_respond import AsyncRespond
 
 from adapters.slack import texts
-from adapters.slack.answer_blocks import VOTE_UP_ACTION
+from adapters.slack.answer_blocks import GROUP_CANCEL_ACTION, VOTE_UP_ACTION
+from adapters.slack.chat_asks import ChatAsks
 from adapters.slack.services import SlackServices, services
 from bot import messages
 from bot.asks.control import CancelResult
@@ -68,3 +70,19 @@ async def _vote(svc: SlackServices, ask_id: int, member: str, vote: int, respond
 async def transcript_callback(ack: AsyncAck) -> None:
     """The Transcript button is a link Slack opens itself; the click still has to be acknowledged."""
     await ack()
+
+
+async def group_confirm_callback(
+    ack: AsyncAck, action: dict[str, Any], body: dict[str, Any], respond: AsyncRespond, context: AsyncBoltContext
+) -> None:
+    await ack()
+    svc = services(context)
+    if action["action_id"] == GROUP_CANCEL_ACTION:
+        await respond(text=texts.group_not_asked(), response_type="ephemeral", replace_original=True)
+        return
+    request = json.loads(action["value"])
+    await respond(text=texts.status_starting(), replace_original=True)
+    start = ChatAsks(svc).start(
+        body["user"]["id"], request["t"], request["c"], request["ts"], request["th"], confirmed=True
+    )
+    svc.spawn(start)
