@@ -39,3 +39,12 @@ def test_nothing_markdown_only_survives() -> None:
 def test_a_link_label_cannot_break_out() -> None:
     assert link("https://x.example/?a=1|b", "a|b <c>") == "<https://x.example/?a=1%7Cb|a/b &lt;c&gt;>"
     assert escape("&<>") == "&amp;&lt;&gt;"
+
+
+def test_stored_mentions_keep_a_readable_name_beside_the_id() -> None:
+    from adapters.slack.convert import readable
+
+    names = {"U123": "Bob"}
+    assert readable("ask <@U123>, and <@U999|carol>; <@U777>", names) == (
+        "ask @Bob (<@U123>), and @carol (<@U999>); <@U777>"
+    )

@@ -428,3 +428,15 @@ async def test_a_big_user_group_is_confirmed_first(
     await _until(lambda: len(fake_slack.ephemerals) == 2)  # confirmed: the core checks them
     await asks.drain()
     assert fake_slack.ephemerals[-1].text == messages.opted_out("carol")  # the first colleague who cannot take part
+
+
+# ---------------------------------------------------------------------- names beside ids in memory
+async def test_read_and_live_messages_keep_the_mentioned_name_beside_the_id(
+    services: SlackServices, fake_slack: FakeSlackApi
+) -> None:
+    ts = fake_slack.timeline.add(TEAM, "UCAROL", "Ask <@UBOB>, he knows", None)
+    await services.port.list_members()
+    (read,) = (await services.port.read_history(TEAM)).messages
+    assert read.text == "Ask @Bob (<@UBOB>), he knows"
+    live = services.port.live_message({"channel": TEAM, "user": "UCAROL", "text": "cc <@UBOB>", "ts": ts})
+    assert live.text == "cc @Bob (<@UBOB>)"
