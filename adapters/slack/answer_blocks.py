@@ -52,6 +52,11 @@ def answer_blocks(view: AnswerView, asker_id: str, links: Mapping[tuple[str, str
     sources = [line for source in view.sources[:MAX_SOURCES] if (line := _source(source, links))]
     if sources:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": s[:2900]} for s in sources]})
+    notes = [texts.disagreement(escape(d)) for d in view.disagreements]
+    if view.status == "unsupported":
+        notes += [texts.tried(escape(t)) for t in view.tried]
+    if notes:
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": n[:2900]} for n in notes[:10]]})
     names = [escape(c.name) for c in view.contributors if c.shared or c.sources]
     blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": texts.contributors_line(names)}]})
     blocks.append({"type": "actions", "elements": _answer_buttons(view)})

@@ -202,6 +202,14 @@ def source_quote(quote: str, via_name: str) -> str:
     return f"> {quote}\n— shared by {via_name}'s agent"
 
 
+def disagreement(text: str) -> str:
+    return f":warning: The agents disagreed: {text}"
+
+
+def tried(text: str) -> str:
+    return f"Tried: {text}"
+
+
 QUOTES_SENT_BY_DM = "The lines colleagues' agents quoted for you were sent to you by DM, not posted here."
 
 
