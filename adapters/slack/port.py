@@ -262,6 +262,8 @@ class SlackPort(ChatPort):
         """A live message event worth remembering: spoken by a person, outside the agents' hidden channel."""
         if event.get("channel") == self._agents_channel or event.get("bot_id"):
             return False
+        if str(event.get("text", "")).lstrip().startswith(f"<@{bot_user_id}"):
+            return False  # a question to askwith (`@askwith ask @bob …`), not something said to colleagues
         return is_message(event) and event.get("user") != bot_user_id
 
     def live_message(self, event: dict[str, Any]) -> ChatMessage:

@@ -440,3 +440,9 @@ async def test_read_and_live_messages_keep_the_mentioned_name_beside_the_id(
     assert read.text == "Ask @Bob (<@UBOB>), he knows"
     live = services.port.live_message({"channel": TEAM, "user": "UCAROL", "text": "cc <@UBOB>", "ts": ts})
     assert live.text == "cc @Bob (<@UBOB>)"
+
+
+def test_a_message_addressed_to_the_bot_is_not_memory(services: SlackServices) -> None:
+    event = {"type": "message", "channel": TEAM, "user": "UALICE", "text": f"<@{BOT}> ask <@UBOB> when?", "ts": "1.0"}
+    assert not services.port.is_ingestible(event, BOT)
+    assert services.port.is_ingestible({**event, "text": f"thanks <@{BOT}>"}, BOT)
