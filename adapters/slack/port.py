@@ -40,6 +40,7 @@ from adapters.slack.convert import (
 )
 from adapters.slack.errors import platform_error
 from adapters.slack.history import read_history_page, thread_states
+from adapters.slack.interactions import SlackInteractions
 from bot.approvals import ApprovalRegistry, PendingApproval
 from bot.errors import ChatPlatformError, PlatformAccessError, PlatformObjectGoneError, PlatformTokenRevokedError
 from bot.port import (
@@ -73,7 +74,7 @@ class SlackIdentity:
     bot_id: str | None = None
 
 
-class SlackPort(ChatPort):
+class SlackPort(SlackInteractions, ChatPort):
     platform = "slack"
 
     def __init__(
@@ -249,11 +250,6 @@ class SlackPort(ChatPort):
         messages = [message_from_slack(channel_id, m) for m in replies if is_message(m)]
         return self._readable(HistoryPage(messages, next_cursor, bool(response.get("has_more"))))
 
-    async def thread_messages(self, channel_id: str, thread_ts: str, *, limit: int = 200) -> list[dict[str, Any]]:
-        """A thread as Slack returns it, parent first (one page: the newest `limit` messages are enough context)."""
-        response = await self._call("conversations.replies", channel=channel_id, ts=thread_ts, limit=limit)
-        return [m for m in response.get("messages", []) if is_message(m)]
-
     def _token_kwargs(self, channel_id: str) -> dict[str, str]:
         token = self._channel_tokens.get(channel_id)
         return {"token": token} if token else {}
@@ -276,48 +272,6 @@ class SlackPort(ChatPort):
         thread_ts = split_message_id(thread_id)[1] if thread_id else None
         response = await self._call("chat.postMessage", write=True, channel=channel_id, text=text, thread_ts=thread_ts)
         return message_id(channel_id, response["ts"])
-
-    async def post_blocks(
-        self, channel_id: str, text: str, blocks: list[dict[str, Any]], *, thread_id: str | None = None
-    ) -> str:
-        """A Block Kit message; `text` is the notification fallback. Returns the message's ts."""
-        thread_ts = split_message_id(thread_id)[1] if thread_id else None
-        response = await self._call(
-            "chat.postMessage", write=True, channel=channel_id, text=text, blocks=blocks, thread_ts=thread_ts
-        )
-        return str(response["ts"])
-
-    async def update_blocks(self, channel_id: str, ts: str, text: str, blocks: list[dict[str, Any]]) -> None:
-        await self._call("chat.update", write=True, channel=channel_id, ts=ts, text=text, blocks=blocks)
-
-    async def usergroup_members(self, group_id: str) -> list[str]:
-        """The members of a user group (`<!subteam^S…>`), as Slack lists them (usergroups.users.list)."""
-        response = await self._call("usergroups.users.list", usergroup=group_id)
-        return [str(u) for u in response.get("users", [])]
-
-    async def post_ephemeral_blocks(
-        self, channel_id: str, member_id: str, text: str, blocks: list[dict[str, Any]], *, thread_ts: str | None = None
-    ) -> None:
-        await self._call(
-            "chat.postEphemeral", write=True, channel=channel_id, user=member_id, text=text, blocks=blocks,
-            thread_ts=thread_ts,
-        )  # fmt: skip
-
-    async def set_assistant_status(self, channel_id: str, thread_ts: str, status: str) -> None:
-        """The Assistant panel's "is thinking…" line for a thread ("" clears it)."""
-        await self._call(
-            "assistant.threads.setStatus", write=True, channel_id=channel_id, thread_ts=thread_ts, status=status
-        )
-
-    async def permalink(self, channel_id: str, message_id: str) -> str | None:
-        """A link Slack opens only for who may see the message (chat.getPermalink); None when Slack refuses."""
-        try:
-            response = await self._call(
-                "chat.getPermalink", channel=channel_id, message_ts=split_message_id(message_id)[1]
-            )
-        except ChatPlatformError:
-            return None
-        return response.get("permalink")
 
     async def post_ephemeral(self, channel_id: str, member_id: str, text: str) -> None:
         await self._call("chat.postEphemeral", write=True, channel=channel_id, user=member_id, text=text)
