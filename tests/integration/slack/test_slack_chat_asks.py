@@ -446,3 +446,17 @@ def test_a_message_addressed_to_the_bot_is_not_memory(services: SlackServices) -
     event = {"type": "message", "channel": TEAM, "user": "UALICE", "text": f"<@{BOT}> ask <@UBOB> when?", "ts": "1.0"}
     assert not services.port.is_ingestible(event, BOT)
     assert services.port.is_ingestible({**event, "text": f"thanks <@{BOT}>"}, BOT)
+
+
+async def test_a_plain_reply_in_an_answers_thread_is_the_members_own_talk(
+    slack: Slack, asks: SlackServices, fake_slack: FakeSlackApi
+) -> None:
+    first = _say(fake_slack, TEAM, "UALICE", ASK_BOB)
+    await slack.event(first)
+    await _answered(asks, fake_slack, TEAM)
+    ts = fake_slack.timeline.add(TEAM, "UBOB", "nice, thanks", first["ts"])
+    reply = {"type": "message", "channel_type": "channel", "channel": TEAM, "user": "UBOB", "text": "nice, thanks"}
+    await slack.event({**reply, "ts": ts, "thread_ts": first["ts"]})
+    await asks.drain()
+    assert len(_bot_messages(fake_slack, TEAM)) == 1  # no new ask: in a channel, follow-ups mention the bot
+    assert await asks.asks.ask_in_thread(TEAM, f"{TEAM}:{first['ts']}") == 1
