@@ -17,7 +17,7 @@ from bot.port import SharePolicy
 
 
 USER_MENTION = re.compile(r"^<@([UW][A-Z0-9]+)(?:\|([^>]*))?>$")
-PLAIN_MENTION = re.compile(r"^@([\w.\-]+)$")
+PLAIN_MENTION = re.compile(r"^@([\w\-]+(?:\.[\w\-]+)*)\.?$")
 CHANNEL_MENTION = re.compile(r"^<#([CGD][A-Z0-9]+)(?:\|([^>]*))?>$")
 INLINE_USER_MENTION = re.compile(r"<@([UW][A-Z0-9]+)\|([^>]*)>")
 
@@ -61,6 +61,7 @@ def parse_ask(text: str) -> ParsedAsk:
 
 
 def _colleague(word: str) -> Colleague | None:
+    word = word.rstrip(",;:")  # `<@U1|bob>, <@U2|carol>: when…` — punctuation after a mention is not part of it
     if match := USER_MENTION.match(word):
         return Colleague(match.group(1), match.group(2) or None)
     if match := PLAIN_MENTION.match(word):

@@ -6,6 +6,9 @@ The port wants a message id unique within the workspace, so a message id is `"{c
 
 from __future__ import annotations
 
+import dataclasses
+import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -83,3 +86,23 @@ def message_from_slack(channel_id: str, message: dict[str, Any]) -> ChatMessage:
         thread_id=message_id(channel_id, thread_ts) if is_reply else None,
         reply_count=int(message.get("reply_count") or 0),
     )
+
+
+SLACK_MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|([^>]*))?>")
+
+
+def readable(text: str, names: Mapping[str, str]) -> str:
+    """Mentions kept with the name beside the id, `<@U123>` -> `@Bob (<@U123>)`, so memory finds the message by
+    "Bob" as well as by the id; a mention whose name is unknown stays as Slack sent it."""
+
+    def name(match: re.Match[str]) -> str:
+        known = names.get(match.group(1)) or match.group(2)
+        return f"@{known} (<@{match.group(1)}>)" if known else match.group(0)
+
+    return SLACK_MENTION.sub(name, text)
+
+
+def with_readable_mentions(message: ChatMessage, names: Mapping[str, str]) -> ChatMessage:
+    if "<@" not in message.text:
+        return message
+    return dataclasses.replace(message, text=readable(message.text, names))

@@ -35,7 +35,7 @@ logger = logging.getLogger(__name__)
 # What the app asks a workspace for on install; the same list as `oauth_config.scopes.bot` in manifest.yml.
 BOT_SCOPES = (
     "commands chat:write users:read channels:read groups:read im:read mpim:read channels:history groups:history "
-    "im:history mpim:history im:write groups:write"
+    "im:history mpim:history im:write groups:write app_mentions:read assistant:write usergroups:read"
 ).split()
 
 

@@ -15,9 +15,10 @@ created); approvals are a DM with Approve / Deny buttons whose click resolves a 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,9 +36,11 @@ from adapters.slack.convert import (
     message_id,
     split_message_id,
     ts_key,
+    with_readable_mentions,
 )
 from adapters.slack.errors import platform_error
 from adapters.slack.history import read_history_page, thread_states
+from adapters.slack.interactions import SlackInteractions
 from bot.approvals import ApprovalRegistry, PendingApproval
 from bot.errors import ChatPlatformError, PlatformAccessError, PlatformObjectGoneError, PlatformTokenRevokedError
 from bot.port import (
@@ -71,7 +74,7 @@ class SlackIdentity:
     bot_id: str | None = None
 
 
-class SlackPort(ChatPort):
+class SlackPort(SlackInteractions, ChatPort):
     platform = "slack"
 
     def __init__(
@@ -92,6 +95,9 @@ class SlackPort(ChatPort):
         self._identity: SlackIdentity | None = None
         self._channel_tokens: dict[str, str] = {}  # channel id -> user token that can read it (bot can't)
         self._token_owner: dict[str, str] = {}  # user token -> the member who granted it
+        self._names: dict[str, str] = {}  # member id -> display name, from the last member listing
+        # Renders an ask's final post richly (set by adapters.slack.answers); returns None to post plain text.
+        self.final_posts: Callable[[str, str, str | None], Awaitable[str | None]] | None = None
 
     # ------------------------------------------------------------------ identity
     async def identity(self) -> SlackIdentity:
@@ -129,7 +135,12 @@ class SlackPort(ChatPort):
 
     # ------------------------------------------------------------------ reading: directory
     async def list_members(self) -> list[Member]:
-        return [member_from_slack(user) async for user in self._paged("users.list", "members")]
+        members = [member_from_slack(user) async for user in self._paged("users.list", "members")]
+        self._names.update({m.id: m.display_name for m in members})  # mentions stored readable (convert.readable)
+        return members
+
+    def _readable(self, page: HistoryPage) -> HistoryPage:
+        return dataclasses.replace(page, messages=[with_readable_mentions(m, self._names) for m in page.messages])
 
     async def list_channels(self) -> list[Channel]:
         """Conversations the bot is in, plus the DMs of members who granted a user token (agents channel left out)."""
@@ -214,9 +225,10 @@ class SlackPort(ChatPort):
     # ------------------------------------------------------------------ reading: history
     async def read_history(self, channel_id: str, *, cursor: str | None = None, limit: int = 200) -> HistoryPage:
         """Top-level messages newer than the cursor, one Slack page at a time (see `adapters.slack.history`)."""
-        return await read_history_page(
+        page = await read_history_page(
             self._call, channel_id, cursor, limit=limit, token=self._token_kwargs(channel_id)
         )
+        return self._readable(page)
 
     async def thread_states(self, channel_id: str, thread_ids: list[str]) -> dict[str, str] | None:
         """Reply count and latest reply of each recent known thread (see `adapters.slack.history.thread_states`)."""
@@ -236,7 +248,7 @@ class SlackPort(ChatPort):
         replies.sort(key=lambda m: ts_key(m["ts"]))
         next_cursor = replies[-1]["ts"] if replies else (cursor or "")
         messages = [message_from_slack(channel_id, m) for m in replies if is_message(m)]
-        return HistoryPage(messages, next_cursor, bool(response.get("has_more")))
+        return self._readable(HistoryPage(messages, next_cursor, bool(response.get("has_more"))))
 
     def _token_kwargs(self, channel_id: str) -> dict[str, str]:
         token = self._channel_tokens.get(channel_id)
@@ -246,13 +258,17 @@ class SlackPort(ChatPort):
         """A live message event worth remembering: spoken by a person, outside the agents' hidden channel."""
         if event.get("channel") == self._agents_channel or event.get("bot_id"):
             return False
+        if str(event.get("text", "")).lstrip().startswith(f"<@{bot_user_id}"):
+            return False  # a question to askwith (`@askwith ask @bob …`), not something said to colleagues
         return is_message(event) and event.get("user") != bot_user_id
 
     def live_message(self, event: dict[str, Any]) -> ChatMessage:
-        return message_from_slack(event["channel"], event)
+        return with_readable_mentions(message_from_slack(event["channel"], event), self._names)
 
     # ------------------------------------------------------------------ writing
     async def post(self, channel_id: str, text: str, *, thread_id: str | None = None) -> str:
+        if self.final_posts is not None and (posted := await self.final_posts(channel_id, text, thread_id)):
+            return posted  # an ask's final post, rendered as a rich answer (adapters.slack.answers)
         thread_ts = split_message_id(thread_id)[1] if thread_id else None
         response = await self._call("chat.postMessage", write=True, channel=channel_id, text=text, thread_ts=thread_ts)
         return message_id(channel_id, response["ts"])

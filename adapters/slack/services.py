@@ -11,6 +11,7 @@ from typing import Any
 
 from slack_bolt.context.async_context import AsyncBoltContext
 
+from adapters.slack.answers import AnswerPosts
 from adapters.slack.install import MemberInstallFlow
 from adapters.slack.memory_events import SlackMemoryEvents
 from adapters.slack.port import SlackPort
@@ -40,10 +41,12 @@ class SlackServices:
     negotiation_clients: ClientFor | None = None  # who plays the agents in `/negotiate`; None = the asks' LLM
     # Installed by OAuth (many workspaces): deletes the team's installation when it removes askwith.
     uninstall: Callable[[], Awaitable[None]] | None = None
+    status_interval_s: float = 1.0  # at most one chat.update per status message per this many seconds
     member_settings: MemberSettingsStore = field(init=False)
     deliveries: DeliveryLog = field(init=False)
     memory_events: SlackMemoryEvents | None = field(init=False)  # None when this process ingests nothing
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set, init=False)
+    _answers: AnswerPosts | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.member_settings = MemberSettingsStore(self.db)
@@ -53,6 +56,13 @@ class SlackServices:
             # A member token refused while reading or listing: disabled, its DMs unread, the member told.
             self.ingest.on_token_disabled = self.memory_events.after_token_disabled
             self.port.on_token_refused = self.memory_events.token_lost
+
+    @property
+    def answers(self) -> AnswerPosts:
+        """Rich final posts of asks asked in a conversation (made once the ask service is known)."""
+        if self._answers is None or self._answers.asks is not self.asks:
+            self._answers = AnswerPosts(self.port, self.asks)
+        return self._answers
 
     async def workspace(self) -> WorkspaceKey:
         return WorkspaceKey("slack", (await self.port.identity()).team_id)

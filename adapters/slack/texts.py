@@ -162,3 +162,151 @@ def disconnected(had_token: bool) -> str:
 
 def token_disabled(reason: str) -> str:
     return messages.token_disabled(reason) + " Run `/askwith connect` to connect again."
+
+
+# ---------------------------------------------------------------------- asking where you are (mention, DM, thread)
+MENTION_HELP = (
+    "Mention me with your colleagues and a question: `@askwith ask @bob @carol when is the launch review?` "
+    "(the word *ask* is optional). I answer in this thread; reply here mentioning me to follow up with the same "
+    "colleagues. In a DM with me, just write `@bob when is the launch review?`."
+)
+
+
+def follow_up_started() -> str:
+    return ":speech_balloon: Following up with the same colleagues…"
+
+
+def status_starting() -> str:
+    return ":hourglass_flowing_sand: Your agent is starting…"
+
+
+def status_line(stage_text: str, *, final: bool) -> str:
+    return f"{':white_check_mark:' if final else ':hourglass_flowing_sand:'} {stage_text}"
+
+
+CANCEL_BUTTON = "Cancel"
+TRANSCRIPT_BUTTON = "Transcript"
+VOTE_UP_BUTTON = "👍"
+VOTE_DOWN_BUTTON = "👎"
+
+
+def answer_heading(asker_id: str) -> str:
+    return f"<@{asker_id}> asked:"
+
+
+def contributors_line(names: Sequence[str]) -> str:
+    return "Contributed: " + ", ".join(f"{name}'s agent" for name in names) if names else "No colleague's agent spoke."
+
+
+def source_link(link: str, sender: str | None, when: str | None) -> str:
+    said = " · ".join(part for part in (sender, when) if part)
+    return f"{link} {said}".strip()
+
+
+def source_quote(quote: str, via_name: str) -> str:
+    return f"> {quote}\n— shared by {via_name}'s agent"
+
+
+def disagreement(text: str) -> str:
+    return f":warning: The agents disagreed: {text}"
+
+
+def tried(text: str) -> str:
+    return f"Tried: {text}"
+
+
+QUOTES_SENT_BY_DM = "The lines colleagues' agents quoted for you were sent to you by DM, not posted here."
+
+
+def quotes_for_you(ask_question: str) -> str:
+    return f"What colleagues' agents quoted for you in your ask “{ask_question}”:"
+
+
+def answer_fallback(answer: str, transcript_ref: str) -> str:
+    """The notification text of a rich answer (Slack shows it where blocks are not rendered)."""
+    return f"{answer[:2800]}\n{transcript_ref}"
+
+
+def answer_posted_by_dm() -> str:
+    return "I could not post in that conversation, so the answer is in our DM."
+
+
+def cancel_refused(reason: str) -> str:
+    return f":no_entry: {reason}"
+
+
+def cancel_requested() -> str:
+    return "Cancelling… the agents stop at their next step."
+
+
+# ---------------------------------------------------------------------- "Ask about this thread" (message shortcut)
+THREAD_ASK_TITLE = "Ask about this thread"
+THREAD_ASK_SUBMIT = "Ask"
+THREAD_ASK_COLLEAGUES = "Whose agents should your agent ask?"
+THREAD_ASK_QUESTION = "Your question about this thread"
+
+
+def thread_not_yours() -> str:
+    return "You can only ask about a thread in a conversation you are in."
+
+
+def thread_not_readable() -> str:
+    return "I can't read that thread: invite me to the conversation first (`/invite @askwith`)."
+
+
+# ---------------------------------------------------------------------- App Home
+HOME_SETTINGS = "Your askwith settings"
+HOME_RECENT_ASKS = "Your recent asks"
+HOME_SHARED = "What your agent shared, with whom"
+HOME_NO_ASKS = "You have not asked anything yet. Mention me in a channel or DM me: `@bob when is the launch?`"
+HOME_NOTHING_SHARED = "Your agent has not shared anything with anyone yet."
+HOME_TURN_ON = "Turn memory on"
+HOME_TURN_OFF = "Turn memory off"
+HOME_EXCLUDED = "*Channels your agent never uses*"
+HOME_CONNECTED = "*Your DMs:* your agent may read them (only for your own asks and what you let it share)."
+HOME_NOT_CONNECTED = "*Your DMs:* not connected; your agent knows only the channels askwith is in."
+HOME_DISCONNECT = "Disconnect my DMs"
+HOME_CONNECT = "Connect my DMs"
+
+
+def home_memory(state: str) -> str:
+    return f"*Memory:* {state}"
+
+
+def home_share(meaning: str) -> str:
+    return f"*Sharing:* {meaning}"
+
+
+def share_label(policy: SharePolicy) -> str:
+    return {"auto": "Share automatically", "ask": "Ask me first", "never": "Never share"}[policy.value]
+
+
+def home_ask_line(ask_id: int, question: str, status: str, transcript: str | None) -> str:
+    return f"*#{ask_id}* {question} — _{status}_" + (f" · {transcript}" if transcript else "")
+
+
+def home_shared_line(requester: str, text: str, when: str, approval: str) -> str:
+    how = "you approved it" if approval == "approved" else "shared automatically"
+    return f"{when} · to {requester}'s agent ({how}):\n> {text[:500]}"
+
+
+# ---------------------------------------------------------------------- Assistant side panel
+ASSISTANT_PROMPTS_TITLE = "Ask your colleagues' agents"
+ASSISTANT_PROMPTS = [
+    {"title": "When is the launch?", "message": "@colleague when is the launch date?"},
+    {"title": "Who decided?", "message": "@colleague who decided on the new plan, and why?"},
+    {"title": "How do I use askwith?", "message": "help"},
+]
+
+
+# ---------------------------------------------------------------------- user groups
+GROUP_CONFIRM_BUTTON = "Ask them all"
+GROUP_CANCEL_BUTTON = "Don't ask"
+
+
+def group_confirm(count: int) -> str:
+    return f"That is {count} colleagues' agents. Ask them all?"
+
+
+def group_not_asked() -> str:
+    return "OK, nobody was asked."

@@ -39,7 +39,7 @@ from tests.fakes.slack_shapes import (
 
 BOT_SCOPES = frozenset(
     "commands chat:write users:read channels:read groups:read im:read mpim:read channels:history groups:history "
-    "im:history mpim:history im:write groups:write".split()
+    "im:history mpim:history im:write groups:write app_mentions:read assistant:write usergroups:read".split()
 )
 USER_SCOPES = frozenset("im:history mpim:history im:read mpim:read".split())
 
@@ -90,6 +90,12 @@ class FakeSlackApi:
     revoked_tokens: set[str] = field(default_factory=set)  # answer `token_revoked`
     archived: set[str] = field(default_factory=set)  # channel ids: readable, not writable
     failing_channels: dict[str, str] = field(default_factory=dict)  # channel id -> error its member list answers
+    views: list[dict[str, Any]] = field(default_factory=list)  # modals opened (views.open)
+    home_views: dict[str, dict[str, Any]] = field(default_factory=dict)  # user id -> their App Home (views.publish)
+    assistant_statuses: list[tuple[str, str, str]] = field(default_factory=list)  # (channel, thread ts, status)
+    suggested_prompts: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    usergroups: dict[str, list[str]] = field(default_factory=dict)  # user group id -> member ids
+    used_triggers: set[str] = field(default_factory=set)  # a trigger_id works once (then `expired_trigger_id`)
     _rate_limits: dict[str, list[int]] = field(default_factory=dict)
     _runner: web.AppRunner | None = None
 
@@ -352,6 +358,7 @@ class FakeSlackApi:
         channel = self._channel(actor, params.get("channel", ""), "read")
         if channel.id in self.archived:
             raise SlackApiError("is_archived")
+        _check_blocks(params.get("blocks"))
         ts = self.timeline.add(channel.id, actor.user_id, str(params.get("text", "")), params.get("thread_ts"))
         if params.get("blocks"):
             self.blocks[(channel.id, ts)] = _json(params["blocks"])
@@ -372,12 +379,87 @@ class FakeSlackApi:
         self._need(actor, "chat:write", bot_only=True)
         channel = self._channel(actor, params.get("channel", ""), "read")
         ts = str(params.get("ts", ""))
+        _check_blocks(params.get("blocks"))
         try:
             self.timeline.replace_text(channel.id, ts, str(params.get("text", "")))
         except KeyError as exc:
             raise SlackApiError("message_not_found") from exc
         self.blocks[(channel.id, ts)] = _json(params["blocks"]) if params.get("blocks") else []
         return {"channel": channel.id, "ts": ts, "text": params.get("text", "")}
+
+    def m_chat_getPermalink(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        """A link to a message; Slack itself decides, when it is opened, whether the reader may see it."""
+        channel = self._channel(actor, params.get("channel", ""), "read")
+        ts = str(params.get("message_ts", ""))
+        try:
+            self.timeline.find(channel.id, ts)
+        except KeyError as exc:
+            raise SlackApiError("message_not_found") from exc
+        team = self.world.id.lower()
+        return {
+            "channel": channel.id,
+            "permalink": f"https://{team}.slack.example/archives/{channel.id}/p{ts.replace('.', '')}",
+        }
+
+    def m_usergroups_users_list(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        self._need(actor, "usergroups:read")
+        group = self.usergroups.get(str(params.get("usergroup", "")))
+        if group is None:
+            raise SlackApiError("no_such_subteam")
+        return {"users": list(group)}
+
+    # ------------------------------------------------------------------ methods: the Assistant side panel
+    def _assistant_thread(self, actor: Actor, params: dict[str, Any]) -> tuple[str, str]:
+        self._need(actor, "assistant:write", bot_only=True)
+        channel = self.world.channels.get(str(params.get("channel_id", "")))
+        if channel is None or channel.kind != ChannelKind.DM or actor.user_id not in channel.member_ids:
+            raise SlackApiError("channel_not_found")
+        thread_ts = str(params.get("thread_ts", ""))
+        try:
+            self.timeline.find(channel.id, thread_ts)
+        except KeyError as exc:
+            raise SlackApiError("invalid_thread_ts") from exc
+        return channel.id, thread_ts
+
+    def m_assistant_threads_setStatus(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        self.assistant_statuses.append((*self._assistant_thread(actor, params), str(params.get("status", ""))))
+        return {}
+
+    def m_assistant_threads_setSuggestedPrompts(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        key = self._assistant_thread(actor, params)
+        prompts = _json(params.get("prompts"))
+        if not isinstance(prompts, list) or not 1 <= len(prompts) <= 4:
+            raise SlackApiError("invalid_arguments")
+        self.suggested_prompts[key] = prompts
+        return {}
+
+    # ------------------------------------------------------------------ methods: views
+    def m_views_open(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        """A modal, opened with the trigger_id of a click: unknown, reused or stale ones are refused like Slack."""
+        self._need(actor, bot_only=True)
+        trigger = str(params.get("trigger_id", ""))
+        if not trigger.startswith("trigger-"):
+            raise SlackApiError("invalid_trigger_id")
+        if trigger in self.used_triggers:
+            raise SlackApiError("expired_trigger_id")
+        self.used_triggers.add(trigger)
+        view = _json(params.get("view"))
+        if not isinstance(view, dict) or view.get("type") != "modal" or len(view.get("blocks", [])) > 100:
+            raise SlackApiError("invalid_arguments")
+        self.views.append(view)
+        return {"view": {"id": f"V{len(self.views):08d}", **view}}
+
+    def m_views_publish(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
+        self._need(actor, bot_only=True)
+        user = str(params.get("user_id", ""))
+        if user not in self.world.members:
+            raise SlackApiError("user_not_found")
+        view = _json(params.get("view"))
+        if not isinstance(view, dict) or view.get("type") != "home" or len(view.get("blocks", [])) > 100:
+            raise SlackApiError("invalid_arguments")
+        _check_blocks(view.get("blocks"))
+        self.home_views[user] = view
+        return {"view": {"id": f"VH{user}", **view}}
 
     # ------------------------------------------------------------------ OAuth
     def m_oauth_v2_access(self, actor: Actor | None, params: dict[str, Any]) -> dict[str, Any]:
@@ -406,6 +488,24 @@ class FakeSlackApi:
 
 
 # ---------------------------------------------------------------------- helpers
+def _check_blocks(raw: Any) -> None:
+    """Slack's limits on Block Kit: at most 50 blocks, section / context texts up to 3000 characters, at most 25
+    elements in an actions block, button values up to 2000 characters; else `invalid_blocks`."""
+    if not raw:
+        return
+    blocks = _json(raw)
+    if not isinstance(blocks, list) or len(blocks) > 50:
+        raise SlackApiError("invalid_blocks")
+    for block in blocks:
+        texts = [block.get("text") or {}] + [e for e in block.get("elements", []) if block["type"] == "context"]
+        if any(len(t.get("text", "")) > 3000 for t in texts):
+            raise SlackApiError("invalid_blocks")
+        if block["type"] == "actions" and (
+            len(block["elements"]) > 25 or any(len(e.get("value", "")) > 2000 for e in block["elements"])
+        ):
+            raise SlackApiError("invalid_blocks")
+
+
 def _bearer(request: web.Request) -> str | None:
     header = request.headers.get("Authorization", "")
     return header.removeprefix("Bearer ") if header.startswith("Bearer ") else None

@@ -89,6 +89,38 @@ def block_actions_body(
     return urlencode({"payload": json.dumps(payload)})
 
 
+def message_shortcut_body(
+    team_id: str, user_id: str, channel_id: str, message: dict[str, Any], callback_id: str, *, response_url: str
+) -> str:
+    payload = {
+        "type": "message_action",
+        "team": {"id": team_id},
+        "user": {"id": user_id},
+        "api_app_id": "A0ASKWITH",
+        "callback_id": callback_id,
+        "trigger_id": f"trigger-{next(_triggers)}",
+        "channel": {"id": channel_id},
+        "message": message,
+        "message_ts": message["ts"],
+        "response_url": response_url,
+    }
+    return urlencode({"payload": json.dumps(payload)})
+
+
+def view_submission_body(team_id: str, user_id: str, view: dict[str, Any], values: dict[str, Any]) -> str:
+    """The modal `view` submitted with its inputs' `values` (block id -> action id -> value)."""
+    submitted = {**view, "id": "V0SUBMIT", "state": {"values": values}}
+    payload = {
+        "type": "view_submission",
+        "team": {"id": team_id},
+        "user": {"id": user_id},
+        "api_app_id": "A0ASKWITH",
+        "trigger_id": f"trigger-{next(_triggers)}",
+        "view": submitted,
+    }
+    return urlencode({"payload": json.dumps(payload)})
+
+
 def bolt_request(secret: str, body: str, **kwargs: Any) -> AsyncBoltRequest:
     headers = signed_headers(secret, body, **kwargs)
     if body.startswith("{"):

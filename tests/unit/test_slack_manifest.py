@@ -7,9 +7,11 @@ from pathlib import Path
 
 import yaml
 
+from adapters.slack.assistant import ASSISTANT_EVENTS
 from adapters.slack.install import USER_SCOPES
 from adapters.slack.listeners.events import LISTENERS
 from adapters.slack.oauth_app import BOT_SCOPES as INSTALL_SCOPES
+from adapters.slack.thread_ask import SHORTCUT
 from tests.fakes.slack_api import BOT_SCOPES
 
 
@@ -26,4 +28,6 @@ def test_manifest_commands_scopes_and_events() -> None:
     settings = MANIFEST["settings"]
     assert settings["interactivity"]["is_enabled"]
     events = {e.split(".")[0] for e in settings["event_subscriptions"]["bot_events"]}
-    assert events == set(LISTENERS)  # every event the listeners handle, and no other
+    # every event the listeners (and bolt's Assistant middleware) handle, and no other
+    assert events == set(LISTENERS) | set(ASSISTANT_EVENTS)
+    assert MANIFEST["features"]["shortcuts"][0]["callback_id"] == SHORTCUT

@@ -2,11 +2,13 @@ from __future__ import annotations
 
 from slack_bolt.async_app import AsyncApp
 
+from adapters.slack.listeners.events.app_home import app_home_opened_callback
 from adapters.slack.listeners.events.app_lifecycle import (
     app_uninstalled_callback,
     tokens_revoked_callback,
     user_change_callback,
 )
+from adapters.slack.listeners.events.app_mention import app_mention_callback
 from adapters.slack.listeners.events.channel_lifecycle import archive_callback, deleted_callback, unarchive_callback
 from adapters.slack.listeners.events.membership import (
     bot_left_callback,
@@ -18,6 +20,8 @@ from adapters.slack.listeners.events.message import message_callback
 
 # Every event askwith subscribes to (the manifest lists the same) and its listener.
 LISTENERS = {
+    "app_mention": app_mention_callback,  # `@askwith ask @bob …` in a channel or thread
+    "app_home_opened": app_home_opened_callback,  # the App Home tab: settings, recent asks, what was shared
     "message": message_callback,  # messages.* events: new, changed, deleted, broadcasts, conversions
     "member_joined_channel": member_joined_channel_callback,
     "member_left_channel": member_left_channel_callback,

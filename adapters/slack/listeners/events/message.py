@@ -1,5 +1,6 @@
-"""Every `message` event: a new message into memory, an edit or deletion applied to it at once, a channel's
-conversion followed (the bot's own posts and the agents' hidden threads are never memory)."""
+"""Every `message` event: a member's DM to the bot is an ask; a new message into memory, an edit or deletion
+applied to it at once, a channel's conversion followed (the bot's own posts and the agents' hidden threads
+are never memory)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from slack_bolt.context.async_context import AsyncBoltContext
 
+from adapters.slack.listeners.events.app_mention import dm_ask, is_dm_to_bot
 from adapters.slack.services import services
 from bot.port import ChannelKind
 
@@ -16,6 +18,9 @@ CONVERSIONS = {"channel_convert_to_private": ChannelKind.PRIVATE, "channel_conve
 
 async def message_callback(event: dict[str, Any], context: AsyncBoltContext) -> None:
     svc = services(context)
+    if is_dm_to_bot(event, context.bot_user_id or ""):
+        await dm_ask(event, context)  # an ask, not something the member said to colleagues: not memory
+        return
     memory = svc.memory_events
     if memory is None:
         return

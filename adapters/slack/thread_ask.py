@@ -1,0 +1,125 @@
+"""The "Ask about this thread" message shortcut: a modal (colleagues + question), then an ask with the thread's
+text as its context, answered in that thread.
+
+    await open_thread_ask_modal(client, body)     # the shortcut: views.open with its trigger_id
+    await start_thread_ask(svc, body, view)        # the modal submitted
+
+Only what the requester can see goes into the context: Slack offers the shortcut only on messages the member sees,
+and the submission is refused unless the member is in the conversation (a private channel's thread read by the bot
+never reaches someone outside it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import TYPE_CHECKING, Any
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack import texts
+from adapters.slack.chat_asks import ChatAsks
+from adapters.slack.convert import message_id
+from bot.asks.service import AskRequest
+from bot.errors import AskRejectedError, ChatPlatformError
+
+
+if TYPE_CHECKING:
+    from adapters.slack.services import SlackServices
+
+
+log = logging.getLogger(__name__)
+SHORTCUT = "askwith_ask_thread"
+MODAL = "askwith_ask_thread_modal"
+MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
+COLLEAGUES_BLOCK, COLLEAGUES_ACTION = "colleagues", "users"
+QUESTION_BLOCK, QUESTION_ACTION = "question", "text"
+
+
+def thread_ask_modal(channel_id: str, thread_ts: str) -> dict[str, Any]:
+    return {
+        "type": "modal",
+        "callback_id": MODAL,
+        "private_metadata": json.dumps({"channel": channel_id, "thread_ts": thread_ts}),
+        "title": {"type": "plain_text", "text": texts.THREAD_ASK_TITLE},
+        "submit": {"type": "plain_text", "text": texts.THREAD_ASK_SUBMIT},
+        "blocks": [
+            {
+                "type": "input",
+                "block_id": COLLEAGUES_BLOCK,
+                "label": {"type": "plain_text", "text": texts.THREAD_ASK_COLLEAGUES},
+                "element": {"type": "multi_users_select", "action_id": COLLEAGUES_ACTION, "max_selected_items": 5},
+            },
+            {
+                "type": "input",
+                "block_id": QUESTION_BLOCK,
+                "label": {"type": "plain_text", "text": texts.THREAD_ASK_QUESTION},
+                "element": {"type": "plain_text_input", "action_id": QUESTION_ACTION, "multiline": True},
+            },
+        ],
+    }
+
+
+async def open_thread_ask_modal(client: AsyncWebClient, body: dict[str, Any]) -> None:
+    message = body.get("message", {})
+    thread_ts = message.get("thread_ts") or message["ts"]
+    await client.views_open(trigger_id=body["trigger_id"], view=thread_ask_modal(body["channel"]["id"], thread_ts))
+
+
+def submitted(view: dict[str, Any]) -> tuple[str, str, list[str], str]:
+    """(channel id, thread ts, colleague ids, question) of a submitted modal."""
+    meta = json.loads(view.get("private_metadata") or "{}")
+    values = view["state"]["values"]
+    colleagues = values[COLLEAGUES_BLOCK][COLLEAGUES_ACTION].get("selected_users") or []
+    question = (values[QUESTION_BLOCK][QUESTION_ACTION].get("value") or "").strip()
+    return meta["channel"], meta["thread_ts"], colleagues, question
+
+
+async def start_thread_ask(svc: SlackServices, user_id: str, view: dict[str, Any]) -> int | None:
+    channel_id, thread_ts, colleagues, question = submitted(view)
+    asks = ChatAsks(svc)
+    try:
+        context = await thread_context(svc, user_id, channel_id, thread_ts)
+    except ChatPlatformError as exc:
+        log.info("thread %s:%s not read for %s: %s", channel_id, thread_ts, user_id, exc)
+        await asks.tell(user_id, channel_id, texts.thread_not_readable(), thread_ts)
+        return None
+    if context is None:
+        await asks.tell(user_id, channel_id, texts.thread_not_yours(), thread_ts)
+        return None
+    thread_id = message_id(channel_id, thread_ts)
+    request = AskRequest(
+        user_id, colleagues, question, origin_channel_id=channel_id, origin_thread_id=thread_id, context=context
+    )
+    try:
+        ask_id = await svc.asks.submit(request)
+    except AskRejectedError as exc:
+        await asks.tell(user_id, channel_id, str(exc), thread_ts)
+        return None
+    svc.spawn(asks.follow(ask_id, channel_id, thread_id, user_id))
+    return ask_id
+
+
+async def thread_context(svc: SlackServices, user_id: str, channel_id: str, thread_ts: str) -> str | None:
+    """The thread as "Name: text" lines, parent first; None when the member is not in the conversation."""
+    channel = await svc.port.lookup_channel(channel_id)
+    if channel is None or user_id not in channel.member_ids:
+        return None
+    names: dict[str, str] = {}
+
+    async def name(member_id: str) -> str:
+        if member_id not in names:
+            member = await svc.port.lookup_member(member_id) if member_id.startswith(("U", "W")) else None
+            names[member_id] = member.display_name if member else member_id
+        return names[member_id]
+
+    lines = []
+    for raw in await svc.port.thread_messages(channel_id, thread_ts):
+        text = str(raw.get("text", ""))
+        for mentioned in {m.group(1) for m in MENTION.finditer(text)}:
+            await name(mentioned)
+        # `<@U123>` as the readable `@Bob (<@U123>)`: the agents read names, the id stays for who it is.
+        readable = MENTION.sub(lambda m: f"@{names.get(m.group(1), m.group(1))} (<@{m.group(1)}>)", text)
+        lines.append(f"{await name(str(raw.get('user', '')))}: {readable}")
+    return "\n".join(lines)
