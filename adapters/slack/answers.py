@@ -70,7 +70,9 @@ class AnswerPosts:
         shared = not where.startswith("D")  # a channel, group DM or thread: others read it too
         try:
             if status is None and not await self._asked_in_conversation(ask_id):
-                return None  # `/ask-with`: the DM answer stays the core's plain text
+                # `/ask-with`: the DM answer is the core's text, as mrkdwn (escaped: never raw Markdown)
+                ts = await self.port.post_blocks(channel_id, to_mrkdwn(text), None, thread_id=thread_id)
+                return message_id(channel_id, ts)
             rendered = await self.render(ask_id, text, shared=shared)
         except AskwithError as exc:
             log.warning("ask #%s: answer not rendered, posted as text: %s", ask_id, exc)

@@ -51,9 +51,10 @@ class SlackInteractions:
         return response.get("permalink")
 
     async def post_blocks(
-        self, channel_id: str, text: str, blocks: list[dict[str, Any]], *, thread_id: str | None = None
+        self, channel_id: str, text: str, blocks: list[dict[str, Any]] | None, *, thread_id: str | None = None
     ) -> str:
-        """A Block Kit message; `text` is the notification fallback. Returns the message's ts."""
+        """A Block Kit message (`blocks` None: `text` alone, as mrkdwn); `text` is the notification fallback.
+        Returns the message's ts."""
         thread_ts = split_message_id(thread_id)[1] if thread_id else None
         response = await self._call(
             "chat.postMessage", write=True, channel=channel_id, text=text, blocks=blocks, thread_ts=thread_ts
