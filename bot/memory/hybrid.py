@@ -15,8 +15,10 @@ It answers the same call as `ClearMemory` (`search(viewer, ClearQuery)`), so it 
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
 from dataclasses import replace
+from typing import Any
 
 from bot.memory import clear_sql
 from bot.memory.clear import ClearMemory, assemble, check_query, filter_params, viewer_params
@@ -63,8 +65,11 @@ class HybridMemory:
         them through a scoped statement (`search`) or map them to scoped sessions (fuzzy memory)."""
         check_query(query)
         question = query.question.strip() or " ".join(query.keywords)
-        lexical = await self._lexical(viewer, query) if any(map(phrase_of, query.keywords)) else []
-        dense = await self._dense(viewer, question) if self.dense_weight > 0 and question else []
+        # The two sides are independent: run them together (SQL on its connection, Chroma in a worker thread).
+        lexical, dense = await asyncio.gather(
+            self._lexical(viewer, query) if any(map(phrase_of, query.keywords)) else _nothing(),
+            self._dense(viewer, question) if self.dense_weight > 0 and question else _nothing(),
+        )
         return fuse(lexical, dense, dense_weight=self.dense_weight)
 
     async def _lexical(self, viewer: Viewer, query: ClearQuery) -> list[int]:
@@ -106,6 +111,10 @@ def fuse(lexical: list[int], dense: list[tuple[int, ...]], *, dense_weight: floa
             scores[id_] += dense_weight / (RRF_K + rank)
             order.setdefault(id_, len(order))
     return sorted(scores.items(), key=lambda item: (-item[1], order[item[0]]))
+
+
+async def _nothing() -> list[Any]:
+    return []
 
 
 def _distinct(ranked: list[tuple[int, ClearHit]]) -> list[tuple[int, ClearHit]]:

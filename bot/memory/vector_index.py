@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,32 @@ class VectorMatch:
     message_ids: tuple[int, ...] = ()  # windows: their messages
 
 
+QUERY_CACHE_SIZE = 512  # recent query texts whose vectors are kept (one MiniLM embedding costs milliseconds)
+
+
+class QueryVectors:
+    """An LRU cache of query vectors, shared by sibling indexes (an agent's question is embedded once for the
+    summaries and the windows, and a repeated question not at all)."""
+
+    def __init__(self, embedder: EmbeddingFunction[Documents], size: int = QUERY_CACHE_SIZE) -> None:
+        self.embedder = embedder
+        self.size = size
+        self._vectors: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def vector(self, text: str) -> Any:
+        with self._lock:
+            if text in self._vectors:
+                self._vectors.move_to_end(text)
+                return self._vectors[text]
+        vector = self.embedder([text])[0]  # outside the lock: embedding is the slow part
+        with self._lock:
+            self._vectors[text] = vector
+            while len(self._vectors) > self.size:
+                self._vectors.popitem(last=False)
+        return vector
+
+
 class VectorIndex:
     def __init__(
         self,
@@ -55,7 +82,9 @@ class VectorIndex:
         embedder: EmbeddingFunction[Documents],
         *,
         prefix: str = "askwith",  # collection names are "<prefix>-ws<workspace id>"
+        query_vectors: QueryVectors | None = None,  # a sibling's cache (same embedder)
     ) -> None:
+        self.query_vectors = query_vectors or QueryVectors(embedder)
         self._connect = connect
         self._client: ClientAPI | None = None
         self.embedder = embedder
@@ -84,7 +113,9 @@ class VectorIndex:
         """The sibling index of message windows (hybrid retrieval's dense side): same client, same embedder,
         collections "<prefix>-windows-ws<workspace id>"."""
         if self._windows is None:
-            self._windows = VectorIndex(self._shared_client, self.embedder, prefix=f"{self.prefix}-windows")
+            self._windows = VectorIndex(
+                self._shared_client, self.embedder, prefix=f"{self.prefix}-windows", query_vectors=self.query_vectors
+            )
         return self._windows
 
     # ------------------------------------------------------------------ async API
@@ -161,7 +192,10 @@ class VectorIndex:
             {"channel_id": channel_ids[0]} if len(channel_ids) == 1 else {"channel_id": {"$in": channel_ids}}
         )
         result = self._collection(workspace_id).query(
-            query_texts=[text], n_results=top_k, where=where, include=["distances", "metadatas"]
+            query_embeddings=[self.query_vectors.vector(text)],
+            n_results=top_k,
+            where=where,
+            include=["distances", "metadatas"],
         )
         ids, distances = result["ids"][0], (result["distances"] or [[]])[0]
         metadatas = (result["metadatas"] or [[{}] * len(ids)])[0]
