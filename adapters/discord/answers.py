@@ -131,9 +131,10 @@ class AnswerPosts:
         embed = answer_embed(public, permalink=permalink)
         content = texts.answer_heading(f"<@{requester.platform_id}>", messages.transcript_ref(ask_id))
         buttons = answer_buttons(ask_id, view.transcript_url, votes=view.status != "cancelled")
-        if shared and view.quotes_anything:
+        withheld_quotes = shared and bool(view.released_quotes)
+        if withheld_quotes:
             content = f"{content}\n{texts.QUOTES_SENT_BY_DM}"
-        return StatusState(content, view=buttons, embeds=[embed], withheld_quotes=shared and view.quotes_anything)
+        return StatusState(content, view=buttons, embeds=[embed], withheld_quotes=withheld_quotes)
 
     async def _threads_of(self, message_ids: list[str]) -> dict[str, str]:
         """Message id -> the Discord thread it was said in, for the sources said in a public thread."""

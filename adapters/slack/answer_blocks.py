@@ -65,7 +65,7 @@ def answer_blocks(view: AnswerView, asker_id: str, links: Mapping[tuple[str, str
 
 def quotes_blocks(view: AnswerView) -> list[Block]:
     """The lines colleagues' agents released to the asker, for the asker's DM when the answer went to a thread."""
-    quotes = [texts.source_quote(escape(s.text), escape(s.via_name)) for s in view.sources if s.text]
+    quotes = [texts.source_quote(escape(s.text), escape(s.via_name)) for s in view.released_quotes]
     header = {"type": "section", "text": {"type": "mrkdwn", "text": escape(texts.quotes_for_you(view.question))}}
     return [header, *_sections("\n".join(quotes))]
 

@@ -87,7 +87,7 @@ class AnswerPosts:
             private = await self.render(ask_id, text, shared=False)
             ts = await self.port.post_blocks(dm, private.text, private.blocks)
             return message_id(dm, ts)
-        if shared and rendered.view.quotes_anything:
+        if shared and rendered.view.released_quotes:
             await self._quotes_to_asker(rendered)
         return posted
 
@@ -120,7 +120,7 @@ class AnswerPosts:
         public = view.for_shared_place() if shared else view
         links = await self._permalinks(public)
         blocks = answer_blocks(public, asker_id, links)
-        if shared and view.quotes_anything:
+        if shared and view.released_quotes:
             blocks.insert(-1, _context(texts.QUOTES_SENT_BY_DM))
         # The notification text: converted like the blocks, and always ending with the core's marker.
         body = view.answer or text.replace(messages.transcript_ref(ask_id), "")

@@ -24,6 +24,11 @@ async def thread_started(set_suggested_prompts: AsyncSetSuggestedPrompts) -> Non
     await set_suggested_prompts(prompts=texts.ASSISTANT_PROMPTS, title=texts.ASSISTANT_PROMPTS_TITLE)
 
 
+async def thread_context_changed() -> None:
+    """The panel's asks do not depend on the channel the member is viewing, so nothing is stored. (bolt's default
+    listener would rewrite the thread's first bot message to hold the context, and fails on a text-only one.)"""
+
+
 async def user_message(payload: dict[str, Any], context: AsyncBoltContext) -> None:
     svc = services(context)
     if svc.asks is None:
@@ -39,5 +44,6 @@ async def user_message(payload: dict[str, Any], context: AsyncBoltContext) -> No
 def build_assistant() -> AsyncAssistant:
     assistant = AsyncAssistant()
     assistant.thread_started(thread_started)
+    assistant.thread_context_changed(thread_context_changed)
     assistant.user_message(user_message)
     return assistant

@@ -87,8 +87,10 @@ class AnswerView:
         return [source for claim in self.claims for source in claim.sources]
 
     @property
-    def quotes_anything(self) -> bool:
-        return any(source.text for source in self.sources)
+    def released_quotes(self) -> list[SourceView]:
+        """The lines colleagues' agents released that the viewer cannot open: in a shared place they go to the
+        viewer alone (their own visible sources need no copy, the links open them)."""
+        return [source for source in self.sources if source.text and not source.visible_to_viewer]
 
     def for_shared_place(self) -> AnswerView:
         """This view as it may be posted where others than the viewer read it (a channel or thread): what the

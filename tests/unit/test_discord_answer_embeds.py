@@ -66,10 +66,16 @@ def test_chat_text_shows_stored_mentions_by_name_and_escapes_markdown() -> None:
 
 def test_an_answer_posted_where_others_read_it_quotes_nothing_and_names_no_private_place() -> None:
     full = view("14 March", [ClaimView("launch: 14 March", [visible(1), QUOTED, WITHHELD])])
-    assert full.quotes_anything
+    assert full.released_quotes == [QUOTED], "only the released line the asker cannot open goes by DM"
     shared = full.for_shared_place()
-    assert not shared.quotes_anything and full.quotes_anything, "the asker's own copy keeps its quotes"
+    assert not shared.released_quotes and full.released_quotes, "the asker's own copy keeps its quotes"
     sources = answer_embed(shared, permalink=jump).to_dict()["fields"][0]["value"]
     assert "launch" not in sources and "erin" not in sources.lower() and "general" not in sources
     assert "https://discord.com/channels/1/10/101" in sources, "a message the asker may open stays a link"
     assert sources.count("Bob's agent relied on") == 1 and "Dave's agent relied on" in sources
+
+
+def test_an_answer_whose_sources_the_asker_can_open_sends_no_quotes_by_dm() -> None:
+    own = view("14 March", [ClaimView("launch: 14 March", [visible(1)])])
+    assert own.sources[0].text, "a visible source carries its line"
+    assert not own.released_quotes, "the link opens it: no copy by DM"

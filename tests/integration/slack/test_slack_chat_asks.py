@@ -377,6 +377,9 @@ async def test_assistant_panel_suggests_prompts_then_answers_in_its_thread_with_
     }
     assert (await slack.event(started)).status == 200
     assert fake_slack.suggested_prompts[(dm, thread_ts)] == texts.ASSISTANT_PROMPTS
+    moved = {**started, "type": "assistant_thread_context_changed"}
+    moved["assistant_thread"] = {**started["assistant_thread"], "context": {"channel_id": "CGENERAL"}}
+    assert (await slack.event(moved)).status == 200, "the panel moving to another channel is acknowledged"
 
     text = f"<@UBOB> {QUESTION}"
     ts = fake_slack.timeline.add(dm, "UALICE", text, thread_ts)
