@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 from collections.abc import Sequence
+from itertools import zip_longest
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -70,7 +71,12 @@ class FuzzyMemory:
     async def _best_messages(self, viewer: Viewer, text: str) -> list[tuple[int, float]]:
         read = read_query(text, participants=[viewer.name])
         hybrid = HybridMemory(ClearMemory(self.db), self.index.windows())
-        return await hybrid.fused(viewer, ClearQuery(read.keywords, limit=MESSAGE_POOL, question=read.text))
+        # A text of several questions: the best messages of each in turn, as typed searches take them.
+        rankings = [
+            await hybrid.fused(viewer, ClearQuery(part.keywords, limit=MESSAGE_POOL, question=part.text))
+            for part in read.parts or (read,)
+        ]
+        return _interleaved(rankings)[:MESSAGE_POOL]
 
 
 async def _hits(
@@ -151,6 +157,16 @@ def _fused(
     for rank, key in enumerate(ranked_sessions, start=1):
         scores[key] += 1.0 / (RRF_K + rank)
     return [VectorMatch(key, score) for key, score in sorted(scores.items(), key=lambda item: -item[1])]
+
+
+def _interleaved(rankings: Sequence[Sequence[tuple[int, float]]]) -> list[tuple[int, float]]:
+    """The first of each ranking, then the second of each, ...; each message once."""
+    seen: dict[int, float] = {}
+    for row in zip_longest(*rankings):
+        for found in row:
+            if found is not None and found[0] not in seen:
+                seen[found[0]] = found[1]
+    return list(seen.items())
 
 
 async def _sessions_of(session: AsyncSession, message_ids: Sequence[int], visible: Sequence[int]) -> dict[int, str]:

@@ -30,7 +30,7 @@ from bot.memory.types import ClearHit, ClearQuery, Viewer
 DEFAULT_CONTEXT = 3  # neighbours each side of a typed query's hits: best of the widths benchmarks/retrieval.py tries
 MAX_QUERY_TERMS = 32  # content words and phrases; bm25 / ts_rank_cd rank the OR of all of them
 MAX_QUERY_CHARS = 2_000  # what is read of a pasted wall of text
-QUESTION_END = re.compile(r"(?<=\?)\s+")
+SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 QUOTED = re.compile(r"[\"“”«»]([^\"“”«»]+)[\"“”«»]")
 # A date phrase dateparser found is kept only if it holds one of these: "we", "may", "second" alone are words.
 DATE_CUE = re.compile(
@@ -88,8 +88,9 @@ def read_query(
 
 def question_parts(text: str) -> list[str]:
     """The questions of a text that asks several ("When is X? And who owns Y?"), or [] for one question: each is
-    searched on its own, so the words of one cannot crowd out the evidence of the other."""
-    parts = [part.strip() for part in QUESTION_END.split(text) if query_words(part)]
+    searched on its own, so the words of one cannot crowd out the evidence of the other. Only the sentences that
+    ask are parts: a lead-in ("Two things were said.") or an instruction ("Reply with both.") finds nothing."""
+    parts = [s.strip() for s in SENTENCE_END.split(text) if s.strip().endswith("?") and query_words(s)]
     return parts if len(parts) > 1 else []
 
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from bot.memory.clear import ClearMemory
 from bot.memory.keywords import MAX_KEYWORDS, STOP_WORDS, phrase_of
-from bot.memory.query import MAX_QUERY_TERMS, read_query, search_typed
+from bot.memory.query import MAX_QUERY_TERMS, question_parts, read_query, search_typed
 from bot.memory.visibility import resolve_viewer
 from bot.store.db import Database
 from bot.store.world_mirror import mirror_world
@@ -140,3 +140,15 @@ def test_agents_keywords_lose_stop_words_before_their_cap() -> None:
     params = parse_clear({"keywords": ["what", "her", "up", "the", "🎉"] * 4 + ["rehearsal", "Bob's room"]})
     assert params.keywords == ("rehearsal", "Bob's room")
     assert len(parse_clear({"keywords": [f"w{i}" for i in range(50)]}).keywords) == AGENT_CAP
+
+
+def test_each_question_of_a_text_is_read_on_its_own_and_lead_ins_are_not_questions() -> None:
+    text = (
+        "Two things were said in one scene, and the answer needs both. First: when is the offsite? "
+        "Second: who owns the press kit? Reply with both answers."
+    )
+    parts = read_query(text).parts
+    assert [p.text for p in parts] == ["First: when is the offsite?", "Second: who owns the press kit?"]
+    assert parts[1].keywords == ("second", "owns", "press", "kit")
+    assert read_query("When is the offsite? Please answer briefly.").parts == (), "one question: no parts"
+    assert question_parts("?? ?") == []

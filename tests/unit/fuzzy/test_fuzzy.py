@@ -2,8 +2,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from sqlalchemy import select
 
+from bot.memory import fuzzy as fuzzy_module
 from bot.memory.fuzzy import FuzzyMemory
 from bot.memory.indexer import SessionIndexer
 from bot.memory.summarizer import SessionSummarizer
@@ -116,3 +118,23 @@ async def test_top_k_and_empty_queries(
     assert len(await memory.search(alice, FuzzyQuery("thursday", top_k=1))) == 1
     assert len(await memory.search(alice, FuzzyQuery("thursday", top_k=50))) == 5  # alice sees 5 channels
     assert await memory.search(alice, FuzzyQuery("   ", top_k=3)) == []
+
+
+async def test_each_question_of_a_text_brings_its_own_best_messages(
+    db: Database,
+    chroma_settings: Settings,
+    vector_index: VectorIndex,
+    sample_world: World,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    workspace_id = await indexed(db, chroma_settings, vector_index, sample_world)
+    monkeypatch.setattr(fuzzy_module, "MESSAGE_POOL", 2)  # room for two best messages only: one per question
+    text = "Who can help with the offsite demo rehearsal staging? Who is at the dentist on Thursday?"
+    hits = await FuzzyMemory(db, vector_index).search(await viewer(db, workspace_id, "bob"), FuzzyQuery(text, top_k=5))
+    assert {hit.channel_id for hit in hits if hit.matches} == {"C-general", "D-alice-bob"}
+
+
+def test_the_best_messages_of_several_questions_take_turns() -> None:
+    first, second = [(1, 0.9), (2, 0.8), (3, 0.7)], [(4, 0.5), (1, 0.4), (5, 0.3)]
+    assert fuzzy_module._interleaved([first, second]) == [(1, 0.9), (4, 0.5), (2, 0.8), (3, 0.7), (5, 0.3)]
+    assert fuzzy_module._interleaved([first]) == first
