@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from bot.agents.agent import Agent
@@ -91,7 +92,8 @@ class ShareScreen:
             speakers |= {"blackboard", *(p.agent.lower() for p in agent.blackboard.postings)}
         first = _first_plan(agent, turns)
         topic = set(_content_words(question)).union(*(_content_words(r.need) for r in first.rationales))
-        index.relevant = {i for i, line in index.lines.items() if _stems(line) & _stems(" ".join(topic))}
+        topic_stems = _stems(" ".join(topic))
+        index.relevant = {i for i, line in index.lines.items() if _stems(line) & topic_stems}
         screen = _TurnScreen(self, agent, step, index, speakers=speakers)
         return screen.run(previous=_plan_before(agent.handle, turns), first_ids={r.id for r in first.rationales},
                           topic=topic)  # fmt: skip
@@ -199,7 +201,7 @@ class _TurnScreen:
     def _charge_line(self, line_id: str) -> bool:
         """A released line reaches consensus verbatim: it counts against the cap like any quote."""
         text = _LINE_ID.sub("", self.index.lines[line_id])
-        if not self.screen.charge(self.agent.handle, frozenset(_grams(text)), len(text)):
+        if not self.screen.charge(self.agent.handle, _grams(text), len(text)):
             return False
         self.record["quoted_chars"] = self.screen.spent.get(self.agent.handle, 0)
         return True
@@ -213,16 +215,19 @@ def _restore(before: Rationale | None) -> tuple[Status, str, str]:
 
 def _named(ids: Iterable[str], text: str) -> set[str]:
     """The memory line ids `text` names ("m0000012", "[m0000012]", "bob:m0000012", "session:k1")."""
-    return {i for i in ids if re.search(rf"(?<!\w){re.escape(i)}(?!\w)", text)}
+    return {i for i in ids if i in text and re.search(rf"(?<!\w){re.escape(i)}(?!\w)", text)}
 
 
 def _content_words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in _FUNCTION_WORDS and len(w) > 2]
 
 
-def _stems(text: str) -> set[str]:
+# Lines and utterances are screened again at every turn of an ask: their words are read once (pure functions of
+# the text, so a cache is safe; bounded so a long-running worker does not grow).
+@lru_cache(maxsize=16_384)
+def _stems(text: str) -> frozenset[str]:
     """Crude stems ("launching" ~ "launch"): enough to tell a line about the matter from one that is not."""
-    return {w[:5] for w in _content_words(text)}
+    return frozenset(w[:5] for w in _content_words(text))
 
 
 # ---------------------------------------------------------------------- finding verbatim quotes
@@ -281,9 +286,10 @@ def _runs(text: str, words: list[re.Match[str]], cover: list[set[str]], grams_at
     return quotes
 
 
-def _grams(text: str) -> set[Gram]:
+@lru_cache(maxsize=16_384)
+def _grams(text: str) -> frozenset[Gram]:
     norms = [w.lower() for w in _WORD.findall(text)]
-    return {tuple(norms[i : i + QUOTE_WORDS]) for i in range(len(norms) - QUOTE_WORDS + 1)}
+    return frozenset(tuple(norms[i : i + QUOTE_WORDS]) for i in range(len(norms) - QUOTE_WORDS + 1))
 
 
 # ---------------------------------------------------------------------- what the conversation tells the screen
