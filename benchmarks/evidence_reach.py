@@ -226,7 +226,7 @@ async def run_item(item: BenchItem, dataset: Dataset, replays: Replays, db: Data
     return ItemReach(len(lines), found, act, consensus, final, cost.prompt_tokens, cost.llm_calls, calls)
 
 
-def report(figures: dict[str, dict[str, Any]], budget: int) -> str:
+def report(figures: dict[str, dict[str, Any]], budget: int, ask_budget: int) -> str:
     head = (
         f"{'dataset':16} {'items':>5} {'lines':>5} {'found':>6} {'act':>6} {'cons.':>6} {'c/found':>7} {'final':>6} "
     )
@@ -241,7 +241,8 @@ def report(figures: dict[str, dict[str, Any]], budget: int) -> str:
     ]
     title = "evidence reach (scripted model, seed 0; mechanics, not answer quality)"
     budget_line = (
-        f"evidence budget: {budget:,} tokens per prompt (ASKWITH_EVIDENCE_BUDGET_TOKENS / ASKWITH_CONTEXT_PROFILE)"
+        f"evidence budget: {budget:,} tokens per prompt (ASKWITH_EVIDENCE_BUDGET_TOKENS / ASKWITH_CONTEXT_PROFILE); "
+        f"ask budget: {ask_budget:,} prompt tokens per ask (ASKWITH_ASK_TOKEN_BUDGET)"
     )
     return "\n".join([title, budget_line, head, *rows])
 
@@ -268,7 +269,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings.load().replace(data_dir=Path(tmp), embedder=args.embedder, chroma_host="", ablations="")
         figures = asyncio.run(run(settings, args, Path(tmp)))
-    print(report(figures, settings.evidence_budget))
+    print(report(figures, settings.evidence_budget, settings.ask_token_limit))
     if args.json is not None:
         args.json.write_text(json.dumps(figures, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 

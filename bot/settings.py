@@ -32,7 +32,7 @@ _POSITIVE = frozenset({
 _NON_NEGATIVE = frozenset({
     "ingest_interval_seconds", "llm_temperature", "llm_max_retries", "llm_backoff_seconds", "llm_max_tokens",
     "slack_api_max_retries", "recursion_depth", "recursion_llm_budget", "share_quote_chars", "local_llm_threads",
-    "web_port",
+    "web_port", "evidence_budget_tokens", "ask_token_budget",
 })  # fmt: skip
 
 
@@ -42,6 +42,9 @@ def _setting(env: str, default: Any, doc: str, *, secret: bool = False) -> Any:
 
 # Evidence tokens per think/act/consensus prompt, by the main model's context window ("several thousand" for 128k).
 EVIDENCE_BUDGET_BY_PROFILE = {"large": 6000, "small": 1200}
+# Prompt tokens one ask may spend in all its LLM calls: about 16 full prompts of the profile, enough for a
+# two-colleague ask's turns, closing statements and consensus; a runaway talk ends with what it has.
+ASK_TOKEN_BUDGET_BY_PROFILE = {"large": 120_000, "small": 30_000}
 
 
 @dataclass(frozen=True)
@@ -202,6 +205,13 @@ class Settings:
         0,
         "Tokens of evidence (memory lines, notebook, blackboard, partner utterances) one think/act/consensus prompt "
         "may carry; what does not fit is cut and the prompt says so. 0 = the profile's figure.",
+    )
+    ask_token_budget: int = _setting(
+        "ASKWITH_ASK_TOKEN_BUDGET",
+        0,
+        "Prompt tokens one ask may spend across all its LLM calls (turns, sub-conversations, closing statements, "
+        "consensus). A talk ends early, recorded as stopped by the budget, when another turn would leave too little "
+        "for the closing statements and consensus. 0 = the profile's figure (large 120000, small 30000).",
     )
     whole_history: bool = _setting(
         "ASKWITH_WHOLE_HISTORY",
@@ -392,6 +402,14 @@ class Settings:
             return self.evidence_budget_tokens
         profile = self.context_profile.strip().lower()
         return EVIDENCE_BUDGET_BY_PROFILE.get(profile, EVIDENCE_BUDGET_BY_PROFILE["large"])
+
+    @property
+    def ask_token_limit(self) -> int:
+        """Prompt tokens per ask: the explicit setting, else the context profile's figure."""
+        if self.ask_token_budget > 0:
+            return self.ask_token_budget
+        profile = self.context_profile.strip().lower()
+        return ASK_TOKEN_BUDGET_BY_PROFILE.get(profile, ASK_TOKEN_BUDGET_BY_PROFILE["large"])
 
     @property
     def llm_configured(self) -> bool:

@@ -3,6 +3,7 @@ grounding every prompt carries and the blackboard of a multi-party ask."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -50,6 +51,27 @@ class RecursionBudget:
 
 
 @dataclass
+class TokenBudget:
+    """Prompt tokens all LLM calls of one ask may spend together (ASKWITH_ASK_TOKEN_BUDGET). A turn is taken only
+    when, after it, the closing statements and consensus can still be paid for; `spent` starts from what a resumed
+    ask had already spent."""
+
+    limit: int
+    spent: int = 0
+    largest_call: int = 0  # the largest prompt seen so far: the estimate of the next one
+
+    def spend(self, prompt_tokens: Sequence[int]) -> None:
+        self.spent += sum(prompt_tokens)
+        self.largest_call = max([self.largest_call, *prompt_tokens])
+
+    def allows_turn(self, *, calls: int, reserved_calls: int, call_estimate: int) -> bool:
+        """Room for a turn of `calls` calls plus `reserved_calls` more (statements, consensus) after it, each
+        counted at the larger of `call_estimate` and the largest prompt so far (prompts grow as a talk goes on)."""
+        per_call = max(self.largest_call, call_estimate)
+        return self.spent + per_call * (calls + reserved_calls) <= self.limit
+
+
+@dataclass
 class AskContext:
     ask_id: int
     question: str
@@ -62,6 +84,7 @@ class AskContext:
     recorder: ConversationRecorder
     gate: SharingGate
     budget: RecursionBudget
+    tokens: TokenBudget = field(default_factory=lambda: TokenBudget(limit=2**62))
     participants: frozenset[str] = frozenset()  # requester and colleagues: already asked, never brought in
     searches: SearchCache = field(default_factory=dict)  # memory hits already found in this ask
     grounding: Grounding | None = None  # None: prompts carry no grounding (only in narrow unit tests)

@@ -26,6 +26,7 @@ ERROR_REPLY_CHARS = 2000  # how much of an unusable answer the turn's error keep
 MAX_OUTPUT_ERRORS = 2  # consecutive unusable answers from one agent before the conversation gives up
 SUB_CONVERSATION_TURNS = 4  # a sub-conversation answers one question: ask, answer, follow up, conclude
 MAX_CANDIDATES = 8  # people offered for recruiting
+PROMPT_OVERHEAD_TOKENS = 2000  # a prompt beyond its evidence (instructions, grounding, plan), estimated
 
 
 @dataclass
@@ -34,7 +35,8 @@ class ConversationResult:
     task: TaskStep
     agents: list[Agent]
     turns: list[TurnStep]
-    # plans_complete | all_done | cannot_progress | max_turns | budget | llm_unavailable | llm_output | llm_refused
+    # plans_complete | all_done | cannot_progress | max_turns | budget | token_budget | llm_unavailable |
+    # llm_output | llm_refused
     stop_reason: str
     depth: int = 0
     children: list[int] = field(default_factory=list)
@@ -100,8 +102,12 @@ class Conversation:
             if self.depth and not self.ctx.budget.allows(2):
                 stop = "budget"
                 break
+            if not self._tokens_allow_turn():
+                stop = "token_budget"
+                break
             agent = self.agents[index % len(self.agents)]
             step = await self._take_turn(agent, index)
+            self.ctx.tokens.spend([call.prompt_tokens for call in step.llm_calls])
             if self.depth:
                 self.ctx.budget.spend(len(step.llm_calls))
             self.turns.append(step)
@@ -112,6 +118,15 @@ class Conversation:
         result = ConversationResult(self.id, self.task, self.agents, self.turns, stop, self.depth)
         await self.ctx.recorder.close_conversation(self.id, stop_reason=stop, conclusion=result.conclusion())
         return result
+
+    def _tokens_allow_turn(self) -> bool:
+        """The ask's prompt-token budget has room for a turn (two calls) and, after it, a closing statement per
+        colleague and the consensus call."""
+        return self.ctx.tokens.allows_turn(
+            calls=2,
+            reserved_calls=max(1, len(self.ctx.participants)),
+            call_estimate=self.ctx.settings.evidence_budget + PROMPT_OVERHEAD_TOKENS,
+        )
 
     async def _take_turn(self, agent: Agent, index: int) -> TurnStep:
         step = TurnStep(index, agent.handle)

@@ -58,6 +58,7 @@ async def state_side(ctx: AskContext, result: ConversationResult) -> None:
         else:
             _withhold(agent, step)
     result.closing = step
+    ctx.tokens.spend([call.prompt_tokens for call in step.llm_calls])
     await ctx.recorder.save_statement(result.conversation_id, step)
 
 

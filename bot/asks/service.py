@@ -28,7 +28,7 @@ from sqlalchemy import select, update
 
 from bot import messages
 from bot.agents.ablations import Ablations
-from bot.agents.context import AskContext, RecursionBudget
+from bot.agents.context import AskContext, RecursionBudget, TokenBudget
 from bot.agents.evidence import EvidenceLine
 from bot.agents.grounding import Grounding
 from bot.agents.memory_tools import MemoryAccess
@@ -258,6 +258,8 @@ class AskService:
                 park=lambda member_id: self._park(ask.id, member_id),
             ),  # fmt: skip
             budget=RecursionBudget(self.settings.recursion_llm_budget),
+            # A resumed ask goes on from what its saved calls spent.
+            tokens=TokenBudget(self.settings.ask_token_limit, spent=ask.prompt_tokens or 0),
             participants=frozenset([ask.requester, *ask.colleagues]),
             grounding=await self._grounding(ask),
             progress=tracker,
