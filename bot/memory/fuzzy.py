@@ -15,6 +15,7 @@ again, so a vector left behind by an interrupted re-index, or a channel excluded
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections import defaultdict
 from collections.abc import Sequence
@@ -72,10 +73,12 @@ class FuzzyMemory:
         read = read_query(text, participants=[viewer.name])
         hybrid = HybridMemory(ClearMemory(self.db), self.index.windows())
         # A text of several questions: the best messages of each in turn, as typed searches take them.
-        rankings = [
-            await hybrid.fused(viewer, ClearQuery(part.keywords, limit=MESSAGE_POOL, question=part.text))
-            for part in read.parts or (read,)
-        ]
+        rankings = await asyncio.gather(
+            *(
+                hybrid.fused(viewer, ClearQuery(part.keywords, limit=MESSAGE_POOL, question=part.text))
+                for part in read.parts or (read,)
+            )
+        )
         return _interleaved(rankings)[:MESSAGE_POOL]
 
 

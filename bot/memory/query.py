@@ -15,6 +15,7 @@ week"), a month ("in March") or a year. Nothing typed can make this function rai
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -123,22 +124,24 @@ async def search_typed(
         limit=limit,
         question=read.text,
     )
-    if read.parts:  # several questions: the best hits of each in turn
-        found = [
-            await search_typed(
-                memory,
-                viewer,
-                part,
-                sender=sender,
-                channel=channel,
-                since=since,
-                until=until,
-                context_window=context_window,
-                limit=limit,
+    if read.parts:  # several questions: the best hits of each in turn (searched side by side)
+        found = await asyncio.gather(
+            *(
+                search_typed(
+                    memory,
+                    viewer,
+                    part,
+                    sender=sender,
+                    channel=channel,
+                    since=since,
+                    until=until,
+                    context_window=context_window,
+                    limit=limit,
+                )
+                for part in read.parts
             )
-            for part in read.parts
-        ]
-        return _interleaved(found, limit)
+        )
+        return _interleaved(list(found), limit)
     if not (read.keywords or read.text) or not _searchable(memory, base):
         return []
     read_dates = since is None and until is None and (read.since or read.until)
