@@ -15,7 +15,7 @@ line being the same line), the same with the ±N channel neighbours of each hit 
 - `hybrid`: the project's hybrid retrieval (lexical fused with dense windows);
 - `bm25`: `rank_bm25` over the viewer's visible messages, lower-cased word tokens (not the project's code);
 - `dense`: brute-force cosine over MiniLM vectors of the viewer's single messages.
-Plus the hybrid path's latency on the generated 1,000,000-message workspace (`--skip-1m` to skip it).
+The hybrid path's latency on the generated 1,000,000-message workspace is `benchmarks/hybrid_scale.py`.
 """
 
 from __future__ import annotations
