@@ -398,18 +398,17 @@ class Settings:
     @property
     def evidence_budget(self) -> int:
         """Evidence tokens per prompt: the explicit setting, else the context profile's figure."""
-        if self.evidence_budget_tokens > 0:
-            return self.evidence_budget_tokens
-        profile = self.context_profile.strip().lower()
-        return EVIDENCE_BUDGET_BY_PROFILE.get(profile, EVIDENCE_BUDGET_BY_PROFILE["large"])
+        return self._by_profile(self.evidence_budget_tokens, EVIDENCE_BUDGET_BY_PROFILE)
 
     @property
     def ask_token_limit(self) -> int:
         """Prompt tokens per ask: the explicit setting, else the context profile's figure."""
-        if self.ask_token_budget > 0:
-            return self.ask_token_budget
-        profile = self.context_profile.strip().lower()
-        return ASK_TOKEN_BUDGET_BY_PROFILE.get(profile, ASK_TOKEN_BUDGET_BY_PROFILE["large"])
+        return self._by_profile(self.ask_token_budget, ASK_TOKEN_BUDGET_BY_PROFILE)
+
+    def _by_profile(self, explicit: int, figures: dict[str, int]) -> int:
+        if explicit > 0:
+            return explicit
+        return figures.get(self.context_profile.strip().lower(), figures["large"])
 
     @property
     def llm_configured(self) -> bool:

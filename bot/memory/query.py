@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from typing import Protocol
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.memory.keywords import APOSTROPHE_ENDING, STOP_WORDS, WORD
@@ -114,33 +114,13 @@ async def search_typed(
     """Search for a read query. Filters given here win over the dates read from the text. A date read from the
     text ranks the messages of its span first; when they are fewer than `limit`, the best others follow (a question
     about "Thursday" is as often about a plan made earlier as about what was said that day)."""
-    base = ClearQuery(
-        keywords=read.keywords,
-        sender=sender,
-        channel=channel,
-        since=since,
-        until=until,
-        context_window=context_window,
-        limit=limit,
-        question=read.text,
-    )
+    filters: dict[str, Any] = {
+        "sender": sender, "channel": channel, "since": since, "until": until,
+        "context_window": context_window, "limit": limit,
+    }  # fmt: skip
+    base = ClearQuery(keywords=read.keywords, question=read.text, **filters)
     if read.parts:  # several questions: the best hits of each in turn (searched side by side)
-        found = await asyncio.gather(
-            *(
-                search_typed(
-                    memory,
-                    viewer,
-                    part,
-                    sender=sender,
-                    channel=channel,
-                    since=since,
-                    until=until,
-                    context_window=context_window,
-                    limit=limit,
-                )
-                for part in read.parts
-            )
-        )
+        found = await asyncio.gather(*(search_typed(memory, viewer, part, **filters) for part in read.parts))
         return _interleaved(list(found), limit)
     if not (read.keywords or read.text) or not _searchable(memory, base):
         return []
