@@ -3,7 +3,8 @@
     python benchmarks/ask.py                       # needs ASKWITH_BENCH_DATA_DIR (FriendsTV)
     python benchmarks/ask.py --latency 0.5 --questions 20 --concurrent 100
 
-Prints, in one run, on the FriendsTV workspace (140 members, 11,593 messages; SQLite, clear + fuzzy memory):
+Prints, in one run, on the FriendsTV workspace (140 members, 11,593 messages; SQLite; clear memory searched as
+ASKWITH_AGENT_SEARCH says, hybrid by default, and fuzzy memory):
 - LLM calls on the critical path of one agent turn (target <= 2; the iAgents code makes 4-7),
 - whole-ask wall time / critical-path LLM time, for one ask alone (target <= 1.05),
 - N concurrent asks' wall time / one ask's wall time, the same question each time (target <= 1.2),
@@ -34,10 +35,10 @@ from bot.asks.transcripts import Transcript, load_transcript  # noqa: E402
 from bot.bench.friendstv.dataset import build_friendstv_dataset  # noqa: E402
 from bot.llm.client import LLMClient  # noqa: E402
 from bot.llm.scripted import ScriptedBackend  # noqa: E402
-from bot.memory.clear import ClearMemory  # noqa: E402
 from bot.memory.fuzzy import FuzzyMemory  # noqa: E402
 from bot.memory.history import WholeHistory  # noqa: E402
 from bot.memory.indexer import SessionIndexer  # noqa: E402
+from bot.memory.services import agent_search  # noqa: E402
 from bot.memory.summarizer import SessionSummarizer  # noqa: E402
 from bot.memory.vector_index import VectorIndex  # noqa: E402
 from bot.settings import Settings  # noqa: E402
@@ -63,7 +64,8 @@ async def setup(settings: Settings, *, latency_s: float, questions: int) -> Benc
     index = VectorIndex.from_settings(settings)
     await SessionIndexer(db, settings, SessionSummarizer(db, None), index).update(report.workspace_id)
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model, latency_s=latency_s))
-    memory = MemoryAccess(ClearMemory(db), FuzzyMemory(db, index), history=WholeHistory(db))
+    # Agents search as in production: ASKWITH_AGENT_SEARCH (hybrid by default, or lexical).
+    memory = MemoryAccess(agent_search(settings, db, index), FuzzyMemory(db, index), history=WholeHistory(db))
     service = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=report.workspace_id)
     requests = [AskRequest(i.asking[0], [i.asking[1]], i.question) for i in dataset.items[:questions]]
     return Bench(service, requests)
@@ -133,7 +135,7 @@ def report(figures: dict[str, float], args: argparse.Namespace) -> str:
     return "\n".join(
         [
             f"askwith ask benchmark: FriendsTV, {len(args.questions_run)} questions, scripted model "
-            f"(fixed latency {args.latency:g} s/call; not answer quality)",
+            f"(fixed latency {args.latency:g} s/call; not answer quality); agents' search: {args.agent_search}",
             f"LLM calls per agent turn (critical path): mean {figures['calls_per_turn']:.2f}, "
             f"max {figures['calls_per_turn_max']:.0f}  (target <= 2)  {mark['calls_per_turn']}",
             f"one ask: wall {figures['one_ask_s']:.2f} s / critical-path LLM time = {figures['wall_over_llm']:.3f}"
@@ -156,6 +158,7 @@ def report(figures: dict[str, float], args: argparse.Namespace) -> str:
 async def run(settings: Settings, args: argparse.Namespace) -> dict[str, float]:
     bench = await setup(settings, latency_s=args.latency, questions=args.questions)
     args.questions_run = bench.questions
+    args.agent_search = settings.agent_search
     try:
         return await measure(bench, args.concurrent) | {"ask_token_budget": settings.ask_token_limit}
     finally:
