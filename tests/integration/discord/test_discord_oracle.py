@@ -3,7 +3,7 @@ role, role-permission and overwrite changes, private threads and their members, 
 and delivered to the real discord.py client as gateway events. After every step, for every member, what clear memory
 and fuzzy memory can return equals what the member can see on Discord at that moment (`tests.fakes.discord_oracle`).
 
-150 steps in the default suite, 1,000 in the slow one (`-m slow`); ASKWITH_ORACLE_SEED changes the seed.
+100 steps in the default suite, 1,000 in the slow one (`-m slow`); ASKWITH_ORACLE_SEED changes the seed.
 """
 
 from __future__ import annotations
@@ -334,7 +334,7 @@ async def oracle(sqlite_db: Database, settings: Settings) -> AsyncIterator[Oracl
 
 
 @pytest.mark.timeout(1800)  # 1,000 steps, each checked for every member: minutes on a busy machine
-@pytest.mark.parametrize("steps", [150, pytest.param(1_000, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("steps", [100, pytest.param(1_000, marks=pytest.mark.slow)])
 async def test_memory_equals_what_each_member_sees_after_every_step(oracle: Oracle, steps: int) -> None:
     await oracle.opt_in_newcomers()
     oracle.gateway.connect()

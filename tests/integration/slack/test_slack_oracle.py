@@ -212,7 +212,7 @@ async def remembered(services: SlackServices, viewer: Viewer) -> tuple[set[str],
     return cleared, fuzzed, summarized
 
 
-@pytest.mark.parametrize("steps", [150, pytest.param(1_000, marks=[pytest.mark.slow, pytest.mark.timeout(1800)])])
+@pytest.mark.parametrize("steps", [100, pytest.param(1_000, marks=[pytest.mark.slow, pytest.mark.timeout(1800)])])
 async def test_memory_equals_what_each_member_can_see_after_every_step(
     live: SlackServices, slack: Slack, fake_slack: FakeSlackApi, world: World, steps: int
 ) -> None:
