@@ -110,9 +110,9 @@ async def measure(settings: Settings, messages: int, probes_wanted: int) -> dict
             "probes": float(len(probes)),
             "hybrid_p50_ms": percentile(timings.wall, 50),
             "hybrid_p95_ms": percentile(timings.wall, 95),
-            "minilm_query_embedding_p95_ms": sorted(embed_ms)[int(0.95 * (len(embed_ms) - 1))],
-            "hybrid_with_minilm_p50_ms": sorted(with_model)[len(with_model) // 2],
-            "hybrid_with_minilm_p95_ms": sorted(with_model)[int(0.95 * (len(with_model) - 1))],
+            "minilm_query_embedding_p95_ms": percentile(embed_ms, 95),
+            "hybrid_with_minilm_p50_ms": percentile(with_model, 50),
+            "hybrid_with_minilm_p95_ms": percentile(with_model, 95),
         }
     finally:
         await db.close()

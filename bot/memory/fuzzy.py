@@ -19,14 +19,13 @@ import asyncio
 import dataclasses
 from collections import defaultdict
 from collections.abc import Sequence
-from itertools import zip_longest
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.memory.clear import ClearMemory
 from bot.memory.hybrid import RRF_K, HybridMemory
-from bot.memory.query import read_query
+from bot.memory.query import interleaved, read_query
 from bot.memory.types import ClearQuery, FuzzyHit, FuzzyQuery, MessageView, Viewer
 from bot.memory.vector_index import VectorIndex, VectorMatch
 from bot.memory.visibility import visible_channel_ids
@@ -79,7 +78,7 @@ class FuzzyMemory:
                 for part in read.parts or (read,)
             )
         )
-        return _interleaved(rankings)[:MESSAGE_POOL]
+        return interleaved(rankings, key=lambda found: found[0])[:MESSAGE_POOL]
 
 
 async def _hits(
@@ -160,16 +159,6 @@ def _fused(
     for rank, key in enumerate(ranked_sessions, start=1):
         scores[key] += 1.0 / (RRF_K + rank)
     return [VectorMatch(key, score) for key, score in sorted(scores.items(), key=lambda item: -item[1])]
-
-
-def _interleaved(rankings: Sequence[Sequence[tuple[int, float]]]) -> list[tuple[int, float]]:
-    """The first of each ranking, then the second of each, ...; each message once."""
-    seen: dict[int, float] = {}
-    for row in zip_longest(*rankings):
-        for found in row:
-            if found is not None and found[0] not in seen:
-                seen[found[0]] = found[1]
-    return list(seen.items())
 
 
 async def _sessions_of(session: AsyncSession, message_ids: Sequence[int], visible: Sequence[int]) -> dict[int, str]:

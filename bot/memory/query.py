@@ -17,17 +17,18 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.memory.keywords import APOSTROPHE_ENDING, STOP_WORDS, WORD
 from bot.memory.types import ClearHit, ClearQuery, Viewer
 
 
+T = TypeVar("T")
 DEFAULT_CONTEXT = 3  # neighbours each side of a typed query's hits: best of the widths benchmarks/retrieval.py tries
 MAX_QUERY_TERMS = 32  # content words and phrases; bm25 / ts_rank_cd rank the OR of all of them
 MAX_QUERY_CHARS = 2_000  # what is read of a pasted wall of text
@@ -121,7 +122,7 @@ async def search_typed(
     base = ClearQuery(keywords=read.keywords, question=read.text, **filters)
     if read.parts:  # several questions: the best hits of each in turn (searched side by side)
         found = await asyncio.gather(*(search_typed(memory, viewer, part, **filters) for part in read.parts))
-        return _interleaved(list(found), limit)
+        return interleaved(found, key=lambda hit: hit.message.id)[:limit]
     if not (read.keywords or read.text) or not _searchable(memory, base):
         return []
     read_dates = since is None and until is None and (read.since or read.until)
@@ -135,13 +136,15 @@ async def search_typed(
     return (dated + others)[:limit]
 
 
-def _interleaved(rankings: list[list[ClearHit]], limit: int) -> list[ClearHit]:
-    merged: dict[str, ClearHit] = {}
+def interleaved(rankings: Sequence[Sequence[T]], *, key: Callable[[T], Hashable]) -> list[T]:
+    """The first of each ranking, then the second of each, ...; each item (told apart by `key`) once, where it
+    first comes. The hits of several questions are merged this way, so no question's best hits are crowded out."""
+    merged: dict[Hashable, T] = {}
     for rank in range(max(map(len, rankings), default=0)):
         for ranking in rankings:
             if rank < len(ranking):
-                merged.setdefault(ranking[rank].message.id, ranking[rank])
-    return list(merged.values())[:limit]
+                merged.setdefault(key(ranking[rank]), ranking[rank])
+    return list(merged.values())
 
 
 def _searchable(memory: ClearSearch, query: ClearQuery) -> bool:

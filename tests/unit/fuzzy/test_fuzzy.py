@@ -8,6 +8,7 @@ from sqlalchemy import select
 from bot.memory import fuzzy as fuzzy_module
 from bot.memory.fuzzy import FuzzyMemory
 from bot.memory.indexer import SessionIndexer
+from bot.memory.query import interleaved
 from bot.memory.summarizer import SessionSummarizer
 from bot.memory.types import FuzzyQuery, Viewer
 from bot.memory.vector_index import VectorDoc, VectorIndex
@@ -136,5 +137,6 @@ async def test_each_question_of_a_text_brings_its_own_best_messages(
 
 def test_the_best_messages_of_several_questions_take_turns() -> None:
     first, second = [(1, 0.9), (2, 0.8), (3, 0.7)], [(4, 0.5), (1, 0.4), (5, 0.3)]
-    assert fuzzy_module._interleaved([first, second]) == [(1, 0.9), (4, 0.5), (2, 0.8), (3, 0.7), (5, 0.3)]
-    assert fuzzy_module._interleaved([first]) == first
+    by_id = {"key": lambda found: found[0]}  # fuzzy memory's best messages are (message id, score)
+    assert interleaved([first, second], **by_id) == [(1, 0.9), (4, 0.5), (2, 0.8), (3, 0.7), (5, 0.3)]
+    assert interleaved([first], **by_id) == first
