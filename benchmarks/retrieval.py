@@ -1,7 +1,7 @@
 """Retrieval quality and latency: does the evidence a question needs come back, and how fast.
 
     python benchmarks/retrieval.py                    # needs ASKWITH_BENCH_DATA_DIR
-    python benchmarks/retrieval.py --json figures.json --skip-1m
+    python benchmarks/retrieval.py --json figures.json --datasets friendstv
 
 Gold: the evidence messages of InformativeBench FriendsTV and Needle in the Persona (seed 0, built by the project's
 generators) and a handful of questions on the bundled sample workspace (acme). Each item is searched on behalf of

@@ -32,7 +32,7 @@ _POSITIVE = frozenset({
 _NON_NEGATIVE = frozenset({
     "ingest_interval_seconds", "llm_temperature", "llm_max_retries", "llm_backoff_seconds", "llm_max_tokens",
     "slack_api_max_retries", "recursion_depth", "recursion_llm_budget", "share_quote_chars", "local_llm_threads",
-    "web_port", "evidence_budget_tokens", "ask_token_budget",
+    "web_port", "evidence_budget_tokens", "ask_token_budget", "vector_cache",
 })  # fmt: skip
 
 
@@ -83,6 +83,13 @@ class Settings:
         "ASKWITH_WINDOW_MESSAGES",
         3,
         "Neighbouring messages embedded together for hybrid retrieval's dense side. 0 = no windows (lexical only).",
+    )
+    vector_cache: int = _setting(
+        "ASKWITH_VECTOR_CACHE",
+        100_000,
+        "Memory vectors (session summaries and message windows) kept in memory for exact search within a viewer's "
+        "channels, about 1.5 KB each with the MiniLM model. A viewer whose channels hold more is searched through "
+        "Chroma's index. 0 = always Chroma's index.",
     )
     agent_search: str = _setting(
         "ASKWITH_AGENT_SEARCH",

@@ -8,7 +8,7 @@ by their best-matching messages (hybrid retrieval over messages, `bot.memory.hyb
 `read_query`). A summary, above all an extractive one, leaves most lines out; the best message of a session often
 holds the evidence the summary dropped. Each hit carries those best-matching messages (`matches`).
 
-Only sessions of channels the viewer can see right now (`visible_channel_ids`: membership minus exclusions) ever
+Only sessions of channels the viewer can see right now (`visible_channel_versions`: membership minus exclusions) ever
 come back: the vector queries are filtered to those channels, and every match is checked against the database
 again, so a vector left behind by an interrupted re-index, or a channel excluded since, cannot leak.
 """
@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -28,7 +28,7 @@ from bot.memory.hybrid import RRF_K, HybridMemory
 from bot.memory.query import interleaved, read_query
 from bot.memory.types import ClearQuery, FuzzyHit, FuzzyQuery, MessageView, Viewer
 from bot.memory.vector_index import VectorIndex, VectorMatch
-from bot.memory.visibility import visible_channel_ids
+from bot.memory.visibility import visible_channel_versions
 from bot.store import models
 from bot.store.db import Database, as_utc
 
@@ -51,10 +51,10 @@ class FuzzyMemory:
         if not query.text.strip() or query.top_k < 1:
             return []
         async with self.db.session() as session:
-            visible = await visible_channel_ids(session, viewer)
+            visible = await visible_channel_versions(session, viewer)
         pool = max(query.top_k + OVERFETCH, SESSION_POOL if self.by_messages else 0)
         by_summary = await self.index.query(viewer.workspace_id, query.text, channel_ids=visible, top_k=pool)
-        best = await self._best_messages(viewer, query.text) if self.by_messages else []
+        best = await self._best_messages(viewer, query.text, visible) if self.by_messages else []
         async with self.db.session() as session:
             sessions_of = await _sessions_of(session, [id_ for id_, _ in best], visible)
             matches = _fused(by_summary, best, sessions_of) if self.by_messages else by_summary
@@ -68,21 +68,17 @@ class FuzzyMemory:
                 hits = [_with_messages(hit, messages.get(hit.session_key, ())) for hit in hits]
         return hits
 
-    async def _best_messages(self, viewer: Viewer, text: str) -> list[tuple[int, float]]:
+    async def _best_messages(self, viewer: Viewer, text: str, visible: Mapping[int, int]) -> list[tuple[int, float]]:
         read = read_query(text, participants=[viewer.name])
         hybrid = HybridMemory(ClearMemory(self.db), self.index.windows())
         # A text of several questions: the best messages of each in turn, as typed searches take them.
-        rankings = await asyncio.gather(
-            *(
-                hybrid.fused(viewer, ClearQuery(part.keywords, limit=MESSAGE_POOL, question=part.text))
-                for part in read.parts or (read,)
-            )
-        )
+        queries = [ClearQuery(part.keywords, limit=MESSAGE_POOL, question=part.text) for part in read.parts or (read,)]
+        rankings = await asyncio.gather(*(hybrid.fused(viewer, query, visible=visible) for query in queries))
         return interleaved(rankings, key=lambda found: found[0])[:MESSAGE_POOL]
 
 
 async def _hits(
-    session: AsyncSession, workspace_id: int, matches: Sequence[VectorMatch], visible: Sequence[int]
+    session: AsyncSession, workspace_id: int, matches: Sequence[VectorMatch], visible: Collection[int]
 ) -> list[FuzzyHit]:
     """The matches that are live sessions of visible channels, in match order."""
     if not matches:
@@ -161,7 +157,7 @@ def _fused(
     return [VectorMatch(key, score) for key, score in sorted(scores.items(), key=lambda item: -item[1])]
 
 
-async def _sessions_of(session: AsyncSession, message_ids: Sequence[int], visible: Sequence[int]) -> dict[int, str]:
+async def _sessions_of(session: AsyncSession, message_ids: Sequence[int], visible: Collection[int]) -> dict[int, str]:
     """The session (key) of each message, among sessions of visible channels."""
     if not message_ids:
         return {}
@@ -177,7 +173,7 @@ async def _sessions_of(session: AsyncSession, message_ids: Sequence[int], visibl
 
 
 async def _message_views(
-    session: AsyncSession, message_ids: Sequence[int], visible: Sequence[int]
+    session: AsyncSession, message_ids: Sequence[int], visible: Collection[int]
 ) -> dict[int, MessageView]:
     if not message_ids:
         return {}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -25,7 +26,7 @@ from bot.memory.clear import ClearMemory, assemble, check_query, filter_params, 
 from bot.memory.keywords import phrase_of
 from bot.memory.types import ClearHit, ClearQuery, Viewer
 from bot.memory.vector_index import VectorIndex
-from bot.memory.visibility import visible_channel_ids
+from bot.memory.visibility import visible_channel_versions
 
 
 RRF_K = 60  # the usual reciprocal-rank constant: a rank-1 hit counts 1/61, rank 10 1/70
@@ -60,24 +61,28 @@ class HybridMemory:
         ranked = sorted(hits, key=lambda hit: -score[hit[0]])
         return [replace(hit, score=score[id_]) for id_, hit in _distinct(ranked)][: query.limit]
 
-    async def fused(self, viewer: Viewer, query: ClearQuery) -> list[tuple[int, float]]:
+    async def fused(
+        self, viewer: Viewer, query: ClearQuery, *, visible: Mapping[int, int] | None = None
+    ) -> list[tuple[int, float]]:
         """Both rankings fused, (message database id, score), best first, unread and unfiltered: callers read
-        them through a scoped statement (`search`) or map them to scoped sessions (fuzzy memory)."""
+        them through a scoped statement (`search`) or map them to scoped sessions (fuzzy memory). `visible`: the
+        viewer's channels with their memory versions, when the caller has just read them."""
         check_query(query)
         question = query.question.strip() or " ".join(query.keywords)
         # The two sides are independent: run them together (SQL on its connection, Chroma in a worker thread).
         lexical, dense = await asyncio.gather(
             self._lexical(viewer, query) if any(map(phrase_of, query.keywords)) else _nothing(),
-            self._dense(viewer, question) if self.dense_weight > 0 and question else _nothing(),
+            self._dense(viewer, question, visible) if self.dense_weight > 0 and question else _nothing(),
         )
         return fuse(lexical, dense, dense_weight=self.dense_weight)
 
     async def _lexical(self, viewer: Viewer, query: ClearQuery) -> list[int]:
         return [id_ for id_, _ in await self.clear.ranked(viewer, replace(query, limit=self.lexical_depth))]
 
-    async def _dense(self, viewer: Viewer, question: str) -> list[tuple[int, ...]]:
-        async with self.db.session() as session:
-            visible = await visible_channel_ids(session, viewer)
+    async def _dense(self, viewer: Viewer, question: str, visible: Mapping[int, int] | None) -> list[tuple[int, ...]]:
+        if visible is None:
+            async with self.db.session() as session:
+                visible = await visible_channel_versions(session, viewer)
         matches = await self.windows.query(viewer.workspace_id, question, channel_ids=visible, top_k=self.dense_depth)
         return [match.message_ids for match in matches]
 

@@ -30,7 +30,7 @@ from bot.memory.sessions import SessionLine, sessionize, windows
 from bot.memory.summarizer import SessionSummarizer
 from bot.memory.vector_index import VectorDoc, VectorIndex
 from bot.settings import Settings
-from bot.store import models
+from bot.store import models, truth
 from bot.store.db import Database
 
 
@@ -115,7 +115,7 @@ class SessionIndexer:
         # deletes again. Deleting the rows first could leave vectors no row points to.
         await self.drop_vectors(workspace_id, [s.key for s in gone if s.embedded])
         async with self.db.session() as session, session.begin():
-            await store.delete_sessions(session, [s.id for s in gone])
+            await truth.delete_sessions(session, [s.id for s in gone])
             stats.sessions_new += await store.insert_sessions(self.db, session, workspace_id, new)
         stats.sessions_removed += len(gone)
 

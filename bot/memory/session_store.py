@@ -9,11 +9,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.memory.sessions import SessionLine, SessionSpan
-from bot.store import models
+from bot.store import models, truth
 from bot.store.db import Database, as_utc
 
 
@@ -140,13 +140,9 @@ def _session_row(workspace_id: int, span: SessionSpan) -> dict[str, object]:
     }
 
 
-async def delete_sessions(session: AsyncSession, session_ids: Sequence[int]) -> None:
-    for batch in chunks(session_ids):
-        await session.execute(delete(models.SessionMessage).where(models.SessionMessage.session_id.in_(batch)))
-        await session.execute(delete(models.MemorySession).where(models.MemorySession.id.in_(batch)))
-
-
 async def mark(session: AsyncSession, session_ids: Sequence[int], **flags: bool) -> None:
     """Set `summarized` and/or `embedded` on sessions."""
     for batch in chunks(session_ids):
         await session.execute(update(models.MemorySession).where(models.MemorySession.id.in_(batch)).values(**flags))
+    if flags.get("embedded"):
+        await truth.bump_memory_versions(session, session_ids)  # their vectors were just written

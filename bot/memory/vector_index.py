@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.config import Settings as ChromaSettings
 
 from bot.memory.embeddings import embedder_from_settings
+from bot.memory.vector_cache import ChannelVectors, VectorCache
 from bot.settings import Settings
 
 
@@ -83,8 +84,10 @@ class VectorIndex:
         *,
         prefix: str = "askwith",  # collection names are "<prefix>-ws<workspace id>"
         query_vectors: QueryVectors | None = None,  # a sibling's cache (same embedder)
+        cache: VectorCache | None = None,  # vectors kept in memory for exact scoped search (None: Chroma only)
     ) -> None:
         self.query_vectors = query_vectors or QueryVectors(embedder)
+        self.cache = cache
         self._connect = connect
         self._client: ClientAPI | None = None
         self.embedder = embedder
@@ -97,16 +100,21 @@ class VectorIndex:
     def from_settings(cls, settings: Settings, *, embedder: EmbeddingFunction[Documents] | None = None) -> VectorIndex:
         embedder = embedder_from_settings(settings) if embedder is None else embedder
         quiet = ChromaSettings(anonymized_telemetry=False)  # no phoning home from an offline machine
+        cache = VectorCache(settings.vector_cache) if settings.vector_cache > 0 else None
         if settings.chroma_host:
             host, port = settings.chroma_host, settings.chroma_port
             return cls(
                 lambda: chromadb.HttpClient(host=host, port=port, settings=quiet),
                 embedder,
                 prefix=settings.chroma_prefix,
+                cache=cache,
             )
         path = settings.data_dir / "chroma"
         return cls(
-            lambda: chromadb.PersistentClient(path=path, settings=quiet), embedder, prefix=settings.chroma_prefix
+            lambda: chromadb.PersistentClient(path=path, settings=quiet),
+            embedder,
+            prefix=settings.chroma_prefix,
+            cache=cache,
         )
 
     def windows(self) -> VectorIndex:
@@ -114,7 +122,11 @@ class VectorIndex:
         collections "<prefix>-windows-ws<workspace id>"."""
         if self._windows is None:
             self._windows = VectorIndex(
-                self._shared_client, self.embedder, prefix=f"{self.prefix}-windows", query_vectors=self.query_vectors
+                self._shared_client,
+                self.embedder,
+                prefix=f"{self.prefix}-windows",
+                query_vectors=self.query_vectors,
+                cache=self.cache,  # one bound for both (entries are told apart by index name)
             )
         return self._windows
 
@@ -139,12 +151,14 @@ class VectorIndex:
             await asyncio.to_thread(self._collection(workspace_id).delete, where={"session_key": {"$in": batch}})
 
     async def query(
-        self, workspace_id: int, text: str, *, channel_ids: Sequence[int], top_k: int
+        self, workspace_id: int, text: str, *, channel_ids: Sequence[int] | Mapping[int, int], top_k: int
     ) -> list[VectorMatch]:
-        """The `top_k` nearest summaries among the given channels only (an empty list of channels finds nothing)."""
+        """The `top_k` nearest documents among the given channels only (none given finds nothing). Channels given
+        with their memory versions (`visible_channel_versions`) are searched exactly in memory when they fit the
+        cache; otherwise, and for a plain list of ids, Chroma's index is asked with a channel filter."""
         if not channel_ids or top_k < 1:
             return []
-        return await asyncio.to_thread(self._query, workspace_id, text, list(channel_ids), top_k)
+        return await asyncio.to_thread(self._query, workspace_id, text, channel_ids, top_k)
 
     async def count(self, workspace_id: int) -> int:
         return await asyncio.to_thread(lambda: self._collection(workspace_id).count())
@@ -187,12 +201,21 @@ class VectorIndex:
             metadatas=[_metadata(d) for d in docs],
         )
 
-    def _query(self, workspace_id: int, text: str, channel_ids: list[int], top_k: int) -> list[VectorMatch]:
+    def _query(
+        self, workspace_id: int, text: str, channels: Sequence[int] | Mapping[int, int], top_k: int
+    ) -> list[VectorMatch]:
+        vector = self.query_vectors.vector(text)
+        if self.cache is not None and isinstance(channels, Mapping):
+            read = lambda ids: self._channel_vectors(workspace_id, ids)  # noqa: E731
+            found = self.cache.nearest((self.prefix, workspace_id), vector, channels, top_k, read=read)
+            if found is not None:
+                return [VectorMatch(key, score, ids) for key, score, ids in found]
+        channel_ids = list(channels)
         where: dict[str, Any] = (
             {"channel_id": channel_ids[0]} if len(channel_ids) == 1 else {"channel_id": {"$in": channel_ids}}
         )
         result = self._collection(workspace_id).query(
-            query_embeddings=[self.query_vectors.vector(text)],
+            query_embeddings=[vector],
             n_results=top_k,
             where=where,
             include=["distances", "metadatas"],
@@ -204,6 +227,21 @@ class VectorIndex:
             VectorMatch(key, 1.0 - float(d), _message_ids(meta))
             for key, d, meta in zip(ids, distances, metadatas, strict=True)
         ]
+
+    def _channel_vectors(self, workspace_id: int, channel_ids: list[int]) -> dict[int, ChannelVectors]:
+        """Every vector of these channels, by channel (channels without any get an empty entry)."""
+        rows: dict[int, list[tuple[str, tuple[int, ...], Any]]] = {id_: [] for id_ in channel_ids}
+        for start in range(0, len(channel_ids), 500):
+            batch = channel_ids[start : start + 500]
+            where: dict[str, Any] = {"channel_id": {"$in": batch}} if len(batch) > 1 else {"channel_id": batch[0]}
+            got = self._collection(workspace_id).get(where=where, include=["embeddings", "metadatas"])
+            vectors = got["embeddings"] if got["embeddings"] is not None else []
+            for key, meta, vector in zip(got["ids"], got["metadatas"] or [], vectors, strict=True):
+                rows[int(meta["channel_id"])].append((key, _message_ids(meta), vector))
+        return {
+            id_: ChannelVectors.of([r[0] for r in found], [r[1] for r in found], [r[2] for r in found])
+            for id_, found in rows.items()
+        }
 
     def _drop(self, workspace_id: int) -> None:
         with self._lock:

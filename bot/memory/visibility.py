@@ -26,6 +26,14 @@ async def visible_channel_ids(session: AsyncSession, viewer: Viewer) -> list[int
     return list((await session.execute(visible_channels(viewer))).scalars())
 
 
+async def visible_channel_versions(session: AsyncSession, viewer: Viewer) -> dict[int, int]:
+    """The channels `viewer` may read, each with its memory version (for vectors kept in memory)."""
+    stmt = select(models.Channel.id, models.Channel.memory_version).where(
+        models.Channel.id.in_(visible_channels(viewer))
+    )
+    return {id_: version for id_, version in (await session.execute(stmt)).all()}
+
+
 async def resolve_viewer(session: AsyncSession, workspace_id: int, who: str) -> Viewer:
     """The viewer for a member named by handle (with or without @) or platform id."""
     wanted = who.strip().lstrip("@")

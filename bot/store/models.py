@@ -73,6 +73,9 @@ class Channel(Base):
     platform_id: Mapped[str] = mapped_column(String(128))
     name: Mapped[str] = mapped_column(String(256))
     kind: Mapped[str] = mapped_column(String(16), default=ChannelKind.PUBLIC.value)
+    # Bumped whenever the channel's memory vectors change (sessions embedded or dropped): processes that keep
+    # vectors in memory (`bot.memory.vector_cache`) read a channel again when its version moved.
+    memory_version: Mapped[int] = mapped_column(default=0, server_default="0")
 
 
 class Membership(Base):

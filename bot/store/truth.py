@@ -76,7 +76,7 @@ async def drop_sessions_of_messages(session: AsyncSession, message_ids: Sequence
             .distinct()
         )
         rows.extend((id_, key) for id_, key in result.all())
-    await _delete_sessions(session, [id_ for id_, _ in rows])
+    await delete_sessions(session, [id_ for id_, _ in rows])
     return sorted({key for _, key in rows})
 
 
@@ -88,14 +88,28 @@ async def drop_sessions_of_channel(session: AsyncSession, channel_db_id: int) ->
             )
         )
     ).all()
-    await _delete_sessions(session, [id_ for id_, _ in rows])
+    await delete_sessions(session, [id_ for id_, _ in rows])
     return [key for _, key in rows]
 
 
-async def _delete_sessions(session: AsyncSession, session_ids: Sequence[int]) -> None:
-    for batch in _chunks(sorted(set(session_ids))):
+async def delete_sessions(session: AsyncSession, session_ids: Sequence[int]) -> None:
+    """Delete fuzzy-memory sessions and their message links; their channels' memory versions move on."""
+    ids = sorted(set(session_ids))
+    await bump_memory_versions(session, ids)
+    for batch in _chunks(ids):
         await session.execute(delete(models.SessionMessage).where(models.SessionMessage.session_id.in_(batch)))
         await session.execute(delete(models.MemorySession).where(models.MemorySession.id.in_(batch)))
+
+
+async def bump_memory_versions(session: AsyncSession, session_ids: Sequence[int]) -> None:
+    """Move on the memory version of the channels of these sessions: their vectors were written or are going."""
+    for batch in _chunks(session_ids):
+        of_sessions = select(models.MemorySession.channel_id).where(models.MemorySession.id.in_(batch))
+        await session.execute(
+            update(models.Channel)
+            .where(models.Channel.id.in_(of_sessions))
+            .values(memory_version=models.Channel.memory_version + 1)
+        )
 
 
 async def purge_orphan_summaries(session: AsyncSession) -> int:
