@@ -247,43 +247,56 @@ class QuoteIndex:
         self.lines = lines
         self.ids = list(lines)
         self.relevant: set[str] = set(lines)  # lines about the question (the screen narrows this)
-        self._grams: dict[Gram, set[str]] = {}
-        for line_id, line in lines.items():
-            for gram in _grams(_LINE_ID.sub("", line)):
-                self._grams.setdefault(gram, set()).add(line_id)
-        for text in known:
-            for gram in _grams(text):
-                self._grams.pop(gram, None)
+        # Each line's grams are cached by text; the grams of a checked text are looked up in them (a text has far
+        # fewer grams than the hundreds of lines an agent may hold, so no gram -> lines map is built per turn).
+        self._line_grams = {line_id: _line_grams(line) for line_id, line in lines.items()}
+        self._known: frozenset[Gram] = frozenset().union(*(_grams(text) for text in known))
 
     def quotes(self, text: str) -> list[Quote]:
         words = list(_WORD.finditer(text))
         norms = [w[0].lower() for w in words]
-        cover: list[set[str]] = [set() for _ in words]
-        grams_at: list[set[Gram]] = [set() for _ in words]
-        for i in range(len(words) - QUOTE_WORDS + 1):
-            gram = tuple(norms[i : i + QUOTE_WORDS])
-            if ids := self._grams.get(gram):
+        grams = [tuple(norms[i : i + QUOTE_WORDS]) for i in range(len(words) - QUOTE_WORDS + 1)]
+        holders = self._holders(set(grams))
+        # Only the words inside a quote get an entry (texts run to thousands of words, quotes are few).
+        cover: dict[int, set[str]] = {}
+        grams_at: dict[int, set[Gram]] = {}
+        for i, gram in enumerate(grams):
+            if ids := holders.get(gram):
                 for j in range(i, i + QUOTE_WORDS):
-                    cover[j] |= ids
-                    grams_at[j].add(gram)
+                    cover.setdefault(j, set()).update(ids)
+                    grams_at.setdefault(j, set()).add(gram)
         return _runs(text, words, cover, grams_at)
 
+    def _holders(self, grams: set[Gram]) -> dict[Gram, set[str]]:
+        """The lines holding each of these grams, leaving out grams of text the other side already has."""
+        grams -= self._known
+        holders: dict[Gram, set[str]] = {}
+        if grams:
+            for line_id, line_grams in self._line_grams.items():
+                for gram in line_grams & grams:
+                    holders.setdefault(gram, set()).add(line_id)
+        return holders
 
-def _runs(text: str, words: list[re.Match[str]], cover: list[set[str]], grams_at: list[set[Gram]]) -> list[Quote]:
-    quotes, i = [], 0
-    while i < len(words):
-        if not cover[i]:
-            i += 1
-            continue
-        j = i
-        while j + 1 < len(words) and cover[j + 1]:
-            j += 1
-        start, end = words[i].start(), words[j].end()
-        ids = frozenset[str]().union(*cover[i : j + 1])
-        grams = frozenset[Gram]().union(*grams_at[i : j + 1])
+
+def _runs(
+    text: str, words: list[re.Match[str]], cover: dict[int, set[str]], grams_at: dict[int, set[Gram]]
+) -> list[Quote]:
+    """Runs of consecutive covered words, each one quote."""
+    quotes, covered = [], sorted(cover)
+    while covered:
+        run = [covered.pop(0)]
+        while covered and covered[0] == run[-1] + 1:
+            run.append(covered.pop(0))
+        start, end = words[run[0]].start(), words[run[-1]].end()
+        ids = frozenset[str]().union(*(cover[i] for i in run))
+        grams = frozenset[Gram]().union(*(grams_at[i] for i in run))
         quotes.append(Quote(start, end, text[start:end], ids, grams))
-        i = j + 1
     return quotes
+
+
+@lru_cache(maxsize=16_384)
+def _line_grams(line: str) -> frozenset[Gram]:
+    return _grams(_LINE_ID.sub("", line))
 
 
 @lru_cache(maxsize=16_384)
