@@ -49,6 +49,10 @@ def _terminate_like_ctrl_c(_signum: int, _frame: object) -> None:
 
 
 def main() -> None:
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # Inherited as ignored (a background job of a non-interactive shell): asyncio then installs no Ctrl-C
+        # handler, and SIGTERM, which takes Ctrl-C's path, would do nothing while an ask waits on the model.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _terminate_like_ctrl_c)
     _register_all()
     try:

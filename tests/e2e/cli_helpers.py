@@ -42,9 +42,16 @@ def askwith(data_dir: Path, *args: str, timeout: float = 120, **extra: str) -> s
     )
 
 
-def start_askwith(data_dir: Path, *args: str, **extra: str) -> subprocess.Popen[str]:
+# Sets the SIGINT disposition the command starts with, then becomes it (exec keeps an ignored signal ignored).
+_WITH_SIGINT = "import os, signal, sys; signal.signal(signal.SIGINT, {}); os.execv(sys.executable, sys.argv[1:])"
+
+
+def start_askwith(data_dir: Path, *args: str, sigint_ignored: bool = False, **extra: str) -> subprocess.Popen[str]:
+    """`sigint_ignored`: start as a background job of a script would (SIGINT ignored); either way it is set
+    explicitly, so the test does not depend on how its own runner was started."""
+    disposition = "signal.SIG_IGN" if sigint_ignored else "signal.SIG_DFL"
     return subprocess.Popen(
-        [sys.executable, "-m", "bot", *args],
+        [sys.executable, "-c", _WITH_SIGINT.format(disposition), sys.executable, "-m", "bot", *args],
         cwd=ROOT,
         env=cli_env(data_dir, **extra),
         stdout=subprocess.PIPE,

@@ -2,7 +2,9 @@
 
 Before: SIGTERM killed the process outright: a local model server it had started kept running, and the ask stayed
 `running` forever in `transcripts list`. After: SIGTERM takes Ctrl-C's path: the command is cancelled, everything it
-opened is closed, the ask is recorded as `interrupted`, and the process exits (130) at once."""
+opened is closed, the ask is recorded as `interrupted`, and the process exits (130) at once. Also when the command
+was started with SIGINT ignored, as a background job of a script is: it then ignored SIGTERM too, until the model
+answered."""
 
 from __future__ import annotations
 
@@ -60,10 +62,15 @@ async def stalling_model(tmp_path: Path) -> AsyncIterator[tuple[str, asyncio.Eve
         await runner.cleanup()
 
 
-async def test_sigterm_interrupts_the_ask_cleanly(tmp_path: Path, stalling_model: tuple[str, asyncio.Event]) -> None:
+# Started as a background job of a script, a command inherits SIGINT ignored: SIGTERM must still stop it.
+@pytest.mark.parametrize("sigint_ignored", [False, True], ids=["foreground", "sigint-ignored"])
+async def test_sigterm_interrupts_the_ask_cleanly(
+    tmp_path: Path, stalling_model: tuple[str, asyncio.Event], sigint_ignored: bool
+) -> None:
     base_url, called = stalling_model
     proc = start_askwith(
         tmp_path, "ask", "--workspace", "acme", "--as", "alice", "--with", "bob", "When is the offsite?",
+        sigint_ignored=sigint_ignored,
         ASKWITH_LLM_BASE_URL=base_url, ASKWITH_LLM_MODEL="m", ASKWITH_LLM_TIMEOUT_SECONDS="3000",
     )  # fmt: skip
     try:
