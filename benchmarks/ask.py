@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import statistics
 import sys
 import tempfile
@@ -89,7 +90,16 @@ async def one_ask(bench: Bench, request: AskRequest) -> tuple[AskOutcome, float]
 
 
 async def measure(bench: Bench, concurrent: int) -> dict[str, float]:
-    # Calls and tokens per ask do not depend on timing: the questions run side by side to keep the benchmark short.
+    figures = await costs(bench)
+    gc.collect()  # the timed runs below start from the same heap, not from the transcripts read above
+    figures.update(await overlap(bench, bench.questions[0], concurrent, prefix=""))
+    engine_only = replace(bench.questions[0], ablations=["no-clear-memory", "no-fuzzy-memory"])
+    figures.update(await overlap(bench, engine_only, concurrent, prefix="engine_"))
+    return figures
+
+
+async def costs(bench: Bench) -> dict[str, float]:
+    """Calls and tokens per ask (they do not depend on timing: the questions run side by side, to be quick)."""
     outcomes = await asyncio.gather(*(bench.service.ask(request) for request in bench.questions))
     transcripts = [await load_transcript(bench.service.db, o.ask_id) for o in outcomes]
     mean_calls, most_calls = calls_per_turn(transcripts)
@@ -102,9 +112,6 @@ async def measure(bench: Bench, concurrent: int) -> dict[str, float]:
         "llm_calls_per_ask": statistics.mean(t.cost().llm_calls for t in transcripts),
         "answered": sum(t.ask.status == "done" for t in transcripts) / len(transcripts),
     }
-    figures.update(await overlap(bench, bench.questions[0], concurrent, prefix=""))
-    engine_only = replace(bench.questions[0], ablations=["no-clear-memory", "no-fuzzy-memory"])
-    figures.update(await overlap(bench, engine_only, concurrent, prefix="engine_"))
     return figures
 
 
@@ -157,6 +164,7 @@ def report(figures: dict[str, float], args: argparse.Namespace) -> str:
 
 async def run(settings: Settings, args: argparse.Namespace) -> dict[str, float]:
     bench = await setup(settings, latency_s=args.latency, questions=args.questions)
+    gc.freeze()  # as `askwith serve` does once started: the start-up heap (here the workspace too) stays put
     args.questions_run = bench.questions
     args.agent_search = settings.agent_search
     try:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -36,12 +37,15 @@ EXPAND_MESSAGES = 3  # a fuzzy hit brings this many of its session's messages, t
 LINE_OVERHEAD_CHARS = 40  # id, channel, time and sender of a line, for sizing a whole-history read
 
 
+Visible = Mapping[int, int]  # the channels a viewer can see, with their memory versions (one snapshot a turn)
+
+
 class ClearSearch(Protocol):
-    async def search(self, viewer: Viewer, query: ClearQuery) -> list[ClearHit]: ...
+    async def search(self, viewer: Viewer, query: ClearQuery, *, visible: Visible | None = None) -> list[ClearHit]: ...
 
 
 class FuzzySearch(Protocol):
-    async def search(self, viewer: Viewer, query: FuzzyQuery) -> list[FuzzyHit]: ...
+    async def search(self, viewer: Viewer, query: FuzzyQuery, *, visible: Visible | None = None) -> list[FuzzyHit]: ...
 
 
 class HistoryRead(Protocol):
@@ -56,6 +60,8 @@ class HistoryRead(Protocol):
     ) -> list[MessageView]: ...
 
     async def visible_ids(self, viewer: Viewer, message_ids: list[str]) -> set[str]: ...
+
+    async def channels(self, viewer: Viewer) -> dict[int, int]: ...
 
 
 @dataclass(frozen=True)
@@ -236,11 +242,14 @@ class MemoryTools:
         return self.whole_budget * 4 // LINE_OVERHEAD_CHARS
 
     async def run(self, clear: list[ClearParams], fuzzy: list[FuzzyParams]) -> list[QueryRecord]:
-        """All queries of one turn, concurrently."""
-        jobs = [self._clear(p) for p in clear[:MAX_QUERIES]] + [self._fuzzy(p) for p in fuzzy[:MAX_QUERIES]]
+        """All queries of one turn, concurrently, on one reading of the channels the member can see (taken when
+        the first query needs it: the turn's searches agree on the member's sight, and read it once)."""
+        sight = _Sight(self.memory.history, self.viewer)
+        jobs = [self._clear(p, sight) for p in clear[:MAX_QUERIES]]
+        jobs += [self._fuzzy(p, sight) for p in fuzzy[:MAX_QUERIES]]
         return list(await asyncio.gather(*jobs))
 
-    async def _clear(self, params: ClearParams) -> QueryRecord:
+    async def _clear(self, params: ClearParams, sight: _Sight) -> QueryRecord:
         record = QueryRecord("clear", params.dict())
         if not self.ablations.clear_memory:
             record.skipped = "ablation"
@@ -254,12 +263,13 @@ class MemoryTools:
                 await self._read_scope(record, params.channel, params.sender)
                 self._keep(record, record.hit_ids, record.hits)
                 return record
-            hits = await self._timed(record, self.memory.clear.search(self.viewer, params.query()))
+            search = self.memory.clear.search(self.viewer, params.query(), visible=await sight.channels())
+            hits = await self._timed(record, search)
             lines = [line for h in hits for line in _clear_lines(h)]
             self._keep(record, list(dict.fromkeys(line.id for line in lines)), lines)
         return record
 
-    async def _fuzzy(self, params: FuzzyParams) -> QueryRecord:
+    async def _fuzzy(self, params: FuzzyParams, sight: _Sight) -> QueryRecord:
         record = QueryRecord("fuzzy", params.dict())
         if not self.ablations.fuzzy_memory:
             record.skipped = "ablation"
@@ -268,7 +278,8 @@ class MemoryTools:
         elif not params.text:
             record.skipped = "empty"
         elif not self._from_cache(record):
-            hits = await self._timed(record, self.memory.fuzzy.search(self.viewer, params.query()))
+            search = self.memory.fuzzy.search(self.viewer, params.query(), visible=await sight.channels())
+            hits = await self._timed(record, search)
             lines = [line for h in hits for line in _fuzzy_lines(h, params.text)]
             self._keep(record, list(dict.fromkeys(line.id for line in lines)), lines)
         return record
@@ -297,6 +308,23 @@ class MemoryTools:
             return []
         finally:
             record.latency_s = time.perf_counter() - started
+
+
+class _Sight:
+    """The channels a member can see, read once for the searches of one turn, by the first that needs them."""
+
+    def __init__(self, history: HistoryRead | None, viewer: Viewer) -> None:
+        self._history = history
+        self._viewer = viewer
+        self._task: asyncio.Future[dict[int, int]] | None = None
+
+    async def channels(self) -> Visible | None:
+        """None when no reader is at hand: each search then reads them itself."""
+        if self._history is None:
+            return None
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._history.channels(self._viewer))
+        return await self._task
 
 
 def _tokens(size: HistorySize) -> int:

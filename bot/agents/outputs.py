@@ -8,6 +8,7 @@ answer has the wrong shape, so a malformed answer becomes a recorded turn error,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from bot.agents.memory_tools import ClearParams, FuzzyParams, parse_clear, parse_fuzzy
@@ -54,7 +55,9 @@ _RECRUIT = {
 }
 
 
+@cache
 def think_schema(*, with_plan: bool) -> dict[str, Any]:
+    """The think call's reply schema (one object per variant: callers only read it)."""
     properties: dict[str, Any] = {
         "clear": {"type": "array", "items": _CLEAR},
         "fuzzy": {"type": "array", "items": _FUZZY},

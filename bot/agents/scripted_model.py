@@ -114,11 +114,11 @@ def keywords_of(text: str) -> list[str]:
     return [w for w in dict.fromkeys(words) if w not in STOPWORDS]
 
 
-def _matches(text: str, keywords: list[str]) -> int:
-    """How many keywords a text holds, by a crude stem ("launch" ~ "launching"); 0 unless at least half do."""
-    lowered = text.lower()
-    found = sum(k[:5] in lowered for k in keywords)
-    return found if keywords and 2 * found >= len(keywords) else 0
+def _stems_in(lowered: str, stems: list[str]) -> int:
+    """How many keywords a lower-cased text holds, by a crude stem (a keyword's first five letters: "launch" ~
+    "launching"); 0 unless at least half do."""
+    found = sum(stem in lowered for stem in stems)
+    return found if stems and 2 * found >= len(stems) else 0
 
 
 def _fact_in(text: str, need: str) -> tuple[str, str] | None:
@@ -179,7 +179,7 @@ def _asked_someone(view: PromptView) -> str | None:
 # ---------------------------------------------------------------------- act
 def _hits(view: PromptView) -> list[dict[str, str]]:
     """The MEMORY RESULTS lines: memory hits, or (with a private model) the facts it extracted from them."""
-    return [m.groupdict() for line in view.block("MEMORY RESULTS") if (m := _HIT.match(line) or _FACT.match(line))]
+    return [hit for line in view.block("MEMORY RESULTS") if (hit := _parsed(line)) is not None]
 
 
 def _extract(view: PromptView) -> dict[str, Any]:
@@ -205,7 +205,7 @@ def _act(view: PromptView) -> dict[str, Any]:
 def _statement(view: PromptView) -> dict[str, Any]:
     """The closing statement: each known rationale as the plan has it; an unknown one from the notebook line that
     matches it best (one line per rationale, the same rule as act)."""
-    notebook = [m.groupdict() for line in view.block("NOTEBOOK") if (m := _HIT.match(line) or _FACT.match(line))]
+    notebook = [hit for line in view.block("NOTEBOOK") if (hit := _parsed(line)) is not None]
     claims = []
     for r in plan_of(view):
         hit = _best_hit(notebook, keywords_of(r["need"])) if r["status"] == "unknown" else None
@@ -218,9 +218,21 @@ def _statement(view: PromptView) -> dict[str, Any]:
 
 
 def _best_hit(hits: list[dict[str, str]], keywords: list[str]) -> dict[str, str] | None:
-    scored = [(_matches(f"{h['sender'] or ''} {h['text']}", keywords), -i, h) for i, h in enumerate(hits)]
-    best = max(scored, default=(0, 0, None), key=lambda s: s[:2])
-    return best[2] if best[0] else None
+    """The first hit holding the most keywords (`_stems_in`), if any does."""
+    stems = [k[:5] for k in keywords]
+    best, found = None, 0
+    for hit in hits:
+        if (count := _stems_in(hit["lowered"], stems)) > found:
+            best, found = hit, count
+    return best
+
+
+def _parsed(line: str) -> dict[str, str] | None:
+    """A MEMORY RESULTS or NOTEBOOK line's fields, and its sender and text lower-cased for matching."""
+    if (m := _HIT.match(line) or _FACT.match(line)) is None:
+        return None
+    fields = m.groupdict()
+    return fields | {"lowered": f"{fields['sender'] or ''} {fields['text']}".lower()}
 
 
 def _utterance(plan: list[dict[str, str]], asked: str | None, exhausted: bool) -> str:

@@ -20,8 +20,9 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
 
-from sqlalchemy import select, update
+from sqlalchemy import Integer, Update, bindparam, select, update
 
 from bot import messages
 from bot.agents.progress import FINAL_STAGES, Stage
@@ -158,12 +159,9 @@ class ProgressTracker:
             profile = await self.roster.profile(detail)
             detail, name = profile.handle, profile.display_name
         at = datetime.now(UTC)
-        async with self.db.session() as session, session.begin():
-            await session.execute(
-                update(models.Ask)
-                .where(models.Ask.id == self.ask_id, models.Ask.claimed_by == self.worker_id)
-                .values(stage=stage.value, stage_detail=detail or None, stage_at=at)
-            )
+        params = {"ask_id": self.ask_id, "worker": self.worker_id, "new_stage": stage.value, "detail": detail or None}
+        async with self.db.engine.begin() as conn:
+            await conn.execute(_stage_statement(), params | {"at": at})
         self.hub.publish(Progress(self.ask_id, stage, detail, name, at))
 
     async def flush(self) -> None:
@@ -180,6 +178,22 @@ class ProgressTracker:
     def stop(self) -> None:
         """Drop stages not yet written (a cancelled ask reports nothing more but its final stage)."""
         self._pending = None
+
+
+@cache
+def _stage_statement() -> Update:
+    """Store the stage of ask `ask_id` while `worker` holds it (built once; bind parameters carry the values)."""
+    ask = models.Ask.__table__
+    claimed = (ask.c.id == bindparam("ask_id", type_=Integer)) & (ask.c.claimed_by == bindparam("worker"))
+    return (
+        update(ask)
+        .where(claimed)
+        .values(
+            stage=bindparam("new_stage", type_=ask.c.stage.type),
+            stage_detail=bindparam("detail", type_=ask.c.stage_detail.type),
+            stage_at=bindparam("at", type_=ask.c.stage_at.type),
+        )
+    )
 
 
 async def read_progress(db: Database, ask_id: int, *, roster: Roster | None = None) -> Progress | None:

@@ -10,9 +10,10 @@ import asyncio
 import logging
 from collections.abc import Coroutine
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import Integer, Update, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot import messages
@@ -53,17 +54,14 @@ class AskRecorder:
     async def touch(self, conn: AsyncSession | AsyncConnection, calls: list[LLMCallRecord] | None = None) -> None:
         """Renew the claim (and count `calls` into the ask's cost); ClaimLostError when this worker no longer owns
         the ask."""
-        ask = models.Ask
-        values: dict[str, Any] = {"heartbeat_at": now()}
+        params: dict[str, Any] = {"ask_id": self.ask_id, "worker": self.worker_id, "beat": now()}
         if calls:
-            values.update(
-                llm_calls=ask.llm_calls + len(calls),
-                prompt_tokens=ask.prompt_tokens + sum(c.prompt_tokens for c in calls),
-                completion_tokens=ask.completion_tokens + sum(c.completion_tokens for c in calls),
+            params.update(
+                calls=len(calls),
+                prompt=sum(c.prompt_tokens for c in calls),
+                completion=sum(c.completion_tokens for c in calls),
             )
-        result = await conn.execute(
-            update(ask).where(ask.id == self.ask_id, ask.claimed_by == self.worker_id).values(**values)
-        )
+        result = await conn.execute(_touch_statement(bool(calls)), params)
         if result.rowcount != 1:
             raise ClaimLostError(f"ask #{self.ask_id} was taken over by another worker")
 
@@ -155,25 +153,12 @@ class AskRecorder:
         data = step.dict()
         async with self.db.engine.begin() as conn:  # Core statements: a turn is a handful of round trips
             await self.touch(conn, step.llm_calls)
-            turn_id = (
-                await conn.execute(
-                    insert(models.Turn)
-                    .values(
-                        conversation_id=conversation_id,
-                        idx=step.index,
-                        agent=step.agent,
-                        plan=data["plan"],
-                        think=data["think"],
-                        utterance=step.utterance,
-                        solved=len(step.update.solved),
-                        fake_solved=len(step.update.fake_solved),
-                        data=data,
-                        posted=posted,
-                        created_at=now(),
-                    )  # fmt: skip
-                    .returning(models.Turn.id)
-                )
-            ).scalar_one()
+            row = {
+                "conversation_id": conversation_id, "idx": step.index, "agent": step.agent, "plan": data["plan"],
+                "think": data["think"], "utterance": step.utterance, "solved": len(step.update.solved),
+                "fake_solved": len(step.update.fake_solved), "data": data, "posted": posted, "created_at": now(),
+            }  # fmt: skip
+            turn_id = (await conn.execute(_INSERT_TURN, row)).scalar_one()
             if step.queries:
                 rows = [_query_row(turn_id, step.agent, q) for q in step.queries]
                 await conn.execute(insert(models.MemoryQuery), rows)
@@ -282,6 +267,25 @@ async def _turns_by_conversation(session: AsyncSession, ids: list[int]) -> dict[
     for turn in rows:
         out.setdefault(turn.conversation_id, {})[turn.idx] = turn
     return out
+
+
+# Statements an ask runs at every turn, built once (bind parameters carry the values).
+_INSERT_TURN = insert(models.Turn.__table__).returning(models.Turn.__table__.c.id)
+
+
+@cache
+def _touch_statement(with_cost: bool) -> Update:
+    """Renew the claim (`ask_id`, `worker`, `beat`); with the cost, add `calls`, `prompt` and `completion`."""
+    ask = models.Ask.__table__
+    values: dict[str, Any] = {"heartbeat_at": bindparam("beat", type_=ask.c.heartbeat_at.type)}
+    if with_cost:
+        values.update(
+            llm_calls=ask.c.llm_calls + bindparam("calls", type_=Integer),
+            prompt_tokens=ask.c.prompt_tokens + bindparam("prompt", type_=Integer),
+            completion_tokens=ask.c.completion_tokens + bindparam("completion", type_=Integer),
+        )
+    claimed = (ask.c.id == bindparam("ask_id", type_=Integer)) & (ask.c.claimed_by == bindparam("worker"))
+    return update(ask).where(claimed).values(**values)
 
 
 def _query_row(turn_id: int, agent: str, query: QueryRecord) -> dict[str, Any]:

@@ -90,11 +90,27 @@ def check_reply(text: str, schema: dict[str, Any]) -> dict[str, Any]:
     except ValueError as exc:
         kind = ReplyProblem.EMPTY if not text.strip() else ReplyProblem.INVALID_JSON
         raise ReplyProblem(kind, str(exc)) from None
-    error = best_match(Draft202012Validator(schema).iter_errors(data))
+    validator = _validator(schema)
+    if validator.is_valid(data):
+        return data
+    error = best_match(validator.iter_errors(data))
     if error is not None:
         where = "/".join(str(part) for part in error.absolute_path) or "the top level"
         raise ReplyProblem(ReplyProblem.WRONG_SCHEMA, f"at {where}: {error.message}")
     return data
+
+
+_VALIDATORS: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
+
+
+def _validator(schema: dict[str, Any]) -> Draft202012Validator:
+    """One validator per schema object: requests carry the same few schemas over and over."""
+    held = _VALIDATORS.get(id(schema))
+    if held is None or held[0] is not schema:  # the validator reads the schema object itself: never stale
+        if len(_VALIDATORS) >= 64:  # schemas built per request: keep the table small
+            _VALIDATORS.clear()
+        held = _VALIDATORS[id(schema)] = (schema, Draft202012Validator(schema))
+    return held[1]
 
 
 def json_repair_messages(request: LLMRequest, bad_reply: str, problem: str) -> Messages:

@@ -16,7 +16,7 @@ Blank keywords are a malformed query and raise `MemoryQueryError`; keywords that
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -52,16 +52,25 @@ class ClearMemory:
         self.scoped_match_max_channels = scoped_match_max_channels
         self.scoped_match_matches_per_channel = scoped_match_matches_per_channel
 
-    async def search(self, viewer: Viewer, query: ClearQuery) -> list[ClearHit]:
-        """The best `query.limit` hits for `viewer`, best first, each with its context window."""
-        rows = await self._run(viewer, query, ranked_only=False)
+    async def search(
+        self, viewer: Viewer, query: ClearQuery, *, visible: Mapping[int, int] | None = None
+    ) -> list[ClearHit]:
+        """The best `query.limit` hits for `viewer`, best first, each with its context window. `visible`: the
+        viewer's channels (`visible_channel_versions`) when the caller has just read them; the statement scopes
+        every row itself either way, they only spare SQLite's planning a statement."""
+        rows = await self._run(viewer, query, ranked_only=False, visible=visible)
         return assemble(rows, with_context=query.context_window > 0)
 
-    async def ranked(self, viewer: Viewer, query: ClearQuery) -> list[tuple[int, float]]:
+    async def ranked(
+        self, viewer: Viewer, query: ClearQuery, *, visible: Mapping[int, int] | None = None
+    ) -> list[tuple[int, float]]:
         """Only the ranking: (message database id, score), best first, at most `query.limit` (no views)."""
-        return [(row.id, float(row.score)) for row in await self._run(viewer, query, ranked_only=True)]
+        rows = await self._run(viewer, query, ranked_only=True, visible=visible)
+        return [(row.id, float(row.score)) for row in rows]
 
-    async def _run(self, viewer: Viewer, query: ClearQuery, *, ranked_only: bool) -> Sequence[Row]:
+    async def _run(
+        self, viewer: Viewer, query: ClearQuery, *, ranked_only: bool, visible: Mapping[int, int] | None
+    ) -> Sequence[Row]:
         check_query(query)
         phrases = search_terms(query.keywords)
         if not phrases:
@@ -84,21 +93,30 @@ class ClearMemory:
         async with self.db.engine.connect() as conn:
             if self.db.dialect == "postgresql":
                 params["match"] = tsquery_expression(phrases)
-            elif (match := await self._fts5_match(conn, viewer, phrases)) is not None:
+            elif (match := await self._fts5_match(conn, viewer, phrases, visible)) is not None:
                 params["match"] = match
             else:
                 return []  # the viewer sees no channel at all
             return (await conn.execute(statement, params)).all()
 
-    async def _fts5_match(self, conn: AsyncConnection, viewer: Viewer, phrases: Sequence[Phrase]) -> str | None:
+    async def _fts5_match(
+        self, conn: AsyncConnection, viewer: Viewer, phrases: Sequence[Phrase], visible: Mapping[int, int] | None
+    ) -> str | None:
         """The MATCH expression for SQLite: scoped to the viewer's channel tokens when that pays off (see
-        SCOPED_MATCH_*). The tokens only speed the match up; the scope is the statement's own condition."""
+        SCOPED_MATCH_*); None when the viewer sees no channel. The tokens only speed the match up; the scope is the
+        statement's own condition."""
         cap = self.scoped_match_matches_per_channel * self.scoped_match_max_channels
         params = {**viewer_params(viewer), "match": fts5_expression(phrases), "cap": cap}
-        rows = (await conn.execute(clear_sql.sqlite_scope_probe(), params)).all()
-        if not rows:
-            return None
-        channels, matches = [row[0] for row in rows], rows[0][1]
+        if visible is not None:
+            channels = sorted(visible)
+            if not channels or len(channels) > self.scoped_match_max_channels:
+                return fts5_expression(phrases) if channels else None
+            matches = (await conn.execute(clear_sql.sqlite_match_count(), params)).scalar_one()
+        else:
+            rows = (await conn.execute(clear_sql.sqlite_scope_probe(), params)).all()
+            if not rows:
+                return None
+            channels, matches = [row[0] for row in rows], rows[0][1]
         scoped = len(channels) <= self.scoped_match_max_channels and (
             matches >= self.scoped_match_matches_per_channel * len(channels)
         )

@@ -111,9 +111,9 @@ def full_text(dialect: str) -> tuple[FromClause, ColumnElement[bool], ColumnElem
 
 
 @cache
-def sqlite_scope_probe() -> Select[tuple[int, int]]:
-    """The viewer's visible channel ids, each row also carrying how many messages of any channel match `match`,
-    counted no further than `cap` (SQLite: decides whether the FTS index should intersect with the channels)."""
+def sqlite_match_count() -> Select[tuple[int]]:
+    """How many messages of any channel match `match`, counted no further than `cap` (SQLite: decides whether the
+    FTS index should intersect with the viewer's channels)."""
     matching = (
         select(literal_column("1"))
         .select_from(table("message_fts"))
@@ -121,8 +121,14 @@ def sqlite_scope_probe() -> Select[tuple[int, int]]:
         .limit(bindparam("cap", type_=Integer))
         .subquery()
     )
+    return select(func.count()).select_from(matching)
+
+
+@cache
+def sqlite_scope_probe() -> Select[tuple[int, int]]:
+    """The viewer's visible channel ids, each row also carrying `sqlite_match_count`."""
     channel = visible_channels(bound_viewer()).subquery("visible")
-    return select(channel.c.channel_id, select(func.count()).select_from(matching).scalar_subquery())
+    return select(channel.c.channel_id, sqlite_match_count().scalar_subquery())
 
 
 @cache

@@ -19,9 +19,10 @@ import asyncio
 import dataclasses
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
+from datetime import datetime
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.memory.clear import ClearMemory
 from bot.memory.hybrid import RRF_K, HybridMemory
@@ -46,25 +47,30 @@ class FuzzyMemory:
         self.index = index
         self.by_messages = by_messages  # False: summaries only (fuzzy memory v1)
 
-    async def search(self, viewer: Viewer, query: FuzzyQuery) -> list[FuzzyHit]:
-        """Top-k sessions for `query.text`, best first, within the viewer's sight."""
+    async def search(
+        self, viewer: Viewer, query: FuzzyQuery, *, visible: Mapping[int, int] | None = None
+    ) -> list[FuzzyHit]:
+        """Top-k sessions for `query.text`, best first, within the viewer's sight. `visible`: the viewer's channels
+        with their memory versions (`visible_channel_versions`) when the caller has just read them."""
         if not query.text.strip() or query.top_k < 1:
             return []
-        async with self.db.session() as session:
-            visible = await visible_channel_versions(session, viewer)
+        if visible is None:
+            async with self.db.engine.connect() as conn:
+                visible = await visible_channel_versions(conn, viewer)
         pool = max(query.top_k + OVERFETCH, SESSION_POOL if self.by_messages else 0)
         by_summary = await self.index.query(viewer.workspace_id, query.text, channel_ids=visible, top_k=pool)
         best = await self._best_messages(viewer, query.text, visible) if self.by_messages else []
-        async with self.db.session() as session:
-            sessions_of = await _sessions_of(session, [id_ for id_, _ in best], visible)
+        async with self.db.engine.connect() as conn:
+            found = await _in_sessions(conn, [id_ for id_, _ in best], visible)
+            sessions_of = {id_: key for id_, (key, _) in found.items()}
             matches = _fused(by_summary, best, sessions_of) if self.by_messages else by_summary
-            hits = (await _hits(session, viewer.workspace_id, matches, visible))[: query.top_k]
+            hits = (await _hits(conn, viewer.workspace_id, matches, visible))[: query.top_k]
             keys = [hit.session_key for hit in hits]
             wanted = [id_ for id_, _ in best if sessions_of.get(id_) in keys]
-            views = await _message_views(session, wanted, visible)
+            views = {id_: found[id_][1] for id_ in wanted}
             hits = [_with_matches(hit, wanted, views, sessions_of) for hit in hits]
             if query.expand and hits:
-                messages = await _session_messages(session, keys)
+                messages = await _session_messages(conn, keys)
                 hits = [_with_messages(hit, messages.get(hit.session_key, ())) for hit in hits]
         return hits
 
@@ -78,13 +84,21 @@ class FuzzyMemory:
 
 
 async def _hits(
-    session: AsyncSession, workspace_id: int, matches: Sequence[VectorMatch], visible: Collection[int]
+    conn: AsyncConnection, workspace_id: int, matches: Sequence[VectorMatch], visible: Collection[int]
 ) -> list[FuzzyHit]:
     """The matches that are live sessions of visible channels, in match order."""
     if not matches:
         return []
     stmt = (
-        select(models.MemorySession, models.Channel.platform_id, models.Channel.name, models.SessionSummary)
+        select(
+            models.MemorySession.key,
+            models.Channel.platform_id,
+            models.Channel.name,
+            models.SessionSummary.text,
+            models.SessionSummary.method,
+            models.MemorySession.first_ts,
+            models.MemorySession.last_ts,
+        )
         .join(models.Channel, models.Channel.id == models.MemorySession.channel_id)
         .join(models.SessionSummary, models.SessionSummary.content_hash == models.MemorySession.content_hash)
         .where(
@@ -93,30 +107,32 @@ async def _hits(
             models.MemorySession.channel_id.in_(list(visible)),
         )
     )
-    rows = {row[0].key: row for row in (await session.execute(stmt)).all()}
-    return [_hit(match, *rows[match.key]) for match in matches if match.key in rows]
+    rows = {row[0]: row for row in (await conn.execute(stmt)).all()}
+    return [_hit(match, *rows[match.key][1:]) for match in matches if match.key in rows]
 
 
 def _hit(
     match: VectorMatch,
-    stored: models.MemorySession,
     channel_id: str,
     channel_name: str,
-    summary: models.SessionSummary,
+    summary: str,
+    summary_method: str,
+    first_ts: datetime,
+    last_ts: datetime,
 ) -> FuzzyHit:
     return FuzzyHit(
-        session_key=stored.key,
+        session_key=match.key,
         channel_id=channel_id,
         channel_name=channel_name,
-        summary=summary.text,
-        summary_method=summary.method,
+        summary=summary,
+        summary_method=summary_method,
         score=match.score,
-        first_ts=as_utc(stored.first_ts),
-        last_ts=as_utc(stored.last_ts),
+        first_ts=as_utc(first_ts),
+        last_ts=as_utc(last_ts),
     )
 
 
-async def _session_messages(session: AsyncSession, keys: Sequence[str]) -> dict[str, tuple[MessageView, ...]]:
+async def _session_messages(conn: AsyncConnection, keys: Sequence[str]) -> dict[str, tuple[MessageView, ...]]:
     stmt = (
         select(
             models.MemorySession.key,
@@ -135,7 +151,7 @@ async def _session_messages(session: AsyncSession, keys: Sequence[str]) -> dict[
         .order_by(models.MemorySession.key, models.Message.ts, models.Message.id)
     )
     grouped: dict[str, list[MessageView]] = defaultdict(list)
-    for key, message_id, channel_id, channel_name, sender, ts, text in (await session.execute(stmt)).all():
+    for key, message_id, channel_id, channel_name, sender, ts, text in (await conn.execute(stmt)).all():
         grouped[key].append(MessageView(message_id, channel_id, channel_name, sender, as_utc(ts), text))
     return {key: tuple(views) for key, views in grouped.items()}
 
@@ -157,29 +173,16 @@ def _fused(
     return [VectorMatch(key, score) for key, score in sorted(scores.items(), key=lambda item: -item[1])]
 
 
-async def _sessions_of(session: AsyncSession, message_ids: Sequence[int], visible: Collection[int]) -> dict[int, str]:
-    """The session (key) of each message, among sessions of visible channels."""
-    if not message_ids:
-        return {}
-    stmt = (
-        select(models.SessionMessage.message_id, models.MemorySession.key)
-        .join(models.MemorySession, models.MemorySession.id == models.SessionMessage.session_id)
-        .where(
-            models.SessionMessage.message_id.in_(list(message_ids)),
-            models.MemorySession.channel_id.in_(list(visible)),
-        )
-    )
-    return {message_id: key for message_id, key in (await session.execute(stmt)).all()}
-
-
-async def _message_views(
-    session: AsyncSession, message_ids: Sequence[int], visible: Collection[int]
-) -> dict[int, MessageView]:
+async def _in_sessions(
+    conn: AsyncConnection, message_ids: Sequence[int], visible: Collection[int]
+) -> dict[int, tuple[str, MessageView]]:
+    """The session (key) of each message and its view, among sessions of visible channels."""
     if not message_ids:
         return {}
     stmt = (
         select(
             models.Message.id,
+            models.MemorySession.key,
             models.Message.platform_id,
             models.Channel.platform_id,
             models.Channel.name,
@@ -187,13 +190,19 @@ async def _message_views(
             models.Message.ts,
             models.Message.text,
         )
+        .join(models.SessionMessage, models.SessionMessage.message_id == models.Message.id)
+        .join(models.MemorySession, models.MemorySession.id == models.SessionMessage.session_id)
         .join(models.Channel, models.Channel.id == models.Message.channel_id)
         .join(models.Member, models.Member.id == models.Message.sender_id)
-        .where(models.Message.id.in_(list(message_ids)), models.Message.channel_id.in_(list(visible)))
+        .where(
+            models.Message.id.in_(list(message_ids)),
+            models.Message.channel_id.in_(list(visible)),
+            models.MemorySession.channel_id.in_(list(visible)),
+        )
     )
     return {
-        row[0]: MessageView(row[1], row[2], row[3], row[4], as_utc(row[5]), row[6])
-        for row in (await session.execute(stmt)).all()
+        row[0]: (row[1], MessageView(row[2], row[3], row[4], row[5], as_utc(row[6]), row[7]))
+        for row in (await conn.execute(stmt)).all()
     }
 
 

@@ -4,6 +4,7 @@
     size = await history.size(viewer)                 # HistorySize(messages=120, chars=9_800)
     views = await history.read(viewer)                # oldest first, fan-out copies once
     seen = await history.visible_ids(viewer, ["m1", "m7"])
+    channels = await history.channels(viewer)         # {channel id: memory version}
 
 When what a member can see fits an agent's evidence budget, the agent reads it whole (the paper's own setting for
 Schedule and Needle in the Persona) instead of guessing keywords. Scoping is `visible_channels(viewer)`, as for every
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from sqlalchemy import Select, func, select
 
 from bot.memory.types import MessageView, Viewer
-from bot.memory.visibility import visible_channels
+from bot.memory.visibility import visible_channel_versions, visible_channels
 from bot.store import models
 from bot.store.db import Database, as_utc
 
@@ -74,6 +75,11 @@ class WholeHistory:
                 seen.add(key)
                 views.append(MessageView(message_id, channel_id, channel_name, sender_name, as_utc(ts), text))
         return views
+
+    async def channels(self, viewer: Viewer) -> dict[int, int]:
+        """The channels the viewer can see now, each with its memory version (`visible_channel_versions`)."""
+        async with self.db.engine.connect() as conn:
+            return await visible_channel_versions(conn, viewer)
 
     async def visible_ids(self, viewer: Viewer, message_ids: Sequence[str]) -> set[str]:
         """Which of these messages (platform ids) the viewer can see now."""

@@ -52,9 +52,12 @@ class HybridMemory:
         self.dense_depth = dense_depth
         self.dense_weight = dense_weight
 
-    async def search(self, viewer: Viewer, query: ClearQuery) -> list[ClearHit]:
-        """The best `query.limit` hits of both rankings fused, best first, each with its context window."""
-        fused = await self.fused(viewer, query)
+    async def search(
+        self, viewer: Viewer, query: ClearQuery, *, visible: Mapping[int, int] | None = None
+    ) -> list[ClearHit]:
+        """The best `query.limit` hits of both rankings fused, best first, each with its context window.
+        `visible`: as for `fused`."""
+        fused = await self.fused(viewer, query, visible=visible)
         # Read more than asked for: fan-out copies collapse and filters drop some.
         hits = await self._read(viewer, query, [id_ for id_, _ in fused[: query.limit * 3]])
         score = dict(fused)
@@ -71,18 +74,19 @@ class HybridMemory:
         question = query.question.strip() or " ".join(query.keywords)
         # The two sides are independent: run them together (SQL on its connection, Chroma in a worker thread).
         lexical, dense = await asyncio.gather(
-            self._lexical(viewer, query) if any(map(phrase_of, query.keywords)) else _nothing(),
+            self._lexical(viewer, query, visible) if any(map(phrase_of, query.keywords)) else _nothing(),
             self._dense(viewer, question, visible) if self.dense_weight > 0 and question else _nothing(),
         )
         return fuse(lexical, dense, dense_weight=self.dense_weight)
 
-    async def _lexical(self, viewer: Viewer, query: ClearQuery) -> list[int]:
-        return [id_ for id_, _ in await self.clear.ranked(viewer, replace(query, limit=self.lexical_depth))]
+    async def _lexical(self, viewer: Viewer, query: ClearQuery, visible: Mapping[int, int] | None) -> list[int]:
+        ranked = await self.clear.ranked(viewer, replace(query, limit=self.lexical_depth), visible=visible)
+        return [id_ for id_, _ in ranked]
 
     async def _dense(self, viewer: Viewer, question: str, visible: Mapping[int, int] | None) -> list[tuple[int, ...]]:
         if visible is None:
-            async with self.db.session() as session:
-                visible = await visible_channel_versions(session, viewer)
+            async with self.db.engine.connect() as conn:
+                visible = await visible_channel_versions(conn, viewer)
         matches = await self.windows.query(viewer.workspace_id, question, channel_ids=visible, top_k=self.dense_depth)
         return [match.message_ids for match in matches]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sqlalchemy import Select, and_, func, or_, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.errors import UnknownChannelError, UnknownMemberError
 from bot.memory.types import Viewer
@@ -26,7 +26,7 @@ async def visible_channel_ids(session: AsyncSession, viewer: Viewer) -> list[int
     return list((await session.execute(visible_channels(viewer))).scalars())
 
 
-async def visible_channel_versions(session: AsyncSession, viewer: Viewer) -> dict[int, int]:
+async def visible_channel_versions(session: AsyncSession | AsyncConnection, viewer: Viewer) -> dict[int, int]:
     """The channels `viewer` may read, each with its memory version (for vectors kept in memory)."""
     stmt = select(models.Channel.id, models.Channel.memory_version).where(
         models.Channel.id.in_(visible_channels(viewer))

@@ -13,6 +13,7 @@ are answered with one message saying how to configure one.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -133,6 +134,9 @@ async def running(
             spec = local_workspace or settings.serve_workspace
             runtime.local = await start_local(settings, db, spec, llm=llm, memory=mem)
         _collect_workers(runtime)
+        # What start-up built lives as long as the process: moved out of the cyclic collector's reach, it is not
+        # walked again by every full collection while asks run (gc.freeze).
+        gc.freeze()
         async with _background(runtime, schedule=serving):
             yield runtime
 

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.memory.clear import ClearMemory
+from bot.memory.history import WholeHistory
 from bot.memory.keywords import phrase_of
 from bot.memory.types import ClearHit, ClearQuery
 from bot.memory.visibility import resolve_viewer
@@ -145,7 +146,8 @@ def check(world: World, handle: str, query: ClearQuery, hits: list[ClearHit]) ->
 # ---------------------------------------------------------------------- the property
 async def test_no_read_ever_leaves_the_viewers_scope(db: Database) -> None:
     loop = asyncio.get_running_loop()
-    # With and without the FTS scope tokens (SQLite): both must give the same answer.
+    # With and without the FTS scope tokens (SQLite), with and without the viewer's channels read beforehand: all
+    # must give the same answer.
     memories = [ClearMemory(db, scoped_match_matches_per_channel=0), ClearMemory(db, scoped_match_max_channels=0)]
 
     def on_loop(coro: Coroutine[Any, Any, Any]) -> Any:
@@ -157,8 +159,11 @@ async def test_no_read_ever_leaves_the_viewers_scope(db: Database) -> None:
             async with db.session() as session:
                 viewer = await resolve_viewer(session, workspace_id, handle)
             results = [await memory.search(viewer, query) for memory in memories]
+            # An agent's turn reads the viewer's channels once and hands them to each search: the same answer.
+            visible = await WholeHistory(db).channels(viewer)
+            results += [await memory.search(viewer, query, visible=visible) for memory in memories]
             check(case.world, handle, query, results[0])
-            assert results[0] == results[1]
+            assert all(result == results[0] for result in results[1:])
 
     @settings(
         max_examples=60 if db.dialect == "sqlite" else 20,
