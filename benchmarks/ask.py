@@ -1,7 +1,7 @@
 """The cost of an ask, with a fake LLM of fixed latency (the scripted model: NOT evidence of answer quality).
 
     python benchmarks/ask.py                       # needs ASKWITH_BENCH_DATA_DIR (FriendsTV)
-    python benchmarks/ask.py --latency 0.5 --questions 20 --concurrent 100
+    python benchmarks/ask.py --latency 0.5 --questions 20 --concurrent 100 --json figures.json
 
 Prints, in one run, on the FriendsTV workspace (140 members, 11,593 messages; SQLite; clear memory searched as
 ASKWITH_AGENT_SEARCH says, hybrid by default, and fuzzy memory):
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
 import statistics
 import sys
 import tempfile
@@ -178,12 +179,15 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=1.0, help="Seconds per fake LLM call.")
     parser.add_argument("--questions", type=int, default=20, help="FriendsTV questions for calls and tokens.")
     parser.add_argument("--concurrent", type=int, default=100, help="Asks run at once.")
+    parser.add_argument("--json", metavar="FILE", help="Also write the figures to this JSON file.")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings.load().replace(data_dir=Path(tmp), embedder="hash", llm_concurrency=4 * args.concurrent)
         settings = settings.replace(database_url="") if not settings.database_url else settings
         figures = asyncio.run(run(settings, args))
     print(report(figures, args))
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2, sort_keys=True))
 
 
 if __name__ == "__main__":

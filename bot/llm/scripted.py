@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import random
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from enum import Enum
 from typing import Any
@@ -23,6 +24,7 @@ from bot.llm.types import LLMBackend, LLMReply, LLMRequest
 
 
 Script = Callable[[LLMRequest], str | Awaitable[str]]
+RECORDED_REQUESTS = 1_000
 
 
 class ScriptedBackend:
@@ -31,8 +33,9 @@ class ScriptedBackend:
         self.model = model
         self.endpoint = f"scripted:{model}"
         self.latency_s = latency_s
-        self.requests: list[LLMRequest] = []
-        self.response_formats: list[dict[str, Any] | None] = []
+        # The latest requests, for tests to read: bounded, as the offline demo model serves as long as askwith runs.
+        self.requests: deque[LLMRequest] = deque(maxlen=RECORDED_REQUESTS)
+        self.response_formats: deque[dict[str, Any] | None] = deque(maxlen=RECORDED_REQUESTS)
 
     async def complete(self, request: LLMRequest, *, response_format: dict[str, Any] | None) -> LLMReply:
         self.requests.append(request)

@@ -99,7 +99,7 @@ async def test_a_queued_ask_is_cancelled_without_running(db: Database, settings:
     assert await h.service.cancel(ask_id, by="erin") is CancelResult.CANCELLED  # an admin may
     ask = await h.service.load(ask_id)
     assert (ask.status, ask.cancelled_by, ask.hidden_thread_id) == ("cancelled", "erin", None)
-    assert h.backend.requests == [] and len(h.world.messages.get(HIDDEN_CHANNEL_ID, [])) == hidden_before
+    assert not h.backend.requests and len(h.world.messages.get(HIDDEN_CHANNEL_ID, [])) == hidden_before
     assert await h.service.claim_next() is None
 
 

@@ -45,7 +45,7 @@ async def test_invalid_requests_are_rejected_with_a_clear_text(
     with pytest.raises(AskRejectedError) as info:
         await h.service.submit(request_)
     assert str(info.value) == text
-    assert h.backend.requests == []
+    assert not h.backend.requests
 
 
 async def test_a_valid_request_is_queued_with_handles_and_ablations(sqlite_db: Database, settings: Settings) -> None:

@@ -10,7 +10,7 @@ import pytest
 from bot.errors import LLMError, LLMOutputError, LLMRejectedError, LLMUnavailableError
 from bot.llm.client import LLMClient
 from bot.llm.retry import RetryPolicy
-from bot.llm.scripted import Fault, FaultyBackend, ScriptedBackend, always, random_faults
+from bot.llm.scripted import RECORDED_REQUESTS, Fault, FaultyBackend, ScriptedBackend, always, random_faults
 from bot.llm.types import LLMRequest
 
 
@@ -101,7 +101,7 @@ async def test_an_endpoint_refusing_every_json_form_falls_back_to_prompt_only_th
     faults = [Fault.FORMAT_REJECTED] * 3
     client = client_over(FaultyBackend(inner, faults))
     result = await client.complete(ask())
-    assert result.data == GOOD and result.call.json_mode == "prompt_only" and inner.response_formats == [None]
+    assert result.data == GOOD and result.call.json_mode == "prompt_only" and list(inner.response_formats) == [None]
     stubborn = client_over(FaultyBackend(ScriptedBackend(good_model), always(Fault.FORMAT_REJECTED)))
     with pytest.raises(LLMRejectedError, match="refused every form of JSON output"):
         await stubborn.complete(ask())
@@ -139,3 +139,11 @@ def test_backoff_grows_with_jitter_and_honours_retry_after() -> None:
     assert policy.delay(0, retry_after=7.5) == 7.5
     assert policy.delay(0, retry_after=10_000) == policy.max_retry_after_s
     assert RetryPolicy(backoff_s=0.0).delay(3) == 0.0
+
+
+async def test_the_scripted_backend_keeps_only_its_latest_requests() -> None:
+    backend = ScriptedBackend(good_model)
+    for index in range(RECORDED_REQUESTS + 5):
+        await backend.complete(ask(f"When? #{index}"), response_format=None)
+    assert len(backend.requests) == len(backend.response_formats) == RECORDED_REQUESTS
+    assert backend.requests[-1].messages[-1]["content"].endswith(f"#{RECORDED_REQUESTS + 4}")
