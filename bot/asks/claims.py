@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import ColumnElement, Integer, and_, bindparam, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.asks import models
@@ -76,3 +76,9 @@ class AskClaims:
             )
         )
         return result.rowcount == 1
+
+
+def held_by_worker() -> ColumnElement[bool]:
+    """Ask `ask_id` is held by `worker` (bind parameters), for statements built once."""
+    ask = models.Ask.__table__
+    return (ask.c.id == bindparam("ask_id", type_=Integer)) & (ask.c.claimed_by == bindparam("worker"))

@@ -22,12 +22,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 
-from sqlalchemy import Integer, Update, bindparam, select, update
+from sqlalchemy import Update, bindparam, select, update
 
 from bot import messages
 from bot.agents.progress import FINAL_STAGES, Stage
 from bot.agents.roster import Roster
 from bot.asks import models
+from bot.asks.claims import held_by_worker
 from bot.errors import AskwithError
 from bot.store.db import Database
 
@@ -184,10 +185,9 @@ class ProgressTracker:
 def _stage_statement() -> Update:
     """Store the stage of ask `ask_id` while `worker` holds it (built once; bind parameters carry the values)."""
     ask = models.Ask.__table__
-    claimed = (ask.c.id == bindparam("ask_id", type_=Integer)) & (ask.c.claimed_by == bindparam("worker"))
     return (
         update(ask)
-        .where(claimed)
+        .where(held_by_worker())
         .values(
             stage=bindparam("new_stage", type_=ask.c.stage.type),
             stage_detail=bindparam("detail", type_=ask.c.stage_detail.type),

@@ -23,6 +23,7 @@ from bot.agents.multiparty import SavedConversation
 from bot.agents.roster import Roster
 from bot.agents.steps import StatementStep, TurnStep
 from bot.asks import models
+from bot.asks.claims import held_by_worker
 from bot.errors import AskCancelledError, AskwithError, ClaimLostError
 from bot.llm.types import LLMCallRecord
 from bot.port import ChatPort, ThreadRef
@@ -284,8 +285,7 @@ def _touch_statement(with_cost: bool) -> Update:
             prompt_tokens=ask.c.prompt_tokens + bindparam("prompt", type_=Integer),
             completion_tokens=ask.c.completion_tokens + bindparam("completion", type_=Integer),
         )
-    claimed = (ask.c.id == bindparam("ask_id", type_=Integer)) & (ask.c.claimed_by == bindparam("worker"))
-    return update(ask).where(claimed).values(**values)
+    return update(ask).where(held_by_worker()).values(**values)
 
 
 def _query_row(turn_id: int, agent: str, query: QueryRecord) -> dict[str, Any]:

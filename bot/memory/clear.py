@@ -57,7 +57,7 @@ class ClearMemory:
     ) -> list[ClearHit]:
         """The best `query.limit` hits for `viewer`, best first, each with its context window. `visible`: the
         viewer's channels (`visible_channel_versions`) when the caller has just read them; the statement scopes
-        every row itself either way, they only spare SQLite's planning a statement."""
+        every row itself either way, they only spare SQLite the statement that lists them again."""
         rows = await self._run(viewer, query, ranked_only=False, visible=visible)
         return assemble(rows, with_context=query.context_window > 0)
 

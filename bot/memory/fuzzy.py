@@ -29,7 +29,7 @@ from bot.memory.hybrid import RRF_K, HybridMemory
 from bot.memory.query import interleaved, read_query
 from bot.memory.types import ClearQuery, FuzzyHit, FuzzyQuery, MessageView, Viewer
 from bot.memory.vector_index import VectorIndex, VectorMatch
-from bot.memory.visibility import visible_channel_versions
+from bot.memory.visibility import read_visible_channel_versions
 from bot.store import models
 from bot.store.db import Database, as_utc
 
@@ -55,8 +55,7 @@ class FuzzyMemory:
         if not query.text.strip() or query.top_k < 1:
             return []
         if visible is None:
-            async with self.db.engine.connect() as conn:
-                visible = await visible_channel_versions(conn, viewer)
+            visible = await read_visible_channel_versions(self.db, viewer)
         pool = max(query.top_k + OVERFETCH, SESSION_POOL if self.by_messages else 0)
         by_summary = await self.index.query(viewer.workspace_id, query.text, channel_ids=visible, top_k=pool)
         best = await self._best_messages(viewer, query.text, visible) if self.by_messages else []

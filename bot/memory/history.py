@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from sqlalchemy import Select, func, select
 
 from bot.memory.types import MessageView, Viewer
-from bot.memory.visibility import visible_channel_versions, visible_channels
+from bot.memory.visibility import read_visible_channel_versions, visible_channels
 from bot.store import models
 from bot.store.db import Database, as_utc
 
@@ -78,8 +78,7 @@ class WholeHistory:
 
     async def channels(self, viewer: Viewer) -> dict[int, int]:
         """The channels the viewer can see now, each with its memory version (`visible_channel_versions`)."""
-        async with self.db.engine.connect() as conn:
-            return await visible_channel_versions(conn, viewer)
+        return await read_visible_channel_versions(self.db, viewer)
 
     async def visible_ids(self, viewer: Viewer, message_ids: Sequence[str]) -> set[str]:
         """Which of these messages (platform ids) the viewer can see now."""

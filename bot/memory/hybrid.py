@@ -26,7 +26,7 @@ from bot.memory.clear import ClearMemory, assemble, check_query, filter_params, 
 from bot.memory.keywords import phrase_of
 from bot.memory.types import ClearHit, ClearQuery, Viewer
 from bot.memory.vector_index import VectorIndex
-from bot.memory.visibility import visible_channel_versions
+from bot.memory.visibility import read_visible_channel_versions
 
 
 RRF_K = 60  # the usual reciprocal-rank constant: a rank-1 hit counts 1/61, rank 10 1/70
@@ -85,8 +85,7 @@ class HybridMemory:
 
     async def _dense(self, viewer: Viewer, question: str, visible: Mapping[int, int] | None) -> list[tuple[int, ...]]:
         if visible is None:
-            async with self.db.engine.connect() as conn:
-                visible = await visible_channel_versions(conn, viewer)
+            visible = await read_visible_channel_versions(self.db, viewer)
         matches = await self.windows.query(viewer.workspace_id, question, channel_ids=visible, top_k=self.dense_depth)
         return [match.message_ids for match in matches]
 

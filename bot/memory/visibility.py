@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from bot.errors import UnknownChannelError, UnknownMemberError
 from bot.memory.types import Viewer
 from bot.store import models
+from bot.store.db import Database
 
 
 def visible_channels(viewer: Viewer) -> Select[tuple[int]]:
@@ -32,6 +33,12 @@ async def visible_channel_versions(session: AsyncSession | AsyncConnection, view
         models.Channel.id.in_(visible_channels(viewer))
     )
     return {id_: version for id_, version in (await session.execute(stmt)).all()}
+
+
+async def read_visible_channel_versions(db: Database, viewer: Viewer) -> dict[int, int]:
+    """`visible_channel_versions` on a connection of its own."""
+    async with db.engine.connect() as conn:
+        return await visible_channel_versions(conn, viewer)
 
 
 async def resolve_viewer(session: AsyncSession, workspace_id: int, who: str) -> Viewer:
