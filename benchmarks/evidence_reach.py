@@ -84,10 +84,11 @@ class RecordingBackend(ScriptedBackend):
     """The scripted model, keeping every request it answers (the prompts actually sent)."""
 
     def __init__(self) -> None:
-        super().__init__(scripted_model)
+        super().__init__(scripted_model, recorded=None)
 
     def take(self) -> list[LLMRequest]:
-        taken, self.requests = self.requests, []
+        taken = list(self.requests)
+        self.requests.clear()
         return taken
 
 

@@ -28,14 +28,21 @@ RECORDED_REQUESTS = 1_000
 
 
 class ScriptedBackend:
-    def __init__(self, script: Script, *, model: str = "scripted", latency_s: float = 0.0) -> None:
+    def __init__(
+        self,
+        script: Script,
+        *,
+        model: str = "scripted",
+        latency_s: float = 0.0,
+        recorded: int | None = RECORDED_REQUESTS,  # requests kept for reading back; None = every one
+    ) -> None:
         self.script = script
         self.model = model
         self.endpoint = f"scripted:{model}"
         self.latency_s = latency_s
         # The latest requests, for tests to read: bounded, as the offline demo model serves as long as askwith runs.
-        self.requests: deque[LLMRequest] = deque(maxlen=RECORDED_REQUESTS)
-        self.response_formats: deque[dict[str, Any] | None] = deque(maxlen=RECORDED_REQUESTS)
+        self.requests: deque[LLMRequest] = deque(maxlen=recorded)
+        self.response_formats: deque[dict[str, Any] | None] = deque(maxlen=recorded)
 
     async def complete(self, request: LLMRequest, *, response_format: dict[str, Any] | None) -> LLMReply:
         self.requests.append(request)

@@ -147,3 +147,10 @@ async def test_the_scripted_backend_keeps_only_its_latest_requests() -> None:
         await backend.complete(ask(f"When? #{index}"), response_format=None)
     assert len(backend.requests) == len(backend.response_formats) == RECORDED_REQUESTS
     assert backend.requests[-1].messages[-1]["content"].endswith(f"#{RECORDED_REQUESTS + 4}")
+
+
+async def test_a_scripted_backend_asked_to_keep_every_request_keeps_them_all() -> None:
+    backend = ScriptedBackend(good_model, recorded=None)
+    for index in range(RECORDED_REQUESTS + 5):
+        await backend.complete(ask(f"When? #{index}"), response_format=None)
+    assert len(backend.requests) == RECORDED_REQUESTS + 5
