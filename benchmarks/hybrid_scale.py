@@ -4,9 +4,10 @@
     python benchmarks/hybrid_scale.py --messages 100000 --json figures.json
 
 The window index is built the way ingestion builds it (`ASKWITH_WINDOW_MESSAGES` consecutive messages of a channel
-per vector, Chroma with the project's HNSW parameters, filtered by channel at query time), except that the vectors
-come from the hash embedder: MiniLM over a million messages takes over an hour on two cores, and a nearest-neighbour
-query costs the same whatever the vectors mean. A viewer's first search also reads their channels' vectors into
+per vector, Chroma with the project's HNSW parameters, keyed `<session key>:<index>` with each session's window count
+in the database), except that each window is a session of its own (no summaries are made) and the vectors come from
+the hash embedder: MiniLM over a million messages takes over an hour on two cores, and a nearest-neighbour query
+costs the same whatever the vectors mean. A viewer's first search also reads their channels' vectors into
 memory (`ASKWITH_VECTOR_CACHE`, 0 = Chroma's filtered index every time); `hybrid_first_of_viewer_*` times those
 searches and `hybrid_later_*` the others. The query side is measured twice: as built (hash-embedded query) and
 with the MiniLM query embedding the product uses timed on the same questions and added (`*_with_minilm_*`).
@@ -31,7 +32,7 @@ from random import Random
 if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sqlalchemy import select  # noqa: E402
+from sqlalchemy import delete, func, insert, select  # noqa: E402
 
 from benchmarks.clear_memory import probes_for, viewers_of  # noqa: E402
 from benchmarks.synthetic_workspace import WorkspaceSpec, load_synthetic  # noqa: E402
@@ -40,6 +41,7 @@ from bot.memory.clear import ClearMemory  # noqa: E402
 from bot.memory.embeddings import HashEmbedder, MiniLMEmbedder  # noqa: E402
 from bot.memory.hybrid import HybridMemory  # noqa: E402
 from bot.memory.vector_index import VectorDoc, VectorIndex  # noqa: E402
+from bot.memory.vector_keys import window_key  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store import models  # noqa: E402
 from bot.store.db import Database  # noqa: E402
@@ -49,17 +51,20 @@ BATCH = 5_000  # window vectors upserted at once
 
 
 async def build_windows(db: Database, index: VectorIndex, workspace_id: int, width: int) -> tuple[int, float]:
-    """Window vectors of every channel (kept in the index between runs); (windows, seconds spent building)."""
+    """Window vectors of every channel (kept in the index between runs); (windows, seconds spent building). Each
+    window is stored as an embedded session of one window, keyed as ingestion keys them, so a viewer's first search
+    reads their channels' vectors by key, as it does on an ingested workspace."""
     windows = index.windows()
     started = time.perf_counter()
     stmt = (
-        select(models.Message.id, models.Message.channel_id, models.Message.text)
+        select(models.Message.id, models.Message.channel_id, models.Message.ts, models.Message.text)
         .where(models.Message.workspace_id == workspace_id)
         .order_by(models.Message.channel_id, models.Message.ts, models.Message.id)
     )
     async with db.session() as session:
         rows = (await session.execute(stmt)).all()
     docs: list[VectorDoc] = []
+    sessions: list[dict[str, object]] = []
     for channel_id, in_channel in groupby(rows, key=lambda r: r.channel_id):
         listed = list(in_channel)
         for start in range(0, len(listed), width):
@@ -67,13 +72,37 @@ async def build_windows(db: Database, index: VectorIndex, workspace_id: int, wid
             key = f"syn-{channel_id}-{chunk[0].id}"
             text = "\n".join(r.text for r in chunk)
             ids = ",".join(str(r.id) for r in chunk)
-            docs.append(VectorDoc(key, text, channel_id, session_key=key, message_ids=ids))
-    if await windows.count(workspace_id) == len(docs):
+            docs.append(VectorDoc(window_key(key, 0), text, channel_id, session_key=key, message_ids=ids))
+            sessions.append(_session_row(workspace_id, channel_id, key, chunk))
+    async with db.session() as session:
+        of_workspace = models.MemorySession.workspace_id == workspace_id
+        stored = await session.scalar(select(func.count()).select_from(models.MemorySession).where(of_workspace))
+    if stored == len(sessions) and await windows.count(workspace_id) == len(docs):
         return len(docs), 0.0
+    async with db.session() as session, session.begin():
+        await session.execute(delete(models.MemorySession).where(models.MemorySession.workspace_id == workspace_id))
+        for start in range(0, len(sessions), BATCH):
+            await session.execute(insert(models.MemorySession), sessions[start : start + BATCH])
+    await windows.drop_workspace(workspace_id)
     for start in range(0, len(docs), BATCH):
         await windows.upsert(workspace_id, docs[start : start + BATCH])
         print(f"windows: {min(start + BATCH, len(docs)):,}/{len(docs):,}", file=sys.stderr, flush=True)
     return len(docs), time.perf_counter() - started
+
+
+def _session_row(workspace_id: int, channel_id: int, key: str, chunk: list) -> dict[str, object]:  # type: ignore[type-arg]
+    return {
+        "key": key,
+        "workspace_id": workspace_id,
+        "channel_id": channel_id,
+        "content_hash": key,
+        "first_ts": chunk[0].ts,
+        "last_ts": chunk[-1].ts,
+        "message_count": len(chunk),
+        "summarized": True,
+        "embedded": True,
+        "window_count": 1,
+    }
 
 
 async def measure(settings: Settings, messages: int, probes_wanted: int) -> dict[str, float]:

@@ -20,8 +20,9 @@ import dataclasses
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
+from functools import cache, partial
 
-from sqlalchemy import select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.memory.clear import ClearMemory
@@ -29,6 +30,7 @@ from bot.memory.hybrid import RRF_K, HybridMemory
 from bot.memory.query import interleaved, read_query
 from bot.memory.types import ClearQuery, FuzzyHit, FuzzyQuery, MessageView, Viewer
 from bot.memory.vector_index import VectorIndex, VectorMatch
+from bot.memory.vector_keys import vector_keys
 from bot.memory.visibility import read_visible_channel_versions
 from bot.store import models
 from bot.store.db import Database, as_utc
@@ -57,7 +59,10 @@ class FuzzyMemory:
         if visible is None:
             visible = await read_visible_channel_versions(self.db, viewer)
         pool = max(query.top_k + OVERFETCH, SESSION_POOL if self.by_messages else 0)
-        by_summary = await self.index.query(viewer.workspace_id, query.text, channel_ids=visible, top_k=pool)
+        keys = partial(vector_keys, self.db, windows=False)
+        by_summary = await self.index.query(
+            viewer.workspace_id, query.text, channel_ids=visible, top_k=pool, keys=keys
+        )
         best = await self._best_messages(viewer, query.text, visible) if self.by_messages else []
         async with self.db.engine.connect() as conn:
             found = await _in_sessions(conn, [id_ for id_, _ in best], visible)
@@ -88,7 +93,16 @@ async def _hits(
     """The matches that are live sessions of visible channels, in match order."""
     if not matches:
         return []
-    stmt = (
+    params = {"workspace_id": workspace_id, "keys": [m.key for m in matches], "visible": list(visible)}
+    rows = {row[0]: row for row in (await conn.execute(_hits_statement(), params)).all()}
+    return [_hit(match, *rows[match.key][1:]) for match in matches if match.key in rows]
+
+
+# The statements of a search are built once (their construction cost as much as their execution), with their lists
+# of keys, ids and channels bound at execution.
+@cache
+def _hits_statement() -> Select:  # type: ignore[type-arg]
+    return (
         select(
             models.MemorySession.key,
             models.Channel.platform_id,
@@ -101,13 +115,11 @@ async def _hits(
         .join(models.Channel, models.Channel.id == models.MemorySession.channel_id)
         .join(models.SessionSummary, models.SessionSummary.content_hash == models.MemorySession.content_hash)
         .where(
-            models.MemorySession.workspace_id == workspace_id,
-            models.MemorySession.key.in_([m.key for m in matches]),
-            models.MemorySession.channel_id.in_(list(visible)),
+            models.MemorySession.workspace_id == bindparam("workspace_id"),
+            models.MemorySession.key.in_(bindparam("keys", expanding=True)),
+            models.MemorySession.channel_id.in_(bindparam("visible", expanding=True)),
         )
     )
-    rows = {row[0]: row for row in (await conn.execute(stmt)).all()}
-    return [_hit(match, *rows[match.key][1:]) for match in matches if match.key in rows]
 
 
 def _hit(
@@ -132,7 +144,16 @@ def _hit(
 
 
 async def _session_messages(conn: AsyncConnection, keys: Sequence[str]) -> dict[str, tuple[MessageView, ...]]:
-    stmt = (
+    grouped: dict[str, list[MessageView]] = defaultdict(list)
+    rows = (await conn.execute(_session_messages_statement(), {"keys": list(keys)})).all()
+    for key, message_id, channel_id, channel_name, sender, ts, text in rows:
+        grouped[key].append(MessageView(message_id, channel_id, channel_name, sender, as_utc(ts), text))
+    return {key: tuple(views) for key, views in grouped.items()}
+
+
+@cache
+def _session_messages_statement() -> Select:  # type: ignore[type-arg]
+    return (
         select(
             models.MemorySession.key,
             models.Message.platform_id,
@@ -146,13 +167,9 @@ async def _session_messages(conn: AsyncConnection, keys: Sequence[str]) -> dict[
         .join(models.Message, models.Message.id == models.SessionMessage.message_id)
         .join(models.Channel, models.Channel.id == models.Message.channel_id)
         .join(models.Member, models.Member.id == models.Message.sender_id)
-        .where(models.MemorySession.key.in_(list(keys)))
+        .where(models.MemorySession.key.in_(bindparam("keys", expanding=True)))
         .order_by(models.MemorySession.key, models.Message.ts, models.Message.id)
     )
-    grouped: dict[str, list[MessageView]] = defaultdict(list)
-    for key, message_id, channel_id, channel_name, sender, ts, text in (await conn.execute(stmt)).all():
-        grouped[key].append(MessageView(message_id, channel_id, channel_name, sender, as_utc(ts), text))
-    return {key: tuple(views) for key, views in grouped.items()}
 
 
 def _with_messages(hit: FuzzyHit, messages: tuple[MessageView, ...]) -> FuzzyHit:
@@ -178,7 +195,16 @@ async def _in_sessions(
     """The session (key) of each message and its view, among sessions of visible channels."""
     if not message_ids:
         return {}
-    stmt = (
+    params = {"ids": list(message_ids), "visible": list(visible)}
+    return {
+        row[0]: (row[1], MessageView(row[2], row[3], row[4], row[5], as_utc(row[6]), row[7]))
+        for row in (await conn.execute(_in_sessions_statement(), params)).all()
+    }
+
+
+@cache
+def _in_sessions_statement() -> Select:  # type: ignore[type-arg]
+    return (
         select(
             models.Message.id,
             models.MemorySession.key,
@@ -194,15 +220,11 @@ async def _in_sessions(
         .join(models.Channel, models.Channel.id == models.Message.channel_id)
         .join(models.Member, models.Member.id == models.Message.sender_id)
         .where(
-            models.Message.id.in_(list(message_ids)),
-            models.Message.channel_id.in_(list(visible)),
-            models.MemorySession.channel_id.in_(list(visible)),
+            models.Message.id.in_(bindparam("ids", expanding=True)),
+            models.Message.channel_id.in_(bindparam("visible", expanding=True)),
+            models.MemorySession.channel_id.in_(bindparam("visible", expanding=True)),
         )
     )
-    return {
-        row[0]: (row[1], MessageView(row[2], row[3], row[4], row[5], as_utc(row[6]), row[7]))
-        for row in (await conn.execute(stmt)).all()
-    }
 
 
 def _with_matches(

@@ -28,7 +28,7 @@ from bot.store.db import Database, as_utc
 class HistorySize:
     messages: int
     chars: int
-    more: bool = False  # there are more messages than the `limit` asked for (the figures count only those)
+    more: bool = False  # there are more messages than the `limit` asked for (the figures count one past it)
 
 
 class WholeHistory:
@@ -40,14 +40,15 @@ class WholeHistory:
     ) -> HistorySize:
         """How much is in scope; with `limit`, stop counting after that many messages (a large history is only
         ever asked whether it fits, so it is never scanned whole)."""
-        stmt = _filtered(_scoped(select(func.length(models.Message.text)), viewer), channel, sender)
+        lengths = _filtered(_scoped(select(func.length(models.Message.text).label("chars")), viewer), channel, sender)
         if limit is not None:
-            stmt = stmt.limit(limit + 1)
-        async with self.db.session() as session:
-            lengths = list((await session.execute(stmt)).scalars())
-        more = limit is not None and len(lengths) > limit
-        counted = lengths[:limit] if limit is not None else lengths
-        return HistorySize(len(counted), sum(int(n or 0) for n in counted), more)
+            lengths = lengths.limit(limit + 1)
+        # Counted in the database: one row comes back, not one per message.
+        scope = lengths.subquery()
+        stmt = select(func.count(), func.coalesce(func.sum(scope.c.chars), 0))
+        async with self.db.engine.connect() as conn:
+            messages, chars = (await conn.execute(stmt)).one()
+        return HistorySize(int(messages), int(chars), limit is not None and messages > limit)
 
     async def read(
         self, viewer: Viewer, *, channel: str | None = None, sender: str | None = None

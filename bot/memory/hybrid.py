@@ -19,6 +19,7 @@ import asyncio
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from bot.memory import clear_sql
@@ -26,6 +27,7 @@ from bot.memory.clear import ClearMemory, assemble, check_query, filter_params, 
 from bot.memory.keywords import phrase_of
 from bot.memory.types import ClearHit, ClearQuery, Viewer
 from bot.memory.vector_index import VectorIndex
+from bot.memory.vector_keys import vector_keys
 from bot.memory.visibility import read_visible_channel_versions
 
 
@@ -86,7 +88,10 @@ class HybridMemory:
     async def _dense(self, viewer: Viewer, question: str, visible: Mapping[int, int] | None) -> list[tuple[int, ...]]:
         if visible is None:
             visible = await read_visible_channel_versions(self.db, viewer)
-        matches = await self.windows.query(viewer.workspace_id, question, channel_ids=visible, top_k=self.dense_depth)
+        keys = partial(vector_keys, self.db, windows=True)
+        matches = await self.windows.query(
+            viewer.workspace_id, question, channel_ids=visible, top_k=self.dense_depth, keys=keys
+        )
         return [match.message_ids for match in matches]
 
     async def _read(self, viewer: Viewer, query: ClearQuery, ids: list[int]) -> list[tuple[int, ClearHit]]:

@@ -29,6 +29,7 @@ from bot.memory import session_store as store
 from bot.memory.sessions import SessionLine, sessionize, windows
 from bot.memory.summarizer import SessionSummarizer
 from bot.memory.vector_index import VectorDoc, VectorIndex
+from bot.memory.vector_keys import window_key
 from bot.settings import Settings
 from bot.store import models, truth
 from bot.store.db import Database
@@ -39,6 +40,7 @@ class _EmbedBatch:
     ids: list[int]  # session ids
     summaries: list[VectorDoc]
     windows: list[VectorDoc]
+    window_counts: dict[int, int]  # session id -> its windows among `windows`
 
     @property
     def texts(self) -> list[str]:
@@ -181,7 +183,7 @@ class SessionIndexer:
                 await self.index.upsert(workspace_id, batch.summaries, vectors=ready[:count])
                 await self.index.windows().upsert(workspace_id, batch.windows, vectors=ready[count:])
                 async with self.db.session() as session, session.begin():
-                    await store.mark(session, batch.ids, embedded=True)
+                    await store.mark_embedded(session, batch.window_counts)
                 stats.embeddings_new += count
                 tracker.advance(count)
                 batch = upcoming
@@ -215,18 +217,19 @@ class SessionIndexer:
             rows = (await session.execute(stmt)).all()
             lines = await store.session_lines(session, [row[0] for row in rows]) if self.window_messages else {}
         summaries = [VectorDoc(key, text, channel_id) for _, key, channel_id, text in rows]
+        cut = {id_: windows(lines.get(id_, []), self.window_messages) for id_, *_ in rows}
         docs = [
             window_doc(key, channel_id, index, window)
             for id_, key, channel_id, _ in rows
-            for index, window in enumerate(windows(lines.get(id_, []), self.window_messages))
+            for index, window in enumerate(cut[id_])
         ]
-        return _EmbedBatch([row[0] for row in rows], summaries, docs)
+        return _EmbedBatch([row[0] for row in rows], summaries, docs, {id_: len(cut[id_]) for id_ in cut})
 
 
 def window_doc(session_key: str, channel_id: int, index: int, lines: tuple[SessionLine, ...]) -> VectorDoc:
     """One window of a session as a vector document: its lines as a transcript, its message ids alongside."""
     return VectorDoc(
-        key=f"{session_key}:{index}",
+        key=window_key(session_key, index),
         text="\n".join(line.transcript() for line in lines),
         channel_id=channel_id,
         session_key=session_key,

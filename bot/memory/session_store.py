@@ -6,7 +6,7 @@ dropping `memory_session` / `session_message` rows. Used by `SessionIndexer` onl
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import func, select, update
@@ -146,3 +146,18 @@ async def mark(session: AsyncSession, session_ids: Sequence[int], **flags: bool)
         await session.execute(update(models.MemorySession).where(models.MemorySession.id.in_(batch)).values(**flags))
     if flags.get("embedded"):
         await truth.bump_memory_versions(session, session_ids)  # their vectors were just written
+
+
+async def mark_embedded(session: AsyncSession, window_counts: Mapping[int, int]) -> None:
+    """Sessions (id -> how many message windows were written with them) are in the vector index now."""
+    by_count: dict[int, list[int]] = defaultdict(list)
+    for id_, count in window_counts.items():
+        by_count[count].append(id_)
+    for count, ids in by_count.items():  # a handful of distinct counts: one statement each per chunk
+        for batch in chunks(ids):
+            await session.execute(
+                update(models.MemorySession)
+                .where(models.MemorySession.id.in_(batch))
+                .values(embedded=True, window_count=count)
+            )
+    await truth.bump_memory_versions(session, list(window_counts))  # their vectors were just written

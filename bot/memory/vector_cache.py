@@ -9,7 +9,8 @@ vectors of those channels number a few thousand, and an exact dot product over t
 So each channel's vectors are kept here (unit-length float32 rows) once read, and read again when the channel's
 memory version moved: the database bumps it whenever the channel's sessions are embedded or dropped, by whichever
 process does it, so a reader in another process notices on its next search. Scoping is by construction: only the
-channels asked for are scored. Least recently used channels go when more than `capacity` vectors are held; a search
+channels asked for are scored (`VectorIndex` reads a channel by the keys the database records for it, or by a
+filter on the channel). Least recently used channels go when more than `capacity` vectors are held; a search
 whose channels hold more than that returns None and the caller asks Chroma's index instead.
 """
 
@@ -64,9 +65,7 @@ class VectorCache:
         memory version), best first; None when those channels hold more vectors than the cache may."""
         if sum(self._sizes.get((scope, c), 0) for c in versions) > self.capacity:
             return None
-        with self._lock:
-            stale = [c for c, v in versions.items() if (h := self._held.get((scope, c))) is None or h.version != v]
-        if stale:
+        if stale := self.stale(scope, versions):
             # Read outside the lock (it blocks on Chroma); a concurrent reader of the same channels stores the same.
             fresh = read(stale)
             with self._lock:
@@ -81,6 +80,12 @@ class VectorCache:
         if any(h is None for h in held):  # more than the capacity: some were evicted at once
             return None
         return _top(np.asarray(vector, dtype=np.float32), [h.vectors for h in held if h is not None], top_k)
+
+    def stale(self, scope: Scope, versions: Mapping[int, int]) -> list[int]:
+        """The channels (channel id -> memory version) a search would read first: not held, or held at another
+        version."""
+        with self._lock:
+            return [c for c, v in versions.items() if (h := self._held.get((scope, c))) is None or h.version != v]
 
     def _store(self, key: tuple[Scope, int], held: _Held) -> None:
         # Called with the lock held.

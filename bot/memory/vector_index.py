@@ -26,6 +26,7 @@ from chromadb.config import Settings as ChromaSettings
 
 from bot.memory.embeddings import embedder_from_settings
 from bot.memory.vector_cache import ChannelVectors, VectorCache
+from bot.memory.vector_keys import VectorKeys
 from bot.settings import Settings
 
 
@@ -51,6 +52,7 @@ class VectorMatch:
 
 
 QUERY_CACHE_SIZE = 512  # recent query texts whose vectors are kept (one MiniLM embedding costs milliseconds)
+MESSAGE_IDS_KEPT = 50_000  # windows whose message ids are kept once read (a window's ids never change)
 
 
 class QueryVectors:
@@ -85,9 +87,12 @@ class VectorIndex:
         prefix: str = "askwith",  # collection names are "<prefix>-ws<workspace id>"
         query_vectors: QueryVectors | None = None,  # a sibling's cache (same embedder)
         cache: VectorCache | None = None,  # vectors kept in memory for exact scoped search (None: Chroma only)
+        of_windows: bool = False,  # message windows: each match carries its messages' ids
     ) -> None:
         self.query_vectors = query_vectors or QueryVectors(embedder)
         self.cache = cache
+        self.of_windows = of_windows
+        self._message_ids: OrderedDict[str, tuple[int, ...]] = OrderedDict()  # window key -> ids, once read
         self._connect = connect
         self._client: ClientAPI | None = None
         self.embedder = embedder
@@ -127,6 +132,7 @@ class VectorIndex:
                 prefix=f"{self.prefix}-windows",
                 query_vectors=self.query_vectors,
                 cache=self.cache,  # one bound for both (entries are told apart by index name)
+                of_windows=True,
             )
         return self._windows
 
@@ -151,14 +157,25 @@ class VectorIndex:
             await asyncio.to_thread(self._collection(workspace_id).delete, where={"session_key": {"$in": batch}})
 
     async def query(
-        self, workspace_id: int, text: str, *, channel_ids: Sequence[int] | Mapping[int, int], top_k: int
+        self,
+        workspace_id: int,
+        text: str,
+        *,
+        channel_ids: Sequence[int] | Mapping[int, int],
+        top_k: int,
+        keys: VectorKeys | None = None,
     ) -> list[VectorMatch]:
         """The `top_k` nearest documents among the given channels only (none given finds nothing). Channels given
         with their memory versions (`visible_channel_versions`) are searched exactly in memory when they fit the
-        cache; otherwise, and for a plain list of ids, Chroma's index is asked with a channel filter."""
+        cache; otherwise, and for a plain list of ids, Chroma's index is asked with a channel filter. `keys` tells
+        the keys of the channels the cache must read (`vector_keys`): they are read by key, the rest by filter."""
         if not channel_ids or top_k < 1:
             return []
-        return await asyncio.to_thread(self._query, workspace_id, text, channel_ids, top_k)
+        known: dict[int, list[str] | None] = {}
+        if keys is not None and self.cache is not None and isinstance(channel_ids, Mapping):
+            if stale := self.cache.stale((self.prefix, workspace_id), channel_ids):
+                known = await keys(stale)
+        return await asyncio.to_thread(self._query, workspace_id, text, channel_ids, top_k, known)
 
     async def count(self, workspace_id: int) -> int:
         return await asyncio.to_thread(lambda: self._collection(workspace_id).count())
@@ -202,22 +219,23 @@ class VectorIndex:
         )
 
     def _query(
-        self, workspace_id: int, text: str, channels: Sequence[int] | Mapping[int, int], top_k: int
+        self,
+        workspace_id: int,
+        text: str,
+        channels: Sequence[int] | Mapping[int, int],
+        top_k: int,
+        known: Mapping[int, list[str] | None],
     ) -> list[VectorMatch]:
         vector = self.query_vectors.vector(text)
         if self.cache is not None and isinstance(channels, Mapping):
-            read = lambda ids: self._channel_vectors(workspace_id, ids)  # noqa: E731
+            read = lambda ids: self._channel_vectors(workspace_id, ids, known)  # noqa: E731
             found = self.cache.nearest((self.prefix, workspace_id), vector, channels, top_k, read=read)
             if found is not None:
-                return [VectorMatch(key, score, ids) for key, score, ids in found]
-        channel_ids = list(channels)
-        where: dict[str, Any] = (
-            {"channel_id": channel_ids[0]} if len(channel_ids) == 1 else {"channel_id": {"$in": channel_ids}}
-        )
+                return self._with_message_ids(workspace_id, found)
         result = self._collection(workspace_id).query(
             query_embeddings=[vector],
             n_results=top_k,
-            where=where,
+            where=_in_channels(list(channels)),
             include=["distances", "metadatas"],
         )
         ids, distances = result["ids"][0], (result["distances"] or [[]])[0]
@@ -228,20 +246,53 @@ class VectorIndex:
             for key, d, meta in zip(ids, distances, metadatas, strict=True)
         ]
 
-    def _channel_vectors(self, workspace_id: int, channel_ids: list[int]) -> dict[int, ChannelVectors]:
-        """Every vector of these channels, by channel (channels without any get an empty entry)."""
-        rows: dict[int, list[tuple[str, tuple[int, ...], Any]]] = {id_: [] for id_ in channel_ids}
-        for start in range(0, len(channel_ids), 500):
-            batch = channel_ids[start : start + 500]
-            where: dict[str, Any] = {"channel_id": {"$in": batch}} if len(batch) > 1 else {"channel_id": batch[0]}
+    def _channel_vectors(
+        self, workspace_id: int, channel_ids: list[int], known: Mapping[int, list[str] | None]
+    ) -> dict[int, ChannelVectors]:
+        """Every vector of these channels, by channel (channels without any get an empty entry): by key where the
+        keys are `known` (the vectors alone: a window's message ids are read for the few that match, and kept), by
+        a filter on the channel otherwise."""
+        rows: dict[int, list[tuple[str, tuple[int, ...] | None, Any]]] = {id_: [] for id_ in channel_ids}
+        channel_of = {key: id_ for id_ in channel_ids for key in known.get(id_) or ()}
+        by_key = list(channel_of)
+        for at in range(0, len(by_key), 1000):
+            got = self._collection(workspace_id).get(ids=by_key[at : at + 1000], include=["embeddings"])
+            vectors = got["embeddings"] if got["embeddings"] is not None else []
+            for key, vector in zip(got["ids"], vectors, strict=True):
+                rows[channel_of[key]].append((key, None if self.of_windows else (), vector))
+        by_filter = [id_ for id_ in channel_ids if known.get(id_) is None]
+        for at in range(0, len(by_filter), 500):
+            where = _in_channels(by_filter[at : at + 500])
             got = self._collection(workspace_id).get(where=where, include=["embeddings", "metadatas"])
             vectors = got["embeddings"] if got["embeddings"] is not None else []
             for key, meta, vector in zip(got["ids"], got["metadatas"] or [], vectors, strict=True):
-                rows[int(meta["channel_id"])].append((key, _message_ids(meta), vector))
+                if (channel := rows.get(int(meta["channel_id"]))) is not None:  # only the channels asked for
+                    channel.append((key, _message_ids(meta), vector))
         return {
             id_: ChannelVectors.of([r[0] for r in found], [r[1] for r in found], [r[2] for r in found])
             for id_, found in rows.items()
         }
+
+    def _with_message_ids(
+        self, workspace_id: int, found: list[tuple[str, float, tuple[int, ...] | None]]
+    ) -> list[VectorMatch]:
+        """Matches of the cache; those whose message ids were not read with their vectors get them (read once,
+        then kept). A match gone from the index meanwhile is left out."""
+        unread = [key for key, _, ids in found if ids is None and key not in self._message_ids]
+        if unread:
+            got = self._collection(workspace_id).get(ids=unread, include=["metadatas"])
+            with self._lock:
+                for key, meta in zip(got["ids"], got["metadatas"] or [], strict=True):
+                    self._message_ids[key] = _message_ids(meta)
+                while len(self._message_ids) > MESSAGE_IDS_KEPT:
+                    self._message_ids.popitem(last=False)
+        matches = []
+        for key, score, ids in found:
+            if ids is None:
+                ids = self._message_ids.get(key)
+            if ids is not None:
+                matches.append(VectorMatch(key, score, ids))
+        return matches
 
     def _drop(self, workspace_id: int) -> None:
         with self._lock:
@@ -256,6 +307,10 @@ def _metadata(doc: VectorDoc) -> dict[str, Any]:
     if doc.session_key:
         meta |= {"session_key": doc.session_key, "message_ids": doc.message_ids}
     return meta
+
+
+def _in_channels(channel_ids: list[int]) -> dict[str, Any]:
+    return {"channel_id": channel_ids[0]} if len(channel_ids) == 1 else {"channel_id": {"$in": channel_ids}}
 
 
 def _message_ids(meta: Any) -> tuple[int, ...]:

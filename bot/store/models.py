@@ -185,6 +185,9 @@ class MemorySession(Base):
     message_count: Mapped[int] = mapped_column(Integer)
     summarized: Mapped[bool] = mapped_column(Boolean, default=False)
     embedded: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Message windows written with its vectors (keys "<key>:0" ..): lets a channel's vectors be read by key.
+    # None: embedded before the count was kept.
+    window_count: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
 
 
 class SessionMessage(Base):
