@@ -6,7 +6,8 @@
 Two rankings of sessions are fused by reciprocal rank: by their objective summary's similarity to the question, and
 by their best-matching messages (hybrid retrieval over messages, `bot.memory.hybrid`, with the question read by
 `read_query`). A summary, above all an extractive one, leaves most lines out; the best message of a session often
-holds the evidence the summary dropped. Each hit carries those best-matching messages (`matches`).
+holds the evidence the summary dropped. An extractive summary's rank only orders the sessions no message found
+(`_fused`). Each hit carries those best-matching messages (`matches`).
 
 Only sessions of channels the viewer can see right now (`visible_channel_versions`: membership minus exclusions) ever
 come back: the vector queries are filtered to those channels, and every match is checked against the database
@@ -67,8 +68,11 @@ class FuzzyMemory:
         async with self.db.engine.connect() as conn:
             found = await _in_sessions(conn, [id_ for id_, _ in best], visible)
             sessions_of = {id_: key for id_, (key, _) in found.items()}
-            matches = _fused(by_summary, best, sessions_of) if self.by_messages else by_summary
-            hits = (await _hits(conn, viewer.workspace_id, matches, visible))[: query.top_k]
+            matches = _candidates(by_summary, best, sessions_of) if self.by_messages else by_summary
+            hits = await _hits(conn, viewer.workspace_id, matches, visible)
+            if self.by_messages:
+                hits = _fused(hits, by_summary, best, sessions_of)
+            hits = hits[: query.top_k]
             keys = [hit.session_key for hit in hits]
             wanted = [id_ for id_, _ in best if sessions_of.get(id_) in keys]
             views = {id_: found[id_][1] for id_ in wanted}
@@ -176,17 +180,40 @@ def _with_messages(hit: FuzzyHit, messages: tuple[MessageView, ...]) -> FuzzyHit
     return dataclasses.replace(hit, messages=messages)
 
 
-def _fused(
+def _candidates(
     by_summary: Sequence[VectorMatch], best: Sequence[tuple[int, float]], sessions_of: dict[int, str]
 ) -> list[VectorMatch]:
-    """Sessions by reciprocal rank over two rankings: their summary's, and their best message's."""
-    scores: dict[str, float] = defaultdict(float)
-    for rank, match in enumerate(by_summary, start=1):
-        scores[match.key] += 1.0 / (RRF_K + rank)
-    ranked_sessions = list(dict.fromkeys(sessions_of[id_] for id_, _ in best if id_ in sessions_of))
-    for rank, key in enumerate(ranked_sessions, start=1):
-        scores[key] += 1.0 / (RRF_K + rank)
-    return [VectorMatch(key, score) for key, score in sorted(scores.items(), key=lambda item: -item[1])]
+    """The sessions either ranking found: those of the best messages, then the summaries' (ranked by `_fused`)."""
+    keys = dict.fromkeys([sessions_of[id_] for id_, _ in best if id_ in sessions_of] + [m.key for m in by_summary])
+    return [VectorMatch(key, 0.0) for key in keys]
+
+
+def _fused(
+    hits: Sequence[FuzzyHit],
+    by_summary: Sequence[VectorMatch],
+    best: Sequence[tuple[int, float]],
+    sessions_of: dict[int, str],
+) -> list[FuzzyHit]:
+    """Sessions by reciprocal rank over their best message's rank and, for a model's summary, their summary's.
+
+    An extractive summary is some of the session's own lines, which the lexical index and the windows already rank
+    message by message; ranked by its own vector it only adds noise (FriendsTV, "right session in top 5": 0.58 by
+    messages alone, 0.51 fused with extractive summaries). So such a summary's rank only orders the sessions no
+    message found, after those that one did. A model's summary says what the session is about in other words, and
+    is fused as an equal ranking."""
+    by_message = list(dict.fromkeys(sessions_of[id_] for id_, _ in best if id_ in sessions_of))
+    message_rank = {key: rank for rank, key in enumerate(by_message, start=1)}
+    summary_rank = {match.key: rank for rank, match in enumerate(by_summary, start=1)}
+    unranked = len(summary_rank) + 1
+
+    def score(hit: FuzzyHit) -> float:
+        found = 1.0 / (RRF_K + message_rank[hit.session_key]) if hit.session_key in message_rank else 0.0
+        if hit.summary_method != "extractive" and hit.session_key in summary_rank:
+            found += 1.0 / (RRF_K + summary_rank[hit.session_key])
+        return found
+
+    scored = [dataclasses.replace(hit, score=score(hit)) for hit in hits]
+    return sorted(scored, key=lambda hit: (-hit.score, summary_rank.get(hit.session_key, unranked)))
 
 
 async def _in_sessions(

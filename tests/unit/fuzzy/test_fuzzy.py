@@ -10,8 +10,8 @@ from bot.memory.fuzzy import FuzzyMemory
 from bot.memory.indexer import SessionIndexer
 from bot.memory.query import interleaved
 from bot.memory.summarizer import SessionSummarizer
-from bot.memory.types import FuzzyQuery, Viewer
-from bot.memory.vector_index import VectorDoc, VectorIndex
+from bot.memory.types import FuzzyHit, FuzzyQuery, Viewer
+from bot.memory.vector_index import VectorDoc, VectorIndex, VectorMatch
 from bot.memory.visibility import resolve_viewer
 from bot.settings import Settings
 from bot.store import models
@@ -140,3 +140,21 @@ def test_the_best_messages_of_several_questions_take_turns() -> None:
     by_id = {"key": lambda found: found[0]}  # fuzzy memory's best messages are (message id, score)
     assert interleaved([first, second], **by_id) == [(1, 0.9), (4, 0.5), (2, 0.8), (3, 0.7), (5, 0.3)]
     assert interleaved([first], **by_id) == first
+
+
+def _hit(key: str, method: str) -> FuzzyHit:
+    at = datetime(2026, 11, 16, tzinfo=UTC)
+    return FuzzyHit(key, "C1", "general", f"summary of {key}", method, 0.0, at, at)
+
+
+@pytest.mark.parametrize("method", ["extractive", "llm"])
+def test_an_extractive_summary_only_orders_the_sessions_no_message_found(method: str) -> None:
+    by_summary = [VectorMatch("s-summary", 0.9), VectorMatch("s-late", 0.8), VectorMatch("s-only", 0.7)]
+    best = [(1, 0.5), (2, 0.4), (3, 0.3)]  # the best messages, in the order the hybrid ranked them
+    sessions_of = {1: "s-message", 2: "s-late", 3: "s-summary"}
+    hits = [_hit(key, method) for key in ("s-summary", "s-late", "s-only", "s-message")]
+    order = [h.session_key for h in fuzzy_module._fused(hits, by_summary, best, sessions_of)]
+    if method == "extractive":  # messages decide; the summary only places the session no message found, last
+        assert order == ["s-message", "s-late", "s-summary", "s-only"]
+    else:  # a model's summary is a ranking of its own: both ranks count
+        assert order == ["s-summary", "s-late", "s-message", "s-only"]
