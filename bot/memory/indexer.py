@@ -37,10 +37,13 @@ from bot.store.db import Database
 
 @dataclass(frozen=True)
 class _EmbedBatch:
-    ids: list[int]  # session ids
     summaries: list[VectorDoc]
     windows: list[VectorDoc]
-    window_counts: dict[int, int]  # session id -> its windows among `windows`
+    window_counts: dict[int, int]  # session id (in id order) -> its windows among `windows`
+
+    @property
+    def ids(self) -> list[int]:
+        return list(self.window_counts)
 
     @property
     def texts(self) -> list[str]:
@@ -151,7 +154,7 @@ class SessionIndexer:
                 {content_hash: lines[id_] for content_hash, id_ in representative.items()}
             )
             async with self.db.session() as session, session.begin():
-                await store.mark(session, [id_ for id_, _ in batch], summarized=True)
+                await store.mark_summarized(session, [id_ for id_, _ in batch])
             tracker.advance(len(batch))
 
     async def _next_unsummarized(self, workspace_id: int, after: int) -> list[tuple[int, str]]:
@@ -223,7 +226,7 @@ class SessionIndexer:
             for id_, key, channel_id, _ in rows
             for index, window in enumerate(cut[id_])
         ]
-        return _EmbedBatch([row[0] for row in rows], summaries, docs, {id_: len(cut[id_]) for id_ in cut})
+        return _EmbedBatch(summaries, docs, {id_: len(cut[id_]) for id_ in cut})
 
 
 def window_doc(session_key: str, channel_id: int, index: int, lines: tuple[SessionLine, ...]) -> VectorDoc:

@@ -140,12 +140,12 @@ def _session_row(workspace_id: int, span: SessionSpan) -> dict[str, object]:
     }
 
 
-async def mark(session: AsyncSession, session_ids: Sequence[int], **flags: bool) -> None:
-    """Set `summarized` and/or `embedded` on sessions."""
+async def mark_summarized(session: AsyncSession, session_ids: Sequence[int]) -> None:
+    """Sessions whose summary is stored (their vectors come next, `mark_embedded`)."""
     for batch in chunks(session_ids):
-        await session.execute(update(models.MemorySession).where(models.MemorySession.id.in_(batch)).values(**flags))
-    if flags.get("embedded"):
-        await truth.bump_memory_versions(session, session_ids)  # their vectors were just written
+        await session.execute(
+            update(models.MemorySession).where(models.MemorySession.id.in_(batch)).values(summarized=True)
+        )
 
 
 async def mark_embedded(session: AsyncSession, window_counts: Mapping[int, int]) -> None:

@@ -118,6 +118,6 @@ async def test_the_database_moves_a_channels_memory_version_when_its_vectors_cha
     assert dropped[channel] == embedded[channel] + 1
     assert {c: v for c, v in dropped.items() if c != channel} == {c: v for c, v in embedded.items() if c != channel}
     async with sqlite_db.session() as session, session.begin():
-        await session_store.mark(session, [id_ for id_, c in sessions if c != channel][:1], summarized=True)
+        await session_store.mark_summarized(session, [id_ for id_, c in sessions if c != channel][:1])
     async with sqlite_db.session() as session:
         assert await visible_channel_versions(session, alice) == dropped  # only embedding moves it
