@@ -161,7 +161,7 @@ class ProgressTracker:
             detail, name = profile.handle, profile.display_name
         at = datetime.now(UTC)
         params = {"ask_id": self.ask_id, "worker": self.worker_id, "new_stage": stage.value, "detail": detail or None}
-        async with self.db.engine.begin() as conn:
+        async with self.db.begin() as conn:
             await conn.execute(_stage_statement(), params | {"at": at})
         self.hub.publish(Progress(self.ask_id, stage, detail, name, at))
 

@@ -70,7 +70,7 @@ class AskRecorder:
         """Renew the claim (ClaimLostError if it was taken over); True when someone asked to cancel the ask
         (bot.asks.control). One statement, so a heartbeat stopped half-way never leaves a write open."""
         ask = models.Ask
-        async with self.db.engine.begin() as conn:
+        async with self.db.begin() as conn:
             row = (
                 await conn.execute(
                     update(ask)
@@ -143,7 +143,7 @@ class AskRecorder:
         self._enqueue(self._write_calls(conversation_id, step.llm_calls))
 
     async def _write_calls(self, conversation_id: int, calls: list[LLMCallRecord]) -> None:
-        async with self.db.engine.begin() as conn:
+        async with self.db.begin() as conn:
             await self.touch(conn, calls)
             await self._insert_calls(conn, calls, conversation_id=conversation_id, turn_id=None)
 
@@ -152,7 +152,7 @@ class AskRecorder:
         # killed in between runs the turn again, and the thread may show that turn twice; the record never does.
         posted = await self.publish(step.agent, step.utterance, depth)
         data = step.dict()
-        async with self.db.engine.begin() as conn:  # Core statements: a turn is a handful of round trips
+        async with self.db.begin() as conn:  # Core statements: a turn is a handful of round trips
             await self.touch(conn, step.llm_calls)
             row = {
                 "conversation_id": conversation_id, "idx": step.index, "agent": step.agent, "plan": data["plan"],

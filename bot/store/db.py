@@ -24,6 +24,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from bot.settings import Settings
+from bot.store.write_turns import TurnTakingTransaction, WriteTurns
 
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
@@ -32,10 +33,25 @@ MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 MIGRATION_LOCK_KEY = 0x61736B77697468
 
 
+WRITE_TURNS = "write_turns"  # a session's `info` key: the database's WriteTurns, on SQLite
+
+
+class TurnTakingSession(AsyncSession):
+    """A session whose `begin()` waits for the process's turn to write when the database is SQLite."""
+
+    def begin(self) -> Any:  # noqa: ANN401 - AsyncSessionTransaction, or the same behind a turn
+        turns: WriteTurns | None = self.info.get(WRITE_TURNS)
+        return super().begin() if turns is None else turns.around(super().begin())
+
+
 class Database:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        self.sessions = async_sessionmaker(engine, expire_on_commit=False)
+        # SQLite has one writer at a time: this process's writers queue here rather than in its busy handler.
+        self.write_turns = WriteTurns() if engine.dialect.name == "sqlite" else None
+        self.sessions = async_sessionmaker(
+            engine, class_=TurnTakingSession, expire_on_commit=False, info={WRITE_TURNS: self.write_turns}
+        )
 
     @property
     def dialect(self) -> str:
@@ -78,6 +94,11 @@ class Database:
     async def session(self) -> AsyncIterator[AsyncSession]:
         async with self.sessions() as session:
             yield session
+
+    def begin(self) -> TurnTakingTransaction | Any:  # noqa: ANN401 - engine.begin()'s context manager
+        """A connection in a write transaction (Core statements), taking its turn on SQLite like a session's."""
+        transaction = self.engine.begin()
+        return transaction if self.write_turns is None else self.write_turns.around(transaction)
 
     async def close(self) -> None:
         await self.engine.dispose()

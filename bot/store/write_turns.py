@@ -1,0 +1,85 @@
+"""SQLite write transactions of one process take turns in the event loop, not in SQLite's busy handler.
+
+SQLite lets one connection write at a time. A second writer is put to sleep by its busy handler and retries with
+sleeps that grow to 100 ms, so under many concurrent asks a write that could start at once waits for the end of a
+sleep, and the longest-waiting writers sleep longest. Here a write transaction first waits its turn on an asyncio
+lock (first come, first served, woken the moment the previous writer commits), then begins:
+
+    turns = WriteTurns()
+    async with turns.turn():          # queued behind the process's other writers
+        ...                           # one write transaction
+
+A transaction opened while its task already holds the turn does not wait again. A turn not granted within
+`wait_s` is given up: the transaction then goes to SQLite as before (its busy timeout still applies), so a writer
+waiting on another task's write can never deadlock here. Other processes (the ingestion worker) still meet this
+process in SQLite's busy handler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from contextvars import ContextVar
+from types import TracebackType
+from typing import Any
+
+
+TURN_WAIT_S = 5.0
+
+
+class WriteTurns:
+    def __init__(self, *, wait_s: float = TURN_WAIT_S) -> None:
+        self.wait_s = wait_s
+        self._lock = asyncio.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._held: ContextVar[bool] = ContextVar(f"write_turn_{id(self)}", default=False)
+
+    @asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        if self._held.get():
+            yield
+            return
+        try:
+            lock = self._lock_here()
+            await asyncio.wait_for(lock.acquire(), self.wait_s)
+        except TimeoutError:
+            yield  # SQLite's own busy handling decides, as without turns
+            return
+        token = self._held.set(True)
+        try:
+            yield
+        finally:
+            self._held.reset(token)
+            lock.release()
+
+    def _lock_here(self) -> asyncio.Lock:
+        # A lock serves one event loop; a database opened by one `asyncio.run` may be used by the next.
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            self._lock, self._loop = asyncio.Lock(), loop
+        return self._lock
+
+    def around(self, transaction: Any) -> TurnTakingTransaction:
+        """An async context manager (a session's or connection's `begin()`) entered once this task has the turn."""
+        return TurnTakingTransaction(self, transaction)
+
+
+class TurnTakingTransaction:
+    def __init__(self, turns: WriteTurns, transaction: Any) -> None:
+        self._turns = turns
+        self._transaction = transaction
+        self._exit: AsyncExitStack | None = None
+
+    async def __aenter__(self) -> Any:
+        async with AsyncExitStack() as stack:
+            await stack.enter_async_context(self._turns.turn())
+            entered = await stack.enter_async_context(self._transaction)
+            self._exit = stack.pop_all()
+        return entered
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> bool | None:
+        assert self._exit is not None, "exited before it was entered"
+        return await self._exit.__aexit__(kind, error, trace)
