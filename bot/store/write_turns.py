@@ -9,10 +9,11 @@ lock (first come, first served, woken the moment the previous writer commits), t
     async with turns.turn():          # queued behind the process's other writers
         ...                           # one write transaction
 
-A transaction opened while its task already holds the turn does not wait again. A turn not granted within
-`wait_s` is given up: the transaction then goes to SQLite as before (its busy timeout still applies), so a writer
-waiting on another task's write can never deadlock here. Other processes (the ingestion worker) still meet this
-process in SQLite's busy handler.
+A transaction opened while its task already holds the turn does not wait again, nor does one in a task started
+inside a turn (it inherits the turn's context; SQLite's busy handler orders it, as before). A turn not granted
+within `wait_s` is given up: the transaction then goes to SQLite as before (its busy timeout still applies), so a
+writer waiting on another task's write can never deadlock here. Other processes (the ingestion worker) still meet
+this process in SQLite's busy handler.
 """
 
 from __future__ import annotations

@@ -14,13 +14,13 @@ from bot.world import World
 
 
 DEADLINE_S = 30.0  # generous: waits below end on events, this only bounds a failure
+BEGIN_S = 1.0  # how long a writer that should be queued is given to begin anyway
 
 
 async def test_sqlite_write_transactions_run_one_after_another(sqlite_db: Database, sample_world: World) -> None:
     await mirror_world(sqlite_db, sample_world)
     events: list[str] = []
-    first_inside = asyncio.Event()
-    release_first = asyncio.Event()
+    first_inside, second_began, release_first = asyncio.Event(), asyncio.Event(), asyncio.Event()
 
     async def first() -> None:
         async with sqlite_db.session() as session, session.begin():
@@ -34,12 +34,17 @@ async def test_sqlite_write_transactions_run_one_after_another(sqlite_db: Databa
         await first_inside.wait()
         async with sqlite_db.begin() as conn:  # a Core transaction queues behind a session's
             events.append("second begins")
+            second_began.set()
             await conn.execute(update(models.Member).values(display_name="second"))
 
     writers = asyncio.gather(first(), second())
     await asyncio.wait_for(first_inside.wait(), DEADLINE_S)
-    for _ in range(20):  # let the second writer run as far as it can: it must stop at its turn
-        await asyncio.sleep(0)
+    # The second writer must stop at its turn while the first is open (without turns it begins at once, and only
+    # its UPDATE waits, in SQLite): a second is far longer than beginning takes.
+    try:
+        await asyncio.wait_for(second_began.wait(), BEGIN_S)
+    except TimeoutError:
+        pass
     assert events == ["first begins"]
     release_first.set()
     await asyncio.wait_for(writers, DEADLINE_S)
