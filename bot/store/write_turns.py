@@ -27,6 +27,8 @@ from typing import Any
 
 
 TURN_WAIT_S = 5.0
+# The turns the running task (and the tasks it started) holds: a module-level variable, as contextvars should be.
+_HELD: ContextVar[tuple[WriteTurns, ...]] = ContextVar("write_turns_held", default=())
 
 
 class WriteTurns:
@@ -34,24 +36,25 @@ class WriteTurns:
         self.wait_s = wait_s
         self._lock = asyncio.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._held: ContextVar[bool] = ContextVar(f"write_turn_{id(self)}", default=False)
 
     @asynccontextmanager
     async def turn(self) -> AsyncIterator[None]:
-        if self._held.get():
+        held = _HELD.get()
+        lock = self._lock_here()
+        granted = False
+        if self not in held:
+            try:
+                granted = await asyncio.wait_for(lock.acquire(), self.wait_s)
+            except TimeoutError:
+                pass  # SQLite's own busy handling decides, as without turns
+        if not granted:
             yield
             return
-        try:
-            lock = self._lock_here()
-            await asyncio.wait_for(lock.acquire(), self.wait_s)
-        except TimeoutError:
-            yield  # SQLite's own busy handling decides, as without turns
-            return
-        token = self._held.set(True)
+        token = _HELD.set((*held, self))
         try:
             yield
         finally:
-            self._held.reset(token)
+            _HELD.reset(token)
             lock.release()
 
     def _lock_here(self) -> asyncio.Lock:
