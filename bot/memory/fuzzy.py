@@ -68,10 +68,11 @@ class FuzzyMemory:
         async with self.db.engine.connect() as conn:
             found = await _in_sessions(conn, [id_ for id_, _ in best], visible)
             sessions_of = {id_: key for id_, (key, _) in found.items()}
-            matches = _candidates(by_summary, best, sessions_of) if self.by_messages else by_summary
+            by_message = list(dict.fromkeys(sessions_of[id_] for id_, _ in best if id_ in sessions_of))
+            matches = _candidates(by_summary, by_message) if self.by_messages else by_summary
             hits = await _hits(conn, viewer.workspace_id, matches, visible)
             if self.by_messages:
-                hits = _fused(hits, by_summary, best, sessions_of)
+                hits = _fused(hits, by_summary, by_message)
             hits = hits[: query.top_k]
             keys = [hit.session_key for hit in hits]
             wanted = [id_ for id_, _ in best if sessions_of.get(id_) in keys]
@@ -180,20 +181,14 @@ def _with_messages(hit: FuzzyHit, messages: tuple[MessageView, ...]) -> FuzzyHit
     return dataclasses.replace(hit, messages=messages)
 
 
-def _candidates(
-    by_summary: Sequence[VectorMatch], best: Sequence[tuple[int, float]], sessions_of: dict[int, str]
-) -> list[VectorMatch]:
-    """The sessions either ranking found: those of the best messages, then the summaries' (ranked by `_fused`)."""
-    keys = dict.fromkeys([sessions_of[id_] for id_, _ in best if id_ in sessions_of] + [m.key for m in by_summary])
+def _candidates(by_summary: Sequence[VectorMatch], by_message: Sequence[str]) -> list[VectorMatch]:
+    """The sessions either ranking found: those of the best messages, then the summaries' (ranked by `_fused`).
+    `by_message`: session keys in the order of their best message."""
+    keys = dict.fromkeys([*by_message, *(m.key for m in by_summary)])
     return [VectorMatch(key, 0.0) for key in keys]
 
 
-def _fused(
-    hits: Sequence[FuzzyHit],
-    by_summary: Sequence[VectorMatch],
-    best: Sequence[tuple[int, float]],
-    sessions_of: dict[int, str],
-) -> list[FuzzyHit]:
+def _fused(hits: Sequence[FuzzyHit], by_summary: Sequence[VectorMatch], by_message: Sequence[str]) -> list[FuzzyHit]:
     """Sessions by reciprocal rank over their best message's rank and, for a model's summary, their summary's.
 
     An extractive summary is some of the session's own lines, which the lexical index and the windows already rank
@@ -201,7 +196,6 @@ def _fused(
     messages alone, 0.51 fused with extractive summaries). So such a summary's rank only orders the sessions no
     message found, after those that one did. A model's summary says what the session is about in other words, and
     is fused as an equal ranking."""
-    by_message = list(dict.fromkeys(sessions_of[id_] for id_, _ in best if id_ in sessions_of))
     message_rank = {key: rank for rank, key in enumerate(by_message, start=1)}
     summary_rank = {match.key: rank for rank, match in enumerate(by_summary, start=1)}
     unranked = len(summary_rank) + 1

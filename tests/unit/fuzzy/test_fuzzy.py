@@ -150,10 +150,9 @@ def _hit(key: str, method: str) -> FuzzyHit:
 @pytest.mark.parametrize("method", ["extractive", "llm"])
 def test_an_extractive_summary_only_orders_the_sessions_no_message_found(method: str) -> None:
     by_summary = [VectorMatch("s-summary", 0.9), VectorMatch("s-late", 0.8), VectorMatch("s-only", 0.7)]
-    best = [(1, 0.5), (2, 0.4), (3, 0.3)]  # the best messages, in the order the hybrid ranked them
-    sessions_of = {1: "s-message", 2: "s-late", 3: "s-summary"}
+    by_message = ["s-message", "s-late", "s-summary"]  # sessions in the order the hybrid ranked their best message
     hits = [_hit(key, method) for key in ("s-summary", "s-late", "s-only", "s-message")]
-    order = [h.session_key for h in fuzzy_module._fused(hits, by_summary, best, sessions_of)]
+    order = [h.session_key for h in fuzzy_module._fused(hits, by_summary, by_message)]
     if method == "extractive":  # messages decide; the summary only places the session no message found, last
         assert order == ["s-message", "s-late", "s-summary", "s-only"]
     else:  # a model's summary is a ranking of its own: both ranks count
