@@ -24,7 +24,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from bot.settings import Settings
-from bot.store.write_turns import TurnTakingTransaction, WriteTurns
+from bot.store.write_turns import WriteTurns, in_turn
 
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
@@ -40,8 +40,7 @@ class TurnTakingSession(AsyncSession):
     """A session whose `begin()` waits for the process's turn to write when the database is SQLite."""
 
     def begin(self) -> Any:  # noqa: ANN401 - AsyncSessionTransaction, or the same behind a turn
-        turns: WriteTurns | None = self.info.get(WRITE_TURNS)
-        return super().begin() if turns is None else turns.around(super().begin())
+        return in_turn(self.info.get(WRITE_TURNS), super().begin())
 
 
 class Database:
@@ -95,10 +94,9 @@ class Database:
         async with self.sessions() as session:
             yield session
 
-    def begin(self) -> TurnTakingTransaction | Any:  # noqa: ANN401 - engine.begin()'s context manager
+    def begin(self) -> Any:  # noqa: ANN401 - engine.begin()'s context manager, or the same behind a turn
         """A connection in a write transaction (Core statements), taking its turn on SQLite like a session's."""
-        transaction = self.engine.begin()
-        return transaction if self.write_turns is None else self.write_turns.around(transaction)
+        return in_turn(self.write_turns, self.engine.begin())
 
     async def close(self) -> None:
         await self.engine.dispose()

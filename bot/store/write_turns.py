@@ -69,6 +69,11 @@ class WriteTurns:
         return TurnTakingTransaction(self, transaction)
 
 
+def in_turn(turns: WriteTurns | None, transaction: Any) -> Any:  # noqa: ANN401 - the transaction's own type
+    """`transaction` behind a turn, or as it is when there are no turns to take (PostgreSQL)."""
+    return transaction if turns is None else turns.around(transaction)
+
+
 class TurnTakingTransaction:
     def __init__(self, turns: WriteTurns, transaction: Any) -> None:
         self._turns = turns
