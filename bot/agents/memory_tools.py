@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from bot.agents.ablations import Ablations
-from bot.agents.evidence import EvidenceLine, overlap, words
+from bot.agents.evidence import EvidenceLine
 from bot.errors import AskwithError, LLMOutputError
 from bot.llm.client import LLMClient
 from bot.memory.history import HistorySize
@@ -33,7 +33,6 @@ MAX_LIMIT = 20
 MAX_CONTEXT = 3
 MAX_TOP_K = 5
 MAX_QUERIES = 3  # of each kind per turn
-EXPAND_MESSAGES = 3  # a fuzzy hit brings this many of its session's messages, those that best match the query
 LINE_OVERHEAD_CHARS = 40  # id, channel, time and sender of a line, for sizing a whole-history read
 
 
@@ -106,7 +105,8 @@ class FuzzyParams:
     top_k: int = 3
 
     def query(self) -> FuzzyQuery:
-        return FuzzyQuery(self.text, self.top_k, expand=True)
+        # No whole sessions: a hit brings its best-matching messages (`FuzzyHit.matches`), ranked by the search.
+        return FuzzyQuery(self.text, self.top_k)
 
     def dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -280,7 +280,7 @@ class MemoryTools:
         elif not self._from_cache(record):
             search = self.memory.fuzzy.search(self.viewer, params.query(), visible=await sight.channels())
             hits = await self._timed(record, search)
-            lines = [line for h in hits for line in _fuzzy_lines(h, params.text)]
+            lines = [line for h in hits for line in _fuzzy_lines(h)]
             self._keep(record, list(dict.fromkeys(line.id for line in lines)), lines)
         return record
 
@@ -337,14 +337,10 @@ def _clear_lines(hit: ClearHit) -> list[EvidenceLine]:
     return [own, *(EvidenceLine.of_message(c, via="clear") for c in hit.context if c.id != hit.message.id)]
 
 
-def _fuzzy_lines(hit: FuzzyHit, query: str) -> list[EvidenceLine]:
-    """The session's summary, then the session's messages that best match the query."""
+def _fuzzy_lines(hit: FuzzyHit) -> list[EvidenceLine]:
+    """The session's summary, then its messages that best match the query (as the search ranked them)."""
     summary = EvidenceLine(
         f"session:{hit.session_key}", "", f"{hit.first_ts:%Y-%m-%d %H:%M}", hit.channel_name,
         " ".join(hit.summary.split()), via="fuzzy",
     )  # fmt: skip
-    wanted = words(query)
-    messages = [EvidenceLine.of_message(m, via="fuzzy") for m in hit.messages]
-    ranked = sorted(enumerate(messages), key=lambda im: (-overlap(im[1], wanted), im[0]))
-    best = [line for _, line in ranked if overlap(line, wanted)][:EXPAND_MESSAGES]
-    return [summary, *best]
+    return [summary, *(EvidenceLine.of_message(m, via="fuzzy") for m in hit.matches)]

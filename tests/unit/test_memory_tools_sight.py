@@ -69,3 +69,27 @@ async def test_without_a_history_reader_each_search_reads_the_channels_itself() 
     tools = MemoryTools(VIEWER, MemoryAccess(clear=clear, fuzzy=None), Ablations())
     await tools.run([ClearParams(("launch",))], [])
     assert clear.given == [None]
+
+
+class OneSession:
+    """Fuzzy memory finding one session, whose best-matching messages are m2 then m1."""
+
+    def __init__(self) -> None:
+        self.queries: list[FuzzyQuery] = []
+
+    async def search(
+        self, viewer: Viewer, query: FuzzyQuery, *, visible: Mapping[int, int] | None = None
+    ) -> list[FuzzyHit]:
+        self.queries.append(query)
+        at = datetime(2026, 5, 1, 9, tzinfo=UTC)
+        said = {i: MessageView(i, "C3", "general", "bob", at, f"{i}: the launch moved to May") for i in ("m1", "m2")}
+        session = "the launch date was discussed"
+        return [FuzzyHit("k1", "C3", "general", session, "extractive", 0.5, at, at, matches=(said["m2"], said["m1"]))]
+
+
+async def test_a_fuzzy_hit_brings_its_summary_then_its_best_matching_messages_as_ranked() -> None:
+    fuzzy = OneSession()
+    tools = MemoryTools(VIEWER, MemoryAccess(clear=None, fuzzy=fuzzy, history=CountingHistory()), Ablations())
+    [record] = await tools.run([], [FuzzyParams("when is the launch?")])
+    assert [line.id for line in record.hits] == ["session:k1", "m2", "m1"]
+    assert not fuzzy.queries[0].expand  # the whole session is not read for it
