@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -54,7 +54,8 @@ class EvidenceLine:
         return frozenset(w[:5] for w in words(f"{self.sender} {self.text}"))
 
     def dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # Not `asdict`, which deep-copies every field: every turn's record holds hundreds of lines.
+        return {name: getattr(self, name) for name in _LINE_FIELDS}
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> EvidenceLine:
@@ -66,6 +67,9 @@ class EvidenceLine:
             message.id, message.sender, f"{message.ts:%Y-%m-%d %H:%M}", message.channel_name, _short(message.text),
             score, via,
         )  # fmt: skip
+
+
+_LINE_FIELDS = tuple(f.name for f in fields(EvidenceLine))
 
 
 def _short(text: str) -> str:
@@ -94,7 +98,8 @@ def overlap(line: EvidenceLine, wanted: frozenset[str]) -> int:
     if not wanted:
         return 0
     counts = _stem_counts(wanted)
-    return sum(counts[stem] for stem in line.stems & counts.keys())
+    shared = line.stems & counts.keys()
+    return sum(map(counts.__getitem__, shared)) if shared else 0  # most lines share none: no sum to start
 
 
 @lru_cache(maxsize=1_024)

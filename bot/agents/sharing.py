@@ -273,6 +273,8 @@ class QuoteIndex:
         holders: dict[Gram, set[str]] = {}
         if grams:
             for line_id, line_grams in self._line_grams.items():
+                if line_grams.isdisjoint(grams):  # most lines: no set to build
+                    continue
                 for gram in line_grams & grams:
                     holders.setdefault(gram, set()).add(line_id)
         return holders
