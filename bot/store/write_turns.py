@@ -64,14 +64,11 @@ class WriteTurns:
             self._lock, self._loop = asyncio.Lock(), loop
         return self._lock
 
-    def around(self, transaction: Any) -> TurnTakingTransaction:
-        """An async context manager (a session's or connection's `begin()`) entered once this task has the turn."""
-        return TurnTakingTransaction(self, transaction)
-
 
 def in_turn(turns: WriteTurns | None, transaction: Any) -> Any:  # noqa: ANN401 - the transaction's own type
-    """`transaction` behind a turn, or as it is when there are no turns to take (PostgreSQL)."""
-    return transaction if turns is None else turns.around(transaction)
+    """`transaction` (a session's or connection's `begin()`) entered once this task has the turn, or as it is when
+    there are no turns to take (PostgreSQL)."""
+    return transaction if turns is None else TurnTakingTransaction(turns, transaction)
 
 
 class TurnTakingTransaction:
