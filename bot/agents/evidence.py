@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -55,7 +55,7 @@ class EvidenceLine:
 
     def dict(self) -> dict[str, Any]:
         # Not `asdict`, which deep-copies every field: every turn's record holds hundreds of lines.
-        return {name: getattr(self, name) for name in _LINE_FIELDS}
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> EvidenceLine:
@@ -67,9 +67,6 @@ class EvidenceLine:
             message.id, message.sender, f"{message.ts:%Y-%m-%d %H:%M}", message.channel_name, _short(message.text),
             score, via,
         )  # fmt: skip
-
-
-_LINE_FIELDS = tuple(f.name for f in fields(EvidenceLine))
 
 
 def _short(text: str) -> str:
