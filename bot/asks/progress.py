@@ -30,6 +30,7 @@ from bot.agents.roster import Roster
 from bot.asks import models
 from bot.asks.claims import held_by_worker
 from bot.errors import AskwithError
+from bot.store.batched_write import BatchedWrite
 from bot.store.db import Database
 
 
@@ -122,12 +123,18 @@ class ProgressHub:
             unsubscribe()
 
 
+def stage_writes(db: Database) -> BatchedWrite:
+    """The stage writes of every ask this process runs: stored together when they come together."""
+    return BatchedWrite(db, _stage_statement())
+
+
 class ProgressTracker:
     """The `ProgressSink` of one running ask: stores the latest stage (one write in flight at a time; a burst of
-    stages becomes one write of the last) and publishes each stored stage to the hub."""
+    stages becomes one write of the last) through `stages` (`stage_writes`), and publishes each stored stage to
+    the hub."""
 
-    def __init__(self, db: Database, hub: ProgressHub, roster: Roster, *, ask_id: int, worker_id: str) -> None:
-        self.db, self.hub, self.roster = db, hub, roster
+    def __init__(self, stages: BatchedWrite, hub: ProgressHub, roster: Roster, *, ask_id: int, worker_id: str) -> None:
+        self.stages, self.hub, self.roster = stages, hub, roster
         self.ask_id, self.worker_id = ask_id, worker_id
         self._pending: tuple[Stage, str] | None = None
         self._last: tuple[Stage, str] | None = None
@@ -161,8 +168,7 @@ class ProgressTracker:
             detail, name = profile.handle, profile.display_name
         at = datetime.now(UTC)
         params = {"ask_id": self.ask_id, "worker": self.worker_id, "new_stage": stage.value, "detail": detail or None}
-        async with self.db.begin() as conn:
-            await conn.execute(_stage_statement(), params | {"at": at})
+        await self.stages.execute(params | {"at": at})
         self.hub.publish(Progress(self.ask_id, stage, detail, name, at))
 
     async def flush(self) -> None:

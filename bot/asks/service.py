@@ -45,7 +45,7 @@ from bot.asks.control import CancelResult, cancel_ask, end_cancelled
 from bot.asks.delivery import Delivery
 from bot.asks.feedback import record_feedback
 from bot.asks.heartbeat import with_heartbeat
-from bot.asks.progress import ProgressHub, ProgressTracker
+from bot.asks.progress import ProgressHub, ProgressTracker, stage_writes
 from bot.asks.record import AskRecorder
 from bot.asks.requests import AskOutcome, AskRequest
 from bot.errors import AskCancelledError, AskNotFoundError, AskRejectedError, ClaimLostError, UnknownMemberError
@@ -90,6 +90,7 @@ class AskService:
         self.approvals = ApprovalStore(db)
         self._parked: dict[int, int] = {}  # ask id -> branches of it waiting on a member right now
         self.progress = ProgressHub()  # stages of the asks this process runs (bot.asks.progress)
+        self.stage_writes = stage_writes(db)
         self._stops: dict[int, asyncio.Event] = {}  # asks running here -> set to cancel one at once
         self._trackers: dict[int, ProgressTracker] = {}
 
@@ -192,7 +193,7 @@ class AskService:
         cancelled_early = ask.cancel_requested_at is not None and ask.final_text is None
         thread = ThreadRef("", "") if cancelled_early else await self._hidden_thread(ask)  # nothing to show there
         recorder = AskRecorder(self.db, self.port, self.roster, ask_id=ask_id, worker_id=self.worker_id, thread=thread)
-        tracker = ProgressTracker(self.db, self.progress, self.roster, ask_id=ask_id, worker_id=self.worker_id)
+        tracker = self._new_tracker(ask_id)
         self._trackers[ask_id] = tracker
         try:
             stop = self._stops.setdefault(ask_id, asyncio.Event())
@@ -417,8 +418,11 @@ class AskService:
     def _tracker(self, ask_id: int) -> ProgressTracker:
         tracker = self._trackers.get(ask_id)
         if tracker is None:  # a path outside `process` (fail): a tracker of its own
-            tracker = ProgressTracker(self.db, self.progress, self.roster, ask_id=ask_id, worker_id=self.worker_id)
+            tracker = self._new_tracker(ask_id)
         return tracker
+
+    def _new_tracker(self, ask_id: int) -> ProgressTracker:
+        return ProgressTracker(self.stage_writes, self.progress, self.roster, ask_id=ask_id, worker_id=self.worker_id)
 
 
 def _final_text(ask_id: int, result: AskResult | None, failure: str | None, link: str | None = None) -> str:
