@@ -7,7 +7,8 @@ Prints, in one run, on the FriendsTV workspace (140 members, 11,593 messages; SQ
 ASKWITH_AGENT_SEARCH says, hybrid by default, and fuzzy memory):
 - LLM calls on the critical path of one agent turn (target <= 2; the iAgents code makes 4-7),
 - whole-ask wall time / critical-path LLM time, for one ask alone (target <= 1.05),
-- N concurrent asks' wall time / one ask's wall time, the same question each time (target <= 1.2),
+- N concurrent asks' wall time / one ask's wall time, the same question each time (target <= 1.2), and where the
+  ask that finished last lost its time: before its first model call, in its longest gap between calls, after its last,
 - prompt tokens per ask over FriendsTV benchmark questions (target: within the per-ask budget,
   ASKWITH_ASK_TOKEN_BUDGET; the paper reports ~30,000).
 """
@@ -22,8 +23,10 @@ import statistics
 import sys
 import tempfile
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 
 if __package__ in (None, ""):  # run as a script: make the project importable
@@ -49,12 +52,44 @@ from memory_ingest.worker import IngestWorker  # noqa: E402
 
 
 TARGETS = {"calls_per_turn": 2.0, "wall_over_llm": 1.05, "concurrent_over_one": 1.2}  # and tokens: the ask budget
+# When each model call of the ask running in this context answered (its own list per timed ask).
+ANSWERED_AT: ContextVar[list[float] | None] = ContextVar("answered_at", default=None)
+
+
+def timed_scripted_model(request: Any) -> str:  # noqa: ANN401 - an LLMRequest
+    """The scripted model, noting when it answers (a call began its fixed latency earlier)."""
+    if (answered := ANSWERED_AT.get()) is not None:
+        answered.append(time.perf_counter())
+    return scripted_model(request)
 
 
 @dataclass
 class Bench:
     service: AskService
     questions: list[AskRequest]
+    latency_s: float
+
+
+@dataclass
+class Timeline:
+    """One timed ask: when it started and ended, and when each of its model calls answered."""
+
+    started: float
+    ended: float
+    answered: list[float]
+
+    def waits(self, latency_s: float) -> dict[str, float]:
+        """Seconds spent outside model calls: before the first, in the longest gap between two, after the last
+        (calls taken one after another, as with one colleague)."""
+        if not self.answered:
+            return {"before_first_call": self.ended - self.started, "longest_gap": 0.0, "after_last_call": 0.0}
+        began = [at - latency_s for at in self.answered]
+        gaps = [max(0.0, start - end) for end, start in zip(self.answered, began[1:], strict=False)]
+        return {
+            "before_first_call": began[0] - self.started,
+            "longest_gap": max(gaps, default=0.0),
+            "after_last_call": self.ended - self.answered[-1],
+        }
 
 
 async def setup(settings: Settings, *, latency_s: float, questions: int) -> Bench:
@@ -65,12 +100,12 @@ async def setup(settings: Settings, *, latency_s: float, questions: int) -> Benc
     report = await IngestWorker(port, db).run()
     index = VectorIndex.from_settings(settings)
     await SessionIndexer(db, settings, SessionSummarizer(db, None), index).update(report.workspace_id)
-    llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model, latency_s=latency_s))
+    llm = LLMClient.from_settings(settings, backend=ScriptedBackend(timed_scripted_model, latency_s=latency_s))
     # Agents search as in production: ASKWITH_AGENT_SEARCH (hybrid by default, or lexical).
     memory = MemoryAccess(agent_search(settings, db, index), FuzzyMemory(db, index), history=WholeHistory(db))
     service = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=report.workspace_id)
     requests = [AskRequest(i.asking[0], [i.asking[1]], i.question) for i in dataset.items[:questions]]
-    return Bench(service, requests)
+    return Bench(service, requests, latency_s)
 
 
 def critical_llm_seconds(transcript: Transcript) -> float:
@@ -84,10 +119,12 @@ def calls_per_turn(transcripts: list[Transcript]) -> tuple[float, int]:
     return statistics.mean(counts), max(counts)
 
 
-async def one_ask(bench: Bench, request: AskRequest) -> tuple[AskOutcome, float]:
+async def one_ask(bench: Bench, request: AskRequest) -> tuple[AskOutcome, Timeline]:
+    answered: list[float] = []
+    ANSWERED_AT.set(answered)  # this task's own context: the asks timed side by side keep separate lists
     started = time.perf_counter()
     outcome = await bench.service.ask(request)
-    return outcome, time.perf_counter() - started
+    return outcome, Timeline(started, time.perf_counter(), answered)
 
 
 async def measure(bench: Bench, concurrent: int) -> dict[str, float]:
@@ -118,12 +155,17 @@ async def costs(bench: Bench) -> dict[str, float]:
 
 async def overlap(bench: Bench, probe: AskRequest, concurrent: int, *, prefix: str) -> dict[str, float]:
     """One ask alone (wall / its critical-path LLM time), then `concurrent` copies of it at once."""
-    outcome, alone = await one_ask(bench, probe)
+    outcome, timeline = await one_ask(bench, probe)
+    alone = timeline.ended - timeline.started
     llm_s = critical_llm_seconds(await load_transcript(bench.service.db, outcome.ask_id))
     cpu, started = time.process_time(), time.perf_counter()
-    await asyncio.gather(*(bench.service.ask(probe) for _ in range(concurrent)))
+    timed = await asyncio.gather(*(one_ask(bench, probe) for _ in range(concurrent)))
     together = time.perf_counter() - started
+    # Where the ask that finished last lost its time, against the same ask alone.
+    slowest = max((t for _, t in timed), key=lambda t: t.ended)
     return {
+        **{f"{prefix}slowest_{k}_s": v for k, v in slowest.waits(bench.latency_s).items()},
+        **{f"{prefix}alone_{k}_s": v for k, v in timeline.waits(bench.latency_s).items()},
         f"{prefix}wall_over_llm": alone / llm_s,
         f"{prefix}one_ask_s": alone,
         f"{prefix}concurrent_over_one": together / alone,
@@ -151,6 +193,11 @@ def report(figures: dict[str, float], args: argparse.Namespace) -> str:
             f"{args.concurrent} concurrent asks: {figures['concurrent_s']:.2f} s / one ask = "
             f"{figures['concurrent_over_one']:.3f}  (target <= 1.2)  {mark['concurrent_over_one']}"
             f"  [CPU {figures['cpu_ms_per_ask']:.0f} ms per ask]",
+            f"  where the last of them lost its time, in s (alone in brackets): "
+            f"{figures['slowest_before_first_call_s']:.2f} ({figures['alone_before_first_call_s']:.2f}) before its "
+            f"first model call, {figures['slowest_longest_gap_s']:.2f} ({figures['alone_longest_gap_s']:.2f}) in its "
+            f"longest gap between calls, {figures['slowest_after_last_call_s']:.2f} "
+            f"({figures['alone_after_last_call_s']:.2f}) after its last",
             f"  the same with memory search switched off (the engine alone): one ask "
             f"{figures['engine_wall_over_llm']:.3f} x its LLM time; {args.concurrent} at once "
             f"{figures['engine_concurrent_over_one']:.3f} x one"
