@@ -41,11 +41,14 @@ class BatchedWrite:
             try:
                 async with self.db.begin() as conn:
                     await conn.execute(self.statement, [params for params, _ in batch])
-            except BaseException as exc:  # each caller decides what a failed (or cancelled) write means to it
+            except Exception as exc:  # each caller decides what a failed write means to it
                 for _, done in batch:
                     _settle(done, exc)
-                if not isinstance(exc, Exception):
-                    raise
+            except BaseException as exc:  # the writer is cancelled (shutdown): nothing queued will be written now
+                for _, done in [*batch, *self._queued]:
+                    _settle(done, exc)
+                self._queued = []
+                raise
             else:
                 for _, done in batch:
                     _settle(done, None)

@@ -106,3 +106,26 @@ async def test_a_batch_that_cannot_begin_fails_its_callers(db: Database) -> None
     db.begin = broken  # type: ignore[method-assign]
     with pytest.raises(RuntimeError, match="database gone"):
         await asyncio.wait_for(writes.execute({"member": "U1", "title": "x"}), DEADLINE_S)
+
+
+async def test_a_cancelled_writer_leaves_no_caller_waiting(db: Database) -> None:
+    writes = BatchedWrite(db, _retitle())
+    entered, go_on = asyncio.Event(), asyncio.Event()
+
+    class CancelledInside:  # a transaction whose task is cancelled while it runs (the process shutting down)
+        async def __aenter__(self) -> None:
+            entered.set()
+            await go_on.wait()
+            raise asyncio.CancelledError
+
+        async def __aexit__(self, *error: object) -> None:
+            return None
+
+    db.begin = CancelledInside  # type: ignore[method-assign,assignment]
+    in_flight = asyncio.ensure_future(writes.execute({"member": "U1", "title": "x"}))
+    await asyncio.wait_for(entered.wait(), DEADLINE_S)
+    queued = asyncio.ensure_future(writes.execute({"member": "U2", "title": "y"}))  # waits for the next write
+    await asyncio.sleep(0)
+    go_on.set()
+    results = await asyncio.wait_for(asyncio.gather(in_flight, queued, return_exceptions=True), DEADLINE_S)
+    assert [type(result) for result in results] == [asyncio.CancelledError, asyncio.CancelledError]
