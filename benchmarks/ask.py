@@ -121,10 +121,15 @@ def calls_per_turn(transcripts: list[Transcript]) -> tuple[float, int]:
 
 async def one_ask(bench: Bench, request: AskRequest) -> tuple[AskOutcome, Timeline]:
     answered: list[float] = []
-    ANSWERED_AT.set(answered)  # this task's own context: the asks timed side by side keep separate lists
-    started = time.perf_counter()
-    outcome = await bench.service.ask(request)
-    return outcome, Timeline(started, time.perf_counter(), answered)
+    # The asks timed side by side run in tasks of their own, so each keeps its own list; an ask awaited directly
+    # gives the caller's context back as it was.
+    token = ANSWERED_AT.set(answered)
+    try:
+        started = time.perf_counter()
+        outcome = await bench.service.ask(request)
+        return outcome, Timeline(started, time.perf_counter(), answered)
+    finally:
+        ANSWERED_AT.reset(token)
 
 
 async def measure(bench: Bench, concurrent: int) -> dict[str, float]:
