@@ -43,6 +43,8 @@ class World:
     messages: dict[str, list[ChatMessage]] = field(default_factory=dict)  # channel id -> messages, oldest first
     policies: dict[str, MemberPolicy] = field(default_factory=dict)
     bot_id: str = "askwith"
+    # The message ids in use, with the message count they were read at (see `_new_message_id`).
+    _ids_seen: tuple[int, set[str]] | None = field(default=None, init=False, repr=False, compare=False)
 
     # ------------------------------------------------------------------ building
     def add_member(self, member: Member, policy: MemberPolicy | None = None) -> Member:
@@ -87,7 +89,7 @@ class World:
         if sender_id not in self.members:
             raise UnknownMemberError(sender_id)
         message = ChatMessage(
-            id=message_id or f"m{self.message_count() + 1:07d}",
+            id=message_id or self._new_message_id(),
             channel_id=channel_id,
             sender_id=sender_id,
             ts=ts or datetime.now(UTC),
@@ -95,7 +97,20 @@ class World:
             thread_id=thread_id,
         )
         self.messages[channel_id].append(message)
+        if self._ids_seen is not None and self._ids_seen[0] == self.message_count() - 1:
+            self._ids_seen[1].add(message.id)
+            self._ids_seen = (self._ids_seen[0] + 1, self._ids_seen[1])
         return message
+
+    def _new_message_id(self) -> str:
+        """`m<count + 1>`, or the next number after it that no message holds: a loaded file may already use it."""
+        count = self.message_count()
+        if self._ids_seen is None or self._ids_seen[0] != count:  # messages were added around `add_message`
+            self._ids_seen = (count, {m.id for msgs in self.messages.values() for m in msgs})
+        number = count + 1
+        while (candidate := f"m{number:07d}") in self._ids_seen[1]:
+            number += 1
+        return candidate
 
     # ------------------------------------------------------------------ reading
     def member_by_name(self, name: str) -> Member:

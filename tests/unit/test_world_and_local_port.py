@@ -17,6 +17,20 @@ def test_world_round_trips_through_its_file(sample_world: World, tmp_path: Path)
     assert (tmp_path / "w2.json").read_bytes() == path.read_bytes()
 
 
+def test_a_new_message_never_takes_an_id_a_loaded_file_already_uses(sample_world: World, tmp_path: Path) -> None:
+    channel, sender = "C-general", next(iter(sample_world.members))
+    # A file whose messages use the numbered ids the next messages would otherwise be given.
+    count = sample_world.message_count()
+    sample_world.add_message(channel, sender, "numbered ahead", message_id=f"m{count + 2:07d}")
+    sample_world.add_message(channel, sender, "numbered ahead too", message_id=f"m{count + 3:07d}")
+    sample_world.save(tmp_path / "w.json")
+    world = World.load(tmp_path / "w.json")
+    added = [world.add_message(channel, sender, f"new {i}").id for i in range(3)]
+    ids = [m.id for msgs in world.messages.values() for m in msgs]
+    assert len(ids) == len(set(ids))
+    assert added == [f"m{count + n:07d}" for n in (4, 5, 6)]
+
+
 def test_bad_workspace_file_is_a_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "broken.json"
     path.write_text("{not json")
