@@ -70,22 +70,29 @@ def read_query(
 ) -> ReadQuery:
     """Read a typed query: phrases, content words, participants' names and a date span."""
     text = text[:MAX_QUERY_CHARS].strip() if isinstance(text, str) else ""
+    # One dateparser pass over the whole text serves each of its questions too (the slowest step of reading).
+    found = read_dates(QUOTED.sub(" ", text), tz=tz, now=now)
+    read = _read(text, participants, found, max_terms)
+    parts = tuple(p for part in question_parts(text) if (p := _read(part, participants, found, max_terms)).keywords)
+    return replace(read, parts=parts) if len(parts) > 1 else read
+
+
+def _read(text: str, participants: Iterable[str], found: Sequence[DatePhrase], max_terms: int) -> ReadQuery:
+    """One question of a query, with the date phrases `found` in the whole query that it holds."""
     phrases = [p for p in (query_words(q) for q in QUOTED.findall(text)) if p]
     rest = QUOTED.sub(" ", text)
-    since, until, dates = read_dates(rest, tz=tz, now=now)
-    when = {w for phrase in dates for w in query_words(phrase) if w in RELATIVE_WORDS}
+    dates = [d for d in found if d.phrase in rest]
+    when = {w for d in dates for w in query_words(d.phrase) if w in RELATIVE_WORDS}
     name_words = {w for name in participants for w in query_words(name)}
     words = [w for w in query_words(rest) if w not in STOP_WORDS and w not in when]
     names = tuple(dict.fromkeys(w for w in words if w in name_words))
     content = [w for w in words if w not in name_words] or list(names)  # a query of names only searches them
     keywords = [" ".join(p) for p in phrases if not all(w in STOP_WORDS for w in p)] + content
-    parts = tuple(
-        read
-        for part in question_parts(text)
-        if (read := read_query(part, participants=participants, tz=tz, now=now, max_terms=max_terms)).keywords
+    since = min((d.start for d in dates), default=None)  # several phrases: the span covering them
+    until = max((d.end for d in dates), default=None)
+    return ReadQuery(
+        text, tuple(dict.fromkeys(keywords))[:max_terms], names, since, until, tuple(d.phrase for d in dates)
     )
-    parts = parts if len(parts) > 1 else ()
-    return ReadQuery(text, tuple(dict.fromkeys(keywords))[:max_terms], names, since, until, tuple(dates), parts)
 
 
 def question_parts(text: str) -> list[str]:
@@ -158,21 +165,24 @@ def query_words(text: str) -> tuple[str, ...]:
 
 
 # ---------------------------------------------------------------------- dates
-def read_dates(text: str, *, tz: str, now: datetime | None) -> tuple[datetime | None, datetime | None, list[str]]:
-    """The span of the date phrases in `text` (UTC), and the phrases. Several phrases: the span covering them."""
+@dataclass(frozen=True)
+class DatePhrase:
+    phrase: str  # as typed
+    start: datetime  # the first and last instant of the unit it names, UTC
+    end: datetime
+
+
+def read_dates(text: str, *, tz: str, now: datetime | None) -> list[DatePhrase]:
+    """The date phrases in `text`, each with the span it names."""
     if not DATE_CUE.search(text):
-        return None, None, []  # the usual case, and dateparser is slow to find nothing
+        return []  # the usual case, and dateparser is slow to find nothing
     zone = _zone(tz)
     local_now = (now or datetime.now(UTC)).astimezone(zone)
-    spans: list[tuple[datetime, datetime]] = []
-    phrases: list[str] = []
+    found = []
     for phrase, moment, period in _parsed_dates(text, local_now):
         start, end = _span(moment.astimezone(zone), period)
-        spans.append((start, end))
-        phrases.append(phrase)
-    if not spans:
-        return None, None, []
-    return min(s for s, _ in spans).astimezone(UTC), max(e for _, e in spans).astimezone(UTC), phrases
+        found.append(DatePhrase(phrase, start.astimezone(UTC), end.astimezone(UTC)))
+    return found
 
 
 def _parsed_dates(text: str, local_now: datetime) -> list[tuple[str, datetime, str]]:

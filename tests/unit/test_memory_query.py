@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.memory import query as query_module
 from bot.memory.clear import ClearMemory
 from bot.memory.keywords import MAX_KEYWORDS, STOP_WORDS, phrase_of
 from bot.memory.query import MAX_QUERY_TERMS, question_parts, read_query, search_typed
@@ -152,3 +153,16 @@ def test_each_question_of_a_text_is_read_on_its_own_and_lead_ins_are_not_questio
     assert parts[1].keywords == ("second", "owns", "press", "kit")
     assert read_query("When is the offsite? Please answer briefly.").parts == (), "one question: no parts"
     assert question_parts("?? ?") == []
+
+
+def test_each_question_keeps_its_own_dates_read_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    passes = []
+    parsed = query_module._parsed_dates
+    monkeypatch.setattr(query_module, "_parsed_dates", lambda *args: passes.append(args) or parsed(*args))
+    read = read_query("What did Bob say yesterday? And who booked the room last week?", now=NOW)
+    first, second = read.parts
+    assert len(passes) == 1, "the whole text is read for dates once, not once more per question"
+    assert (first.since, first.dates) == (datetime(2026, 11, 22, tzinfo=UTC), ("yesterday",))
+    assert (second.since, second.dates) == (datetime(2026, 11, 16, tzinfo=UTC), ("last week",))
+    assert "yesterday" not in first.keywords and "week" not in second.keywords
+    assert (read.since, read.until) == (second.since, first.until), "the whole text: the span covering both"
