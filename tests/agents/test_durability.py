@@ -116,3 +116,23 @@ async def test_worker_runs_queued_asks_and_survives_a_bug(db: Database, settings
     assert await worker.run_once() is None
     ask = await h.service.load(bad)
     assert ask.status == "failed" and ask.final_post == "posted" and len(_finals(h, bad)) == 1
+
+
+async def test_an_ask_run_in_this_process_is_stored_claimed_so_no_worker_takes_it_first(
+    db: Database, settings: Settings
+) -> None:
+    h = await build(db, two_fact_world(), settings=settings, latency_s=0.05)
+    other = _second_worker(h, settings)
+    taken: list[int | None] = []
+    submit = h.service.submit
+
+    async def submit_then_poll(request: AskRequest, **options: bool) -> int:
+        ask_id = await submit(request, **options)
+        taken.append(await other.claim_next())  # another worker polls the queue the moment the ask is stored
+        return ask_id
+
+    h.service.submit = submit_then_poll  # type: ignore[method-assign]
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+    assert outcome.status == "done" and taken == [None]
+    ask = await h.service.load(outcome.ask_id)
+    assert (ask.attempts, ask.claimed_by) == (1, h.service.worker_id)
