@@ -97,9 +97,10 @@ class World:
             thread_id=thread_id,
         )
         self.messages[channel_id].append(message)
-        if self._ids_seen is not None and self._ids_seen[0] == self.message_count() - 1:
-            self._ids_seen[1].add(message.id)
-            self._ids_seen = (self._ids_seen[0] + 1, self._ids_seen[1])
+        if self._ids_seen is not None:  # kept in step; lists changed some other way stay told apart by the count
+            count, ids = self._ids_seen
+            ids.add(message.id)
+            self._ids_seen = (count + 1, ids)
         return message
 
     def _new_message_id(self) -> str:
