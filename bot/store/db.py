@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from bot.settings import Settings
+from bot.store import sqlite_driver
 from bot.store.write_turns import WriteTurns, in_turn
 
 
@@ -110,8 +112,11 @@ def as_utc(value: datetime) -> datetime:
 def create_engine(url: str) -> AsyncEngine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        # A generous busy timeout: the ingestion worker and the ask worker may share one SQLite file.
-        engine = create_async_engine(url, connect_args={"timeout": 30})
+        # A generous busy timeout: the ingestion worker and the ask worker may share one SQLite file. The options
+        # SQLAlchemy would pass (a file or memory database, used from the connection's own thread).
+        database = parsed.database or ":memory:"
+        connect = partial(sqlite_driver.connect, database, timeout=30, check_same_thread=False)
+        engine = create_async_engine(url, async_creator=connect)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     return create_async_engine(url, pool_pre_ping=True)
