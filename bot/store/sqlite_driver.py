@@ -28,13 +28,14 @@ class OneTripCursor(aiosqlite.Cursor):
         self._rows: deque[Any] = deque()
 
     async def execute(self, sql: str, parameters: Any = None) -> OneTripCursor:  # noqa: ANN401 - DB-API parameters
-        self._cursor, rows = await self._execute(_statement, self._conn._conn, sql, parameters or (), many=False)
-        self._rows = deque(rows)
-        return self
+        return await self._trip(sql, parameters or (), many=False)
 
     async def executemany(self, sql: str, parameters: Any) -> OneTripCursor:  # noqa: ANN401 - DB-API parameters
-        self._cursor, _ = await self._execute(_statement, self._conn._conn, sql, parameters, many=True)
-        self._rows = deque()
+        return await self._trip(sql, parameters, many=True)
+
+    async def _trip(self, sql: str, parameters: Any, *, many: bool) -> OneTripCursor:  # noqa: ANN401
+        self._cursor, rows = await self._execute(_statement, self._conn._conn, sql, parameters, many=many)
+        self._rows = deque(rows)
         return self
 
     async def fetchone(self) -> Any:  # noqa: ANN401 - a row
@@ -72,9 +73,9 @@ class OneTripCursor(aiosqlite.Cursor):
 def _statement(
     connection: sqlite3.Connection,
     sql: str,
-    parameters: Any,
+    parameters: Any,  # noqa: ANN401 - DB-API parameters
     *,
-    many: bool,  # noqa: ANN401 - DB-API parameters
+    many: bool,
 ) -> tuple[sqlite3.Cursor, list[Any]]:
     """Run on the connection's thread: execute, read every row, close."""
     cursor = connection.cursor()
