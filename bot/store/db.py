@@ -126,8 +126,10 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
+    wal = cursor.fetchone()[0] == "wal"  # a memory database stays "memory"
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+    dbapi_connection.driver_connection.reads_here = wal
 
 
 def alembic_config() -> Config:
