@@ -112,10 +112,8 @@ def as_utc(value: datetime) -> datetime:
 def create_engine(url: str) -> AsyncEngine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        # A generous busy timeout: the ingestion worker and the ask worker may share one SQLite file. The options
-        # SQLAlchemy would pass (a file or memory database, used from the connection's own thread).
-        database = parsed.database or ":memory:"
-        connect = partial(sqlite_driver.connect, database, timeout=30, check_same_thread=False)
+        # A generous busy timeout: the ingestion worker and the ask worker may share one SQLite file.
+        connect = partial(sqlite_driver.connect, parsed.database or ":memory:", timeout=30)
         engine = create_async_engine(url, async_creator=connect)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine

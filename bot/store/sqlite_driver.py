@@ -128,7 +128,9 @@ class OneTripConnection(aiosqlite.Connection):
 
 
 async def connect(database: str, **kwargs: Any) -> OneTripConnection:  # noqa: ANN401 - sqlite3.connect's options
-    """`aiosqlite.connect`, with one-trip cursors (SQLAlchemy's `async_creator`)."""
-    connection = OneTripConnection(partial(sqlite3.connect, database, **kwargs), iter_chunk_size=64)
+    """`aiosqlite.connect`, with one-trip cursors (SQLAlchemy's `async_creator`). The sqlite3 connection is used from
+    its own thread and, for reads in WAL mode, from the event loop's: never from both at once."""
+    options = {**kwargs, "check_same_thread": False}
+    connection = OneTripConnection(partial(sqlite3.connect, database, **options), iter_chunk_size=64)
     connection._thread.daemon = True  # as SQLAlchemy's own aiosqlite adapter does: never keeps the process alive
     return await connection
