@@ -32,7 +32,7 @@ _POSITIVE = frozenset({
 _NON_NEGATIVE = frozenset({
     "ingest_interval_seconds", "llm_temperature", "llm_max_retries", "llm_backoff_seconds", "llm_max_tokens",
     "slack_api_max_retries", "recursion_depth", "recursion_llm_budget", "share_quote_chars", "local_llm_threads",
-    "web_port", "evidence_budget_tokens", "ask_token_budget", "vector_cache",
+    "web_port", "evidence_budget_tokens", "ask_token_budget", "vector_cache", "sqlite_readers",
 })  # fmt: skip
 
 
@@ -57,6 +57,12 @@ class Settings:
         "ASKWITH_DATABASE_URL",
         "",
         "SQLAlchemy async URL. Empty = SQLite file in ASKWITH_DATA_DIR. PostgreSQL: postgresql+asyncpg://user@host/db",
+    )
+    sqlite_readers: int = _setting(
+        "ASKWITH_SQLITE_READERS",
+        1,
+        "Processes that run a SQLite database's reads (searches) beside the process serving asks, so they use "
+        "another core. 0 = every read in the serving process. More help on machines with more cores.",
     )
     chroma_host: str = _setting(
         "ASKWITH_CHROMA_HOST", "", "Chroma server host. Empty = embedded Chroma in ASKWITH_DATA_DIR."

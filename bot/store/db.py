@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.settings import Settings
 from bot.store import sqlite_driver
+from bot.store.sqlite_readers import ReaderProcesses
 from bot.store.write_turns import WriteTurns, in_turn
 
 
@@ -46,8 +47,9 @@ class TurnTakingSession(AsyncSession):
 
 
 class Database:
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, *, readers: ReaderProcesses | None = None) -> None:
         self.engine = engine
+        self.readers = readers  # SQLite: the processes its reads go to (the engine's connections use them)
         # SQLite has one writer at a time: this process's writers queue here rather than in its busy handler.
         self.write_turns = WriteTurns() if engine.dialect.name == "sqlite" else None
         self.sessions = async_sessionmaker(
@@ -66,9 +68,11 @@ class Database:
     async def open(cls, settings: Settings, *, url: str | None = None, migrate: bool = True) -> Database:
         url = url or settings.resolved_database_url
         parsed = make_url(url)
+        readers = None
         if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        db = cls(create_engine(url))
+            readers = ReaderProcesses(parsed.database, settings.sqlite_readers) if settings.sqlite_readers else None
+        db = cls(create_engine(url, readers=readers), readers=readers)
         if migrate:
             await db.migrate()
         return db
@@ -102,6 +106,8 @@ class Database:
 
     async def close(self) -> None:
         await self.engine.dispose()
+        if self.readers is not None:
+            self.readers.close()
 
 
 def as_utc(value: datetime) -> datetime:
@@ -109,11 +115,12 @@ def as_utc(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-def create_engine(url: str) -> AsyncEngine:
+def create_engine(url: str, *, readers: ReaderProcesses | None = None) -> AsyncEngine:
+    """The engine of `url`; on a SQLite file in WAL mode, reads outside a transaction go to `readers`."""
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         # A generous busy timeout: the ingestion worker and the ask worker may share one SQLite file.
-        connect = partial(sqlite_driver.connect, parsed.database or ":memory:", timeout=30)
+        connect = partial(sqlite_driver.connect, parsed.database or ":memory:", readers=readers, timeout=30)
         engine = create_async_engine(url, async_creator=connect)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine

@@ -8,8 +8,10 @@ Under 100 concurrent asks a search statement of 1-2 ms of work took 16-56 ms tha
 
 - a write is executed, read to the end and its cursor closed in one trip, and waits in the thread (for another
   connection's write lock, up to the busy timeout) without holding up the event loop;
-- a read (SELECT, or WITH ... SELECT) of a database in WAL mode, where a reader never waits for a writer, runs on
-  the event loop's own thread, which holds the interpreter lock already;
+- a read (SELECT, or WITH ... SELECT) of a database in WAL mode, where a reader never waits for a writer, goes to a
+  reader process (`bot.store.sqlite_readers`) when the connection has some and no transaction of its own is open
+  (so it needs none of this connection's uncommitted rows); otherwise it runs on the event loop's own thread, which
+  holds the interpreter lock already;
 - commit and rollback take no trip when no transaction is open (a pooled connection is rolled back after each read).
 
 The cursor keeps the rows, `description`, `rowcount` and `lastrowid` for the adapter to read afterwards:
@@ -23,32 +25,47 @@ import re
 import sqlite3
 from collections import deque
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import aiosqlite
 
+from bot.store.sqlite_readers import ReaderGone, ReaderProcesses, plain
+
+
+class Outcome(NamedTuple):
+    """What a statement left for the DB-API cursor to report, once its sqlite3 cursor is closed."""
+
+    description: Any
+    rowcount: int
+    lastrowid: int | None
+    rows: list[Any]
+
+
+NOT_RUN = Outcome(None, -1, None, [])  # as a fresh sqlite3 cursor answers
+
 
 class OneTripCursor(aiosqlite.Cursor):
-    """A cursor whose statement runs whole in one call, on the connection's thread (or, a read in WAL mode, on the
-    event loop's); the rows wait here."""
+    """A cursor whose statement runs whole in one call, on the connection's thread (or, a read in WAL mode, in a
+    reader process or on the event loop's thread); the rows wait here."""
 
-    def __init__(self, conn: aiosqlite.Connection, *, reads_here: bool = False) -> None:
+    arraysize = 1  # rows per fetchmany() by default, as sqlite3's
+    _conn: OneTripConnection
+
+    def __init__(self, conn: OneTripConnection) -> None:
         super().__init__(conn, None)  # type: ignore[arg-type]  # the sqlite3 cursor is made by each statement
+        self._outcome = NOT_RUN
         self._rows: deque[Any] = deque()
-        self._reads_here = reads_here
 
     async def execute(self, sql: str, parameters: Any = None) -> OneTripCursor:  # noqa: ANN401 - DB-API parameters
-        return await self._trip(sql, parameters or (), many=False)
+        if self._conn.reads_here and reads_only(sql):
+            return self._keep(await self._conn.read(sql, parameters or ()))
+        return self._keep(await self._execute(_statement, self._conn._conn, sql, parameters or (), many=False))
 
     async def executemany(self, sql: str, parameters: Any) -> OneTripCursor:  # noqa: ANN401 - DB-API parameters
-        return await self._trip(sql, parameters, many=True)
+        return self._keep(await self._execute(_statement, self._conn._conn, sql, parameters, many=True))
 
-    async def _trip(self, sql: str, parameters: Any, *, many: bool) -> OneTripCursor:  # noqa: ANN401
-        if not many and self._reads_here and reads_only(sql):
-            self._cursor, rows = _statement(self._conn._conn, sql, parameters, many=False)
-        else:
-            self._cursor, rows = await self._execute(_statement, self._conn._conn, sql, parameters, many=many)
-        self._rows = deque(rows)
+    def _keep(self, outcome: Outcome) -> OneTripCursor:
+        self._outcome, self._rows = outcome, deque(outcome.rows)
         return self
 
     async def fetchone(self) -> Any:  # noqa: ANN401 - a row
@@ -63,24 +80,19 @@ class OneTripCursor(aiosqlite.Cursor):
         return rows
 
     async def close(self) -> None:
-        self._rows = deque()  # the sqlite3 cursor was closed in its thread, after its last row
+        self._rows = deque()  # the sqlite3 cursor was closed after its last row
 
-    # Before a first statement there is no sqlite3 cursor: answer as a fresh one would.
     @property
     def description(self) -> Any:  # noqa: ANN401 - DB-API description
-        return None if self._cursor is None else self._cursor.description
+        return self._outcome.description
 
     @property
     def rowcount(self) -> int:
-        return -1 if self._cursor is None else self._cursor.rowcount
+        return self._outcome.rowcount
 
     @property
     def lastrowid(self) -> int | None:
-        return None if self._cursor is None else self._cursor.lastrowid
-
-    @property
-    def arraysize(self) -> int:
-        return 1 if self._cursor is None else self._cursor.arraysize
+        return self._outcome.lastrowid
 
 
 _READ = re.compile(r"\s*(?:SELECT|WITH)\b", re.IGNORECASE)
@@ -98,15 +110,17 @@ def _statement(
     parameters: Any,  # noqa: ANN401 - DB-API parameters
     *,
     many: bool,
-) -> tuple[sqlite3.Cursor, list[Any]]:
+) -> Outcome:
     """Execute, read every row, close: on the connection's thread, or on the event loop's for a read in WAL mode."""
     cursor = connection.cursor()
     try:
         if many:
             cursor.executemany(sql, parameters)
-            return cursor, []
-        cursor.execute(sql, parameters)
-        return cursor, cursor.fetchall() if cursor.description else []
+            rows = []
+        else:
+            cursor.execute(sql, parameters)
+            rows = cursor.fetchall() if cursor.description else []
+        return Outcome(cursor.description, cursor.rowcount, cursor.lastrowid, rows)
     finally:
         cursor.close()
 
@@ -114,9 +128,22 @@ def _statement(
 class OneTripConnection(aiosqlite.Connection):
     # Set once the database is known to be in WAL mode, where a reader never waits for a writer.
     reads_here = False
+    # The database's reader processes, if it has any: reads outside a transaction go there.
+    readers: ReaderProcesses | None = None
 
     def cursor(self) -> OneTripCursor:  # type: ignore[override]  # made here: no trip to the thread for it
-        return OneTripCursor(self, reads_here=self.reads_here)
+        return OneTripCursor(self)
+
+    async def read(self, sql: str, parameters: Any) -> Outcome:  # noqa: ANN401 - DB-API parameters
+        """A read in WAL mode: in a reader process when no transaction of this connection is open (a reader
+        cannot see its uncommitted rows) and the parameters travel as they are; else here, on the loop's thread."""
+        if self.readers is not None and self.readers.count and not self._conn.in_transaction and plain(parameters):
+            try:
+                description, rows = await self.readers.read(sql, parameters)
+                return Outcome(description, -1, None, rows)
+            except ReaderGone:
+                pass  # read here instead
+        return _statement(self._conn, sql, parameters, many=False)
 
     async def commit(self) -> None:
         if self._conn.in_transaction:  # nothing to commit is a no-op in sqlite3 too: spare the trip
@@ -127,10 +154,17 @@ class OneTripConnection(aiosqlite.Connection):
             await super().rollback()
 
 
-async def connect(database: str, **kwargs: Any) -> OneTripConnection:  # noqa: ANN401 - sqlite3.connect's options
-    """`aiosqlite.connect`, with one-trip cursors (SQLAlchemy's `async_creator`). The sqlite3 connection is used from
-    its own thread and, for reads in WAL mode, from the event loop's: never from both at once."""
+async def connect(
+    database: str,
+    *,
+    readers: ReaderProcesses | None = None,
+    **kwargs: Any,  # noqa: ANN401 - sqlite3.connect's options
+) -> OneTripConnection:
+    """`aiosqlite.connect`, with one-trip cursors (SQLAlchemy's `async_creator`), reading through `readers` when the
+    database turns out to be in WAL mode. The sqlite3 connection is used from its own thread and, for reads in WAL
+    mode, from the event loop's: never from both at once."""
     options = {**kwargs, "check_same_thread": False}
     connection = OneTripConnection(partial(sqlite3.connect, database, **options), iter_chunk_size=64)
+    connection.readers = readers
     connection._thread.daemon = True  # as SQLAlchemy's own aiosqlite adapter does: never keeps the process alive
     return await connection
