@@ -94,6 +94,8 @@ class ReaderProcesses:
         if self._loop is not loop:
             self.close()
             self._loop = loop
+        for ended in [r for r in self._readers if not r.alive]:
+            ended.process.poll()  # reaped if it has exited (a reader ends at the end of its socket)
         self._readers = [r for r in self._readers if r.alive]
         try:
             while len(self._readers) < self.count:
@@ -179,13 +181,18 @@ class _Reader:
 
     def stop(self) -> None:
         self.alive = False
-        current = asyncio.current_task() if self.loop.is_running() else None
-        for task in self._tasks:
-            if task is not current and not self.loop.is_closed():
-                task.cancel()
-        for answer in self.waiting.values():
-            if not answer.done() and not self.loop.is_closed():
-                answer.set_exception(ReaderGone("the SQLite reader has ended"))
+        if not self.loop.is_closed():
+            current = asyncio.current_task() if self.loop.is_running() else None
+            for task in self._tasks:
+                if task is not current:
+                    task.cancel()
+            for answer in self.waiting.values():
+                if not answer.done():
+                    answer.set_exception(ReaderGone("the SQLite reader has ended"))
+            if (fd := self.socket.fileno()) != -1:
+                # Unwatched before it is closed: a later socket given the same number is never unwatched for it.
+                self.loop.remove_reader(fd)
+                self.loop.remove_writer(fd)
         self.waiting = {}
         self.socket.close()  # the reader reads the end of its socket and exits
 
