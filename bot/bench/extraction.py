@@ -102,10 +102,31 @@ def _head_words(vocabulary: list[str]) -> dict[str, str]:
     return {head: names[0] for head, names in heads.items() if len(names) == 1 and head not in whole}
 
 
+_STOPWORDS = frozenset(
+    "a an the and or of to in on at is are was were it he she they i you we that this his her oh uh um ah yeah yes no"
+    " well hey okay ok so just".split()
+)
+_SHORT_ANSWERS = re.compile(r"[,.;:!?()\n]|\b(?:first|second)\b")
+
+
+def states_inside(prediction: str, spans: list[str]) -> bool:
+    """Some short answer the prediction states (a clause of it, with a word beyond stop words, not hedged or negated)
+    lies inside one of the spans, on word boundaries."""
+    keys = [f" {normalize(span)} " for span in spans]
+    for clause in _SHORT_ANSWERS.split(prediction.lower()):
+        short = normalize(clause)
+        if not set(short.split()) - _STOPWORDS or _HEDGES.search(short) or re.search(_NEGATION, f"{short} "):
+            continue
+        if any(f" {short} " in key for key in keys):
+            return True
+    return False
+
+
 def plainly_states(prediction: str, answer: str) -> bool:
     """The answer is in the prediction, not hedged between alternatives and not negated."""
     text, key = f" {normalize(prediction)} ", normalize(answer)
     if not key or f" {key} " not in text:
         return False
-    hedged = _HEDGES.search(text) or re.search(rf"\b{re.escape(key)} or\b|\bor {re.escape(key)}\b", text)
+    rest = text.replace(f" {key} ", " _ ")  # a hedge or negation inside the answer itself is the answer's
+    hedged = _HEDGES.search(rest) or re.search(rf"\b{re.escape(key)} or\b|\bor {re.escape(key)}\b", text)
     return not hedged and not negated(prediction, key)

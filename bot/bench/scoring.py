@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from bot.bench.extraction import extract_count, mentioned_names, normalize, plainly_states
+from bot.bench.extraction import extract_count, mentioned_names, normalize, plainly_states, states_inside
 from bot.bench.items import BenchItem, Metric
 from bot.bench.timeslots import parse_spans, slots_of
 from bot.llm.client import LLMClient
@@ -76,8 +76,10 @@ def score_spans(prediction: str, gold: list[str], *, method: ScoreMethod = Score
 
 
 def normalized_match(prediction: str, parts: list[list[str]]) -> Score:
-    """Correct when, for every part, one of its accepted answers is plainly stated (not hedged, not negated)."""
-    matched = [any(plainly_states(prediction, a) for a in answers) for answers in parts]
+    """Correct when, for every part, one of its accepted answers is plainly stated (not hedged, not negated), or a
+    short answer the prediction states lies inside one of them ("Paul" in "tonight is with Paul the Wine Guy")."""
+    matched = [any(plainly_states(prediction, a) for a in answers) or states_inside(prediction, answers)
+               for answers in parts]  # fmt: skip
     return Score(float(all(matched)), ScoreMethod.NORMALIZED_MATCH, {"parts_matched": matched})
 
 
@@ -92,10 +94,20 @@ async def judge(question: str, ground_truth: str, prediction: str, client: LLMCl
 
 def accepted_answers(item: BenchItem) -> list[list[str]]:
     """Per part, the answers accepted (every part must be stated). A model-composed FriendsTV question has one
-    answer of its own; a template one needs both FriendsQA answers."""
+    answer of its own; a template one needs both FriendsQA parts, each any of its annotated spans."""
     if "parts" in item.gold and item.gold.get("composed_by", "template") == "template":
-        return [list(part["answers"]) + [part["answer"]] for part in item.gold["parts"]]
+        return [list(dict.fromkeys([*part.get("spans", []), *part["answers"], part["answer"]]))
+                for part in item.gold["parts"]]  # fmt: skip
     return [list(item.gold.get("alternatives", [])) + [item.gold["answer"]]]
+
+
+def judge_ground_truth(item: BenchItem) -> str:
+    """The ground truth the judge reads: a template FriendsTV item's every part with all its spans, shortest first
+    (the judge takes the best-matching one); otherwise the gold answer."""
+    if "parts" in item.gold and item.gold.get("composed_by", "template") == "template":
+        parts = [sorted(spans, key=lambda s: (len(s), s)) for spans in accepted_answers(item)]
+        return "; ".join(f"part {i}: " + " OR ".join(f'"{s}"' for s in spans) for i, spans in enumerate(parts, 1))
+    return str(item.gold["answer"])
 
 
 async def extract(key: str, client: LLMClient, **variables: object) -> str:
@@ -113,7 +125,7 @@ async def score_item(item: BenchItem, prediction: str, *, judge_client: LLMClien
             return _schedule_by_rules(item, prediction)
         return await _schedule_by_model(item, prediction, judge_client)
     if judge_client is not None:
-        return await judge(item.question, str(item.gold["answer"]), prediction, judge_client)
+        return await judge(item.question, judge_ground_truth(item), prediction, judge_client)
     return normalized_match(prediction, accepted_answers(item))
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.bench.friendstv.friendsqa import LoadStats
 from bot.bench.items import BenchItem
@@ -19,6 +19,8 @@ class AlignmentStats:
     pairs: int = 0  # question pairs that passed the authors' filter
     no_asker: int = 0  # of those, pairs for which no asking pair reaches both rationales
     scenes: int = 0  # scenes that gave at least one item
+    humans: int = 0  # members who are named human characters (`people.named_humans`)
+    dropped: dict[str, int] = field(default_factory=dict)  # candidate pairs dropped, by rule (`pairing.DROP_RULES`)
 
 
 BODY = """\
@@ -31,43 +33,60 @@ The authors' construction (appendix D.1.2; their `make_qa_dataset.py`), as code 
 2. **Scenes.** Chat lines of episodes {episodes} are aligned in order with the scenes of the parsed season-1
    transcript: {matched} of {lines} lines match an utterance directly ({match_pct:.1f} %); the rest take the scene
    of the line before.
-3. **Questions.** FriendsQA season 1: official dev/test files (e21-e24) and the partial train subset (e01-e20,
-   {partial} questions; answers aligned by text to the one spoken line of the scene that holds them, {unaligned}
-   answers dropped as unaligned or ambiguous): {questions} questions. An answer's rationale is the chat line of its
-   utterance in the scene; a line of stage directions only matches nothing, and the answer must be readable in the
-   chat line (or be its speaker). {with_evidence} questions have a rationale in the chat.
-4. **Pairs (the authors' filter).** In scenes with more than two speakers, two answers of different questions pair
-   when their lines were heard by different characters and each line has a listener outside the other's listeners
-   and the two speakers (`QA1_third_party` / `QA2_third_party`). Answers of one question marked on the same line
-   are one rationale (their texts all accepted); pairs are dropped where one question contains the other's
-   answer, or one answer contains the other (one side's answer would then pass for both).
-   {pairs} rationale pairs pass ({question_pairs} distinct question pairs); {no_asker} have no asking pair in reach.
-5. **Asking pair and hops.** Askers are human characters seen in at least 40 messages (walk-ons and the monkey
-   are not asked) who talk with each other. Hops from the pair to a rationale's holders over DM channels: 0 = the
-   pair sees it, 1 = someone the pair talks with does. For {share:.0f} % of items (seeded) the pair is drawn among
-   pairs that need a third party; otherwise among pairs that split the two rationales (each sees one). Each part
-   records its hops, holders and the third parties in reach (`gold.parts`).
+3. **Questions.** FriendsQA season 1, split by the file each comes from: `train-partial` (e01-e20, the partial train
+   subset, {partial} questions; answers aligned by text to the one spoken line of the scene that holds them, and an
+   answer that is a speaker's name to that speaker's line sharing most words with the question ({speaker_answers}
+   such); {unaligned} answers left without a line as unaligned or ambiguous), `dev` (e23-e24) and `test` (e21-e22):
+   {questions} questions. Every annotated answer span is kept as the part's gold set (`spans`). An answer's
+   rationale is the chat line of its utterance in the scene; a line of stage directions only matches nothing, and
+   the answer must be readable in the chat line (or be its speaker). {with_evidence} questions have a rationale.
+4. **Who counts as a person.** Holders, third parties and askers are named human characters ({humans} of
+   {members} members), decided by two markers of the data, no hand list: the member says a word in the chat (a line
+   with words outside stage directions; Marcel the monkey, the baby and "person on phone" never do), and a word of
+   the member's name is a proper noun of the transcript (capitalized mid-sentence or after a title, never written
+   in lower case: "Paul" is, "woman", "guy", "nurse", "TV" are not). The other members' DMs still hold their lines.
+5. **Pairs (the authors' filter), and who asks.** In scenes with more than two speakers, two answers of different
+   questions pair when their lines were heard by different characters and each line has a holder outside the
+   other's holders and the two speakers (`QA1_third_party` / `QA2_third_party`), among named humans. Askers are
+   named humans seen in at least 40 messages, present in the scene's episode (in a DM that carries one of its
+   lines), who talk with each other. Hops from the pair to the holders of any line with one of a part's answers, over
+   DM channels: 0 = the pair sees one, 1 = someone the pair talks with does. For {share:.0f} % of items (seeded) the
+   pair is drawn among pairs that need a third party; otherwise among pairs that split the two rationales. Each
+   part records its hops, holders, third parties, split and gold spans (`gold.parts`). Scenes go in episode order;
+   a dev/test scene (e21-e24, which the authors did not use) gives at most {scene_share} items.
+   {pairs} rationale pairs pass the filters ({question_pairs} distinct question pairs among the items).
+
+Candidate pairs dropped, by the first rule that drops them:
+
+{drop_lines}
+
 6. **Question.** Written by: {writer}. {writer_note}
 
 ## Items: {items} (paper: 222)
+
+By FriendsQA split: {split_lines}
 
 Hops needed (largest of the two parts): {hop_lines}
 Items that need at least one hop: {needs_hop} of {items} ({needs_hop_pct:.1f} %).
 
 Fewer than the paper's 222: the FriendsQA train split (e01-e20) is only partly available (58 scenes, picked for
-sarcasm), and answer spans on the same line count once here, where the authors' loop offered each pair of spans.
+sarcasm), answer spans on the same line count once here, where the authors' loop offered each pair of spans, and the
+rules above (named human holders, askers of the episode, no self-answer) drop pairs the authors' script kept.
 
 ## How it differs from the paper
 
 - The authors accepted each composed question by hand; here every pair that passes the filter is kept.
 - The e01-e20 questions come from a partial, sarcasm-biased train subset (58 of about 250 scenes).
 - Metric: precision with the paper's LLM judge prompt (`prompts/bench_judge.yaml`), or, with no judge configured,
-  a normalized match that needs each part's answer in the prediction; the score records which.
+  a normalized match that needs, for each part, one of its annotated spans in the prediction or a stated short
+  answer inside one of them; the score records which.
 """
 
 TEMPLATE_NOTE = (
-    'No model configured, so a fixed template asks both questions in one ("Two things were said in one scene ...'
-    ' Reply with both answers"); the gold keeps both answers and the scorer needs each, so one side alone scores 0.'
+    'No model configured, so a fixed template asks both questions in one, anchored in their scene ("In season 1,'
+    " episode 1 (...), in the scene at Central Perk where ... speak, two things were said ... Reply with both"
+    ' answers"): episode, title, place and speakers, leaving out any that holds one of the answers; the gold keeps'
+    " both parts' spans and the scorer needs each part, so one side alone scores 0."
 )
 MODEL_NOTE = "the authors' composition prompt (`prompts/bench_friendstv_compose.yaml`), cached per pair."
 
@@ -76,13 +95,23 @@ def hop_distribution(items: list[BenchItem]) -> dict[int, int]:
     return dict(sorted(Counter(int(item.provenance["hops"]) for item in items).items()))
 
 
+def split_counts(items: list[BenchItem]) -> dict[str, int]:
+    from bot.bench.friendstv.friendsqa import SPLITS
+
+    found = Counter(str(item.provenance.get("split", "")) for item in items)
+    return {split: found.get(split, 0) for split in SPLITS}
+
+
 def friendstv_card(
     seed: int, items: list[BenchItem], world: World, stats: AlignmentStats, load: LoadStats, writer: str
 ) -> str:
-    from bot.bench.friendstv.pairing import ONE_HOP_SHARE
+    from bot.bench.friendstv.dataset import SCENE_SHARE
+    from bot.bench.friendstv.pairing import DROP_RULES, ONE_HOP_SHARE
 
     episodes = sorted({int(item.provenance["scene"].split("_e")[1][:2]) for item in items})
     hops = hop_distribution(items)
+    splits = split_counts(items)
+    drops = "\n".join(f"- {rule}: {stats.dropped.get(rule, 0)}" for rule in DROP_RULES)
     needs_hop = sum(n for h, n in hops.items() if h >= 1)
     header = [
         "# FriendsTV (InformativeBench, rebuilt)",
@@ -90,6 +119,7 @@ def friendstv_card(
         f"- Items: {len(items)} (paper: 222); seed {seed}; from {stats.scenes} scenes",
         f"- Workspace: one shared world, {len(world.members)} members",
         f"- Hop distribution: {', '.join(f'{h} hop(s): {n}' for h, n in hops.items())}",
+        f"- By FriendsQA split: {', '.join(f'{s}: {n}' for s, n in splits.items())}",
         f"- Question writer: {writer}",
         "- Metric: judge (precision)",
         "",
@@ -103,6 +133,8 @@ def friendstv_card(
         no_asker=stats.no_asker, share=100 * ONE_HOP_SHARE, writer=writer,
         writer_note=TEMPLATE_NOTE if writer == "template" else MODEL_NOTE, items=len(items),
         hop_lines=", ".join(f"{h}: {n}" for h, n in hops.items()) or "none", needs_hop=needs_hop,
-        needs_hop_pct=100 * needs_hop / max(len(items), 1),
+        needs_hop_pct=100 * needs_hop / max(len(items), 1), speaker_answers=load.speaker_answers,
+        humans=stats.humans, scene_share=SCENE_SHARE, drop_lines=drops,
+        split_lines=", ".join(f"{s}: {n}" for s, n in splits.items()),
     )  # fmt: skip
     return "\n".join(header) + "\n" + body

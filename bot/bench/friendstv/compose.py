@@ -5,7 +5,7 @@ arrives: a killed generation resumes where it stopped, and a rerun with the cach
 
     composer = Composer(llm=None)                        # offline: the template
     composer = Composer(llm=client, cache_dir=path)      # the authors' prompt, cached
-    composed = composer.compose(first, second, scene_lines)
+    composed = composer.compose(first, second, scene_lines, anchor)
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from bot.prompts import render_prompt
 
 
 TEMPLATE = (
-    "Two things were said in one scene of season 1, and the answer needs both. First: {first} Second: {second} "
+    "{anchor}, two things were said, and the answer needs both. First: {first} Second: {second} "
     "Reply with both answers, the first's then the second's."
 )
 TEMPLATE_WRITER = "template"
@@ -44,11 +44,12 @@ def qa_text(rationale: Rationale) -> str:
     return f"{detokenize(rationale.question.text)}: {detokenize(rationale.answer.text)}"
 
 
-def template(first: Rationale, second: Rationale) -> Composed:
-    """Both questions in one, answerable only together (the gold keeps both answers; the scorer needs each)."""
+def template(first: Rationale, second: Rationale, anchor: str) -> Composed:
+    """Both questions in one, anchored in their scene (`anchor.scene_anchor`), answerable only together (the gold
+    keeps both parts' answers; the scorer needs each)."""
     one, two = detokenize(first.question.text), detokenize(second.question.text)
     answer = f"{detokenize(first.answer.text)}; {detokenize(second.answer.text)}"
-    return Composed(TEMPLATE.format(first=one, second=two), answer, TEMPLATE_WRITER)
+    return Composed(TEMPLATE.format(anchor=anchor, first=one, second=two), answer, TEMPLATE_WRITER)
 
 
 class Composer:
@@ -61,9 +62,10 @@ class Composer:
     def writer(self) -> str:
         return self.llm.model if self.llm is not None else TEMPLATE_WRITER
 
-    def compose(self, first: Rationale, second: Rationale, scene_lines: list[ChatLine]) -> Composed:
+    def compose(self, first: Rationale, second: Rationale, scene_lines: list[ChatLine], anchor: str) -> Composed:
+        """`anchor` names the scene for the template; the model reads the scene's dialogue instead."""
         if self.llm is None:
-            return template(first, second)
+            return template(first, second, anchor)
         prompt = render_prompt(
             "bench_friendstv_compose", "user", dialogue="\n".join(line.text for line in scene_lines),
             first=qa_text(first), second=qa_text(second), first_answer=detokenize(first.answer.text),
@@ -73,7 +75,7 @@ class Composer:
         cached = self._cached(key)
         if cached is not None:
             return cached
-        composed = self._ask(prompt) or template(first, second)
+        composed = self._ask(prompt) or template(first, second, anchor)
         self._store(key, composed)
         return composed
 

@@ -13,10 +13,20 @@ from collections import defaultdict
 from pathlib import Path
 
 from bot.bench.friendstv.alignment import ChatLine, assign_scenes, chat_lines, load_transcript
+from bot.bench.friendstv.anchor import scene_anchor, scene_infos, short_name
 from bot.bench.friendstv.card import AlignmentStats, friendstv_card
 from bot.bench.friendstv.compose import Composed, Composer
-from bot.bench.friendstv.friendsqa import LoadStats, detokenize, load_questions
-from bot.bench.friendstv.pairing import Asked, Network, choose_asking, scene_pairs
+from bot.bench.friendstv.friendsqa import PARTIAL_SPLIT, LoadStats, detokenize, load_questions
+from bot.bench.friendstv.pairing import (
+    NO_ASKER,
+    SCENE_CAP,
+    Asked,
+    Network,
+    choose_asking,
+    dropped_by,
+    scene_candidates,
+)
+from bot.bench.friendstv.people import named_humans, present_by_episode
 from bot.bench.friendstv.rationale import Rationale, rationales_of
 from bot.bench.items import BenchItem, Dataset, Metric
 from bot.world import World
@@ -24,6 +34,7 @@ from memory_ingest.sources.friendstv import load_friendstv
 
 
 WORLD_FILE = "worlds/friendstv.json"
+SCENE_SHARE = 3  # items a FriendsQA dev/test scene (e21-e24) may give; e01-e20 scenes (the authors' train) give all
 
 
 def lines_by_scene(
@@ -44,16 +55,23 @@ def lines_by_scene(
     return by_scene, stats
 
 
-def make_item(index: int, asked: Asked, composed: Composed) -> BenchItem:
+def make_item(
+    index: int, asked: Asked, composed: Composed, evidence: tuple[list[str], list[str]], anchor: str
+) -> BenchItem:
+    """`evidence`: per part, the messages of every line holding one of its answers (the paired line's first)."""
     parts = [
         {
             "question": detokenize(p.rationale.question.text),
+            "scene_anchor": anchor,
             "answer": detokenize(p.rationale.answer.text),
             "answers": sorted({detokenize(a.text) for a in p.rationale.answers}),
+            "spans": sorted({detokenize(text) for text in p.rationale.question.spans}),
             "friendsqa_id": p.rationale.question.id,
+            "split": p.rationale.question.split,
             "hops": p.hops,
             "third_parties": list(p.third_parties),
-            "holders": sorted(p.rationale.viewers),
+            "holders": sorted(p.reach),
+            "line_holders": sorted(p.rationale.viewers),
             "speaker": p.rationale.speaker,
         }
         for p in asked.parts
@@ -68,19 +86,20 @@ def make_item(index: int, asked: Asked, composed: Composed) -> BenchItem:
         question=composed.question,
         metric=Metric.JUDGE,
         gold=gold,
-        evidence=first.line.message_ids + second.line.message_ids,
+        evidence=tuple(dict.fromkeys(evidence[0] + evidence[1])),
         provenance={
             "generator": "friendstv",
             "scene": first.question.scene,
+            "split": first.question.split,
             "question_writer": composed.writer,
             "hops": asked.hops,
-            "evidence_by_part": [list(first.line.message_ids), list(second.line.message_ids)],
+            "evidence_by_part": [evidence[0], evidence[1]],
         },
     )
 
 
 def scene_rationales(
-    world: World, data_dir: Path, stats: AlignmentStats, load: LoadStats
+    world: World, data_dir: Path, stats: AlignmentStats, load: LoadStats, humans: frozenset[str]
 ) -> tuple[dict[str, list[Rationale]], dict[str, list[ChatLine]]]:
     questions = load_questions(data_dir, load)
     episodes = {int(q.scene.split("_e")[1][:2]) for q in questions}
@@ -93,7 +112,7 @@ def scene_rationales(
     rationales: dict[str, list[Rationale]] = defaultdict(list)
     for question in questions:
         lines = (by_scene.get(question.scene, []), by_episode.get(question.scene[:7], []))
-        found = rationales_of(world, question, lines, sender_of)
+        found = rationales_of(world, question, lines, sender_of, humans)
         stats.with_evidence += bool(found)
         rationales[question.scene] += found
     stats.questions = load.questions
@@ -104,18 +123,47 @@ def build_friendstv_dataset(data_dir: Path, seed: int, *, composer: Composer | N
     composer = composer or Composer(llm=None)
     world = load_friendstv(data_dir)
     stats, load = AlignmentStats(), LoadStats()
-    rationales, by_scene = scene_rationales(world, data_dir, stats, load)
-    network = Network(world)
+    humans = named_humans(world, (text for lines in load_transcript(data_dir).values() for _, text in lines))
+    rationales, by_scene = scene_rationales(world, data_dir, stats, load, humans)
+    network, present, infos = Network(world, humans), present_by_episode(world), scene_infos(data_dir)
     rng = random.Random(f"friendstv:{seed}")
     items: list[BenchItem] = []
-    for scene in sorted(rationales):
-        for first, second in scene_pairs(rationales[scene]):
-            stats.pairs += 1
-            asked = choose_asking(network, first, second, rng)
-            if asked is None:
-                stats.no_asker += 1
+    for scene in sorted(rationales):  # e01-e20 (train) first
+        of_question = _by_question(rationales[scene])
+        kept = 0
+        for first, second in scene_candidates(rationales[scene]):
+            rule = dropped_by(first, second)
+            reach = tuple(frozenset().union(*(r.viewers for r in of_question[x.question.id])) for x in (first, second))
+            asked = None if rule else choose_asking(network, (first, second), reach, present[int(scene[5:7])], rng)
+            rule = rule or (NO_ASKER if asked is None else None)
+            if rule is None and first.question.split != PARTIAL_SPLIT and kept >= SCENE_SHARE:
+                rule = SCENE_CAP
+            if rule is not None or asked is None:
+                stats.dropped[rule] = stats.dropped.get(rule, 0) + 1
                 continue
-            items.append(make_item(len(items), asked, composer.compose(first, second, by_scene[scene])))
+            kept += 1
+            evidence = tuple(_evidence(r, of_question[r.question.id]) for r in (first, second))
+            spans = [*first.question.spans, *second.question.spans]
+            people = [s for s in first.question.speakers if short_name(s).lower() in humans or s.lower() in humans]
+            anchor = scene_anchor(infos[scene], people, spans)
+            composed = composer.compose(first, second, by_scene[scene], anchor)
+            items.append(make_item(len(items), asked, composed, evidence, anchor))
+    stats.pairs = len(items) + stats.dropped.get(NO_ASKER, 0) + stats.dropped.get(SCENE_CAP, 0)
+    stats.no_asker = stats.dropped.get(NO_ASKER, 0)
     stats.scenes = len({item.provenance["scene"] for item in items})
+    stats.humans = len(humans)
     card = friendstv_card(seed, items, world, stats, load, composer.writer)
     return Dataset("friendstv", seed, items, {WORLD_FILE: world}, card)
+
+
+def _by_question(rationales: list[Rationale]) -> dict[str, list[Rationale]]:
+    found: dict[str, list[Rationale]] = defaultdict(list)
+    for rationale in rationales:
+        found[rationale.question.id].append(rationale)
+    return found
+
+
+def _evidence(rationale: Rationale, same_question: list[Rationale]) -> list[str]:
+    """The paired line's messages, then those of the question's other answer lines (any of them answers it)."""
+    lines = [rationale.line] + [r.line for r in same_question if r.line != rationale.line]
+    return [mid for line in lines for mid in line.message_ids]

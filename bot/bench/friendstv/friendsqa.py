@@ -2,7 +2,9 @@
 train subset (`partial-train/`, whose answers are plain strings without utterance ids).
 
 Every answer is tied to the one scene utterance it was marked in: the official files name it; for the partial train
-subset the answer text is aligned to the scene's spoken lines and kept only when it occurs in exactly one of them.
+subset the answer text is aligned to the scene's spoken lines and kept only when it occurs in exactly one of them. An
+answer that is a speaker's name (a who-question) is tied to that speaker's line sharing the most words with the
+question, when one line shares most. Every annotated span is kept as the question's gold set (`spans`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from bot.errors import BenchDataError
 
 
 FRIENDSQA_DIR = Path("sources") / "friendsqa"
-FRIENDSQA_FILES = (FRIENDSQA_DIR / "friendsqa_dev.json", FRIENDSQA_DIR / "friendsqa_tst.json")
+# The file a question came from is its split (the file names, not the README table: dev holds e23-e24, test e21-e22).
+FRIENDSQA_FILES = (("dev", FRIENDSQA_DIR / "friendsqa_dev.json"), ("test", FRIENDSQA_DIR / "friendsqa_tst.json"))
+PARTIAL_SPLIT = "train-partial"
+SPLITS = ("train-partial", "dev", "test")
 PARTIAL_TRAIN = FRIENDSQA_DIR / "partial-train" / "friendsqa_s01_train_subset.json"
 SEASON = "s01_"
 NOTE = "#NOTE#"
@@ -37,6 +42,8 @@ class Question:
     text: str
     answers: tuple[Answer, ...]
     speakers: frozenset[str] = frozenset()  # everyone who speaks in the scene (FriendsQA names)
+    split: str = PARTIAL_SPLIT  # the FriendsQA file it came from: "train-partial", "dev" or "test"
+    spans: tuple[str, ...] = ()  # every annotated answer text, aligned to a line or not (the gold set)
 
 
 @dataclass
@@ -44,6 +51,7 @@ class LoadStats:
     questions: int = 0  # season-1 questions, paraphrased duplicates left out
     from_partial_train: int = 0  # of those, from the partial train subset (e01-e20)
     answers_unaligned: int = 0  # partial-train answers whose text is in no spoken line, or in several
+    speaker_answers: int = 0  # partial-train answers that are a speaker's name, tied to one of their lines
 
 
 def detokenize(text: str) -> str:
@@ -63,10 +71,10 @@ def load_questions(data_dir: Path, stats: LoadStats | None = None) -> list[Quest
     """Season-1 questions (official files, then the partial train subset), paraphrased duplicates left out."""
     stats = stats if stats is not None else LoadStats()
     questions: list[Question] = []
-    for relative in FRIENDSQA_FILES:
+    for split, relative in FRIENDSQA_FILES:
         for scene in _read(Path(data_dir) / relative)["data"]:
             if scene["title"].startswith(SEASON):
-                questions += _official_scene(scene)
+                questions += _official_scene(scene, split)
     partial = Path(data_dir) / PARTIAL_TRAIN
     if partial.is_file():  # optional: without it only episodes 21-24 have questions
         for scene in _read(partial):
@@ -83,7 +91,7 @@ def _read(path: Path) -> dict | list:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _official_scene(scene: dict) -> list[Question]:
+def _official_scene(scene: dict, split: str) -> list[Question]:
     questions = []
     for paragraph in scene["paragraphs"]:
         utterances = paragraph["utterances:"]
@@ -96,7 +104,9 @@ def _official_scene(scene: dict) -> list[Question]:
                 u = utterances[a["utterance_id"]]
                 speaker = u["speakers"][0] if u["speakers"] else ""
                 answers.append(Answer(a["answer_text"], u["utterance"], speaker, bool(a.get("is_speaker"))))
-            questions.append(Question(qa["id"], scene["title"], qa["question"], tuple(answers), speakers))
+            spans = tuple(dict.fromkeys(a.text for a in answers))
+            question = Question(qa["id"], scene["title"], qa["question"], tuple(answers), speakers, split, spans)
+            questions.append(question)
     return questions
 
 
@@ -109,12 +119,36 @@ def _partial_scene(scene: dict, stats: LoadStats) -> list[Question]:
         if qa["id"].endswith("_Paraphrased"):
             continue
         answers = []
-        for text in dict.fromkeys(qa["answers"]):
+        spans = tuple(dict.fromkeys(qa["answers"]))
+        for text in spans:
             holders = [(who, said) for who, said in spoken if squash(text) and squash(text) in squash(said)]
-            if len(holders) != 1:
+            if len(holders) != 1 and (line := _speaker_line(text, qa["question"], spoken)) is not None:
+                stats.speaker_answers += 1
+                answers.append(Answer(text, line[1], line[0], is_speaker=True))
+            elif len(holders) != 1:
                 stats.answers_unaligned += 1
-                continue
-            answers.append(Answer(text, holders[0][1], holders[0][0]))
+            else:
+                answers.append(Answer(text, holders[0][1], holders[0][0]))
         if answers:
-            questions.append(Question(qa["id"], scene["title"], qa["question"], tuple(answers), speakers))
+            questions.append(
+                Question(qa["id"], scene["title"], qa["question"], tuple(answers), speakers, PARTIAL_SPLIT, spans)
+            )
     return questions
+
+
+def _speaker_line(text: str, question: str, spoken: list[list[str]]) -> tuple[str, str] | None:
+    """(speaker, line) of speaker `text` sharing the most words with the question, when exactly one shares most."""
+    wanted = squash(text)
+    lines = [(who, said) for who, said in spoken if wanted in (squash(who), squash(who.split(" ")[0]))]
+    asked = set(re.findall(r"[a-z0-9]+", question.lower())) - QUESTION_WORDS
+    shared = sorted(((len(asked & set(re.findall(r"[a-z0-9]+", s.lower()))), (w, s)) for w, s in lines), reverse=True)
+    if not shared or shared[0][0] == 0 or (len(shared) > 1 and shared[1][0] == shared[0][0]):
+        return None
+    return shared[0][1]
+
+
+# Words of a question that say nothing about which line it asks about.
+QUESTION_WORDS = frozenset(
+    "who what when where why how which whom whose is are was were do does did the a an to of in on at and or for with "
+    "s t that this it he she they his her their him them".split()
+)

@@ -28,7 +28,8 @@ class Rationale:
     answers: tuple[Answer, ...]  # the question's answers this line holds (annotators marked different spans)
     line: ChatLine
     speaker: str  # member id of the line's sender
-    viewers: frozenset[str]  # the sender and every listener: the members whose DMs hold the line
+    viewers: frozenset[str]  # the named humans among the sender and listeners: whose DMs hold the line
+    everyone: frozenset[str] = frozenset()  # the sender and every listener, human or not
 
     @property
     def answer(self) -> Answer:
@@ -73,6 +74,7 @@ def rationales_of(
     question: Question,
     lines: tuple[list[ChatLine], list[ChatLine]],  # the scene's chat lines, the episode's
     sender_of: dict[str, tuple[str, str]],  # message id -> (sender, channel)
+    humans: frozenset[str],  # the members who can hold a rationale (`people.named_humans`)
 ) -> list[Rationale]:
     """One rationale per chat line of the scene that readably holds some answer of `question`."""
     by_line: dict[ChatLine, list[Answer]] = {}
@@ -86,6 +88,7 @@ def rationales_of(
     found = []
     for line, answers in by_line.items():
         speaker = sender_of[line.message_ids[0]][0]
-        viewers = frozenset(m for mid in line.message_ids for m in world.channels[sender_of[mid][1]].member_ids)
-        found.append(Rationale(question, tuple(answers), line, speaker, viewers))
+        channels = [world.channels[sender_of[mid][1]] for mid in line.message_ids]
+        everyone = frozenset(m for channel in channels for m in channel.member_ids)
+        found.append(Rationale(question, tuple(answers), line, speaker, everyone & humans, everyone))
     return found
