@@ -36,6 +36,7 @@ class Floors:
     side: dict[str, float]  # "asker" / "asked": each asking side answering alone
     random: float
     notes: list[str] = field(default_factory=list)
+    items: int = 0  # n: the items the floors are over
 
     @property
     def best(self) -> float:
@@ -43,7 +44,7 @@ class Floors:
 
     def dict(self) -> dict[str, Any]:
         return {"constant": self.constant, "constant_answer": self.constant_answer, "side": self.side,
-                "random": self.random, "best": self.best, "notes": self.notes}  # fmt: skip
+                "random": self.random, "best": self.best, "notes": self.notes, "items": self.items}  # fmt: skip
 
 
 def rule_score(item: BenchItem, prediction: str) -> float:
@@ -53,7 +54,7 @@ def rule_score(item: BenchItem, prediction: str) -> float:
 
 
 def dataset_floors(dataset_dir: Path, item_ids: frozenset[str] | None = None) -> Floors:
-    """The floors over the dataset's items (or only those in `item_ids`: the items a run scored)."""
+    """The floors over all the dataset's items (or only those in `item_ids`: the items a run scored); `items` = n."""
     version = (Path(dataset_dir) / ITEMS).stat().st_mtime_ns  # a regenerated dataset is computed afresh
     return _floors(Path(dataset_dir), item_ids, version)
 
@@ -78,7 +79,7 @@ def _floors(dataset_dir: Path, item_ids: frozenset[str] | None, version: int) ->
     )
     return Floors(
         fmean(rule_score(item, constant) for item in items), constant, {k: fmean(v) for k, v in side.items()},
-        fmean(randoms), notes,
+        fmean(randoms), notes, len(items),
     )  # fmt: skip
 
 

@@ -85,13 +85,15 @@ class Report:
     behaviour_items: dict[str, dict[str, int]]  # label -> split -> items
     cost: list[CostRow]
     scripted: set[str] = field(default_factory=set)  # labels played by the scripted stand-in
-    floors: dict[str, dict[str, Any]] = field(default_factory=dict)  # dataset -> floors of its paper-variant items
+    floors: dict[str, dict[str, Any]] = field(default_factory=dict)  # dataset -> floors over all its items (paper)
     hop_distribution: dict[str, int] = field(default_factory=dict)  # FriendsTV items scored, by hops needed
+    run_floors: dict[str, dict[str, Any]] = field(default_factory=dict)  # dataset -> floors over the items run
 
     def dict(self) -> dict[str, Any]:
         return {
             "note": REBUILT_NOTE,
             "floors": self.floors,
+            "run_floors": self.run_floors,
             "hop_distribution": self.hop_distribution,
             "paper_gpt4": PAPER_GPT4,
             "configurations": self.labels,
@@ -117,6 +119,7 @@ def report_from_dict(document: dict[str, Any]) -> Report:
         cost=[CostRow(**row) for row in document["cost"]],
         scripted=set(document.get("scripted_configurations", [])),
         floors=dict(document.get("floors", {})),
+        run_floors=dict(document.get("run_floors", {})),
         hop_distribution=dict(document.get("hop_distribution", {})),
     )
 
@@ -157,13 +160,15 @@ def build_report(runs: list[Run]) -> Report:
         results = [r for items in row.values() for r in items.values()]
         behaviour[label], counts[label] = _behaviour(results)
     cost = [_cost(lb, d, list(items.values())) for lb, row in by_cell.items() for d, items in row.items() if items]
-    floors = {}
+    floors, run_floors = {}, {}
     for label, row in table1.items():
         for dataset, cell in row.items():
+            directory = Path(configs[(label, dataset)].dataset_dir)
             if cell.floors is not None and configs[(label, dataset)].variant == "paper":
-                floors.setdefault(dataset, cell.floors)
+                floors.setdefault(dataset, dataset_floors(directory).dict())
+                run_floors.setdefault(dataset, cell.floors)
     hops = _hop_distribution(by_cell, configs)
-    return Report(labels, list(DATASETS), table1, behaviour, counts, cost, scripted, floors, hops)
+    return Report(labels, list(DATASETS), table1, behaviour, counts, cost, scripted, floors, hops, run_floors)
 
 
 def _cell(results: list[ItemResult], config: RunConfig) -> Cell:

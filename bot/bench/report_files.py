@@ -49,8 +49,8 @@ def _table1_rows(report: Report) -> list[list[Any]]:
     for label in report.labels:
         cells = report.table1[label]
         rows.append([label, *(round(cells[d].score, 4) if d in cells else "" for d in report.datasets)])
-    for name, pick in FLOOR_ROWS:
-        floors = [report.floors.get(d) for d in report.datasets]
+    for name, source, pick in FLOOR_ROWS:
+        floors = [getattr(report, source).get(d) for d in report.datasets]
         rows.append([name, *(round(pick(f), 4) if f else "" for f in floors)])
     return rows
 
@@ -105,12 +105,7 @@ def write_score_plot(report: Report, path: Path) -> Path:
         shown = [max(v, ZERO_SLIVER) for v in values]
         bars = axes.bar(offsets, shown, width, label=label, hatch=hatch, edgecolor="black", linewidth=0.4)
         axes.bar_label(bars, labels=[f"{v:.0f}" for v in values], fontsize=6, padding=1)
-    for i, dataset in enumerate(report.datasets):
-        floors = report.floors.get(dataset)
-        if floors is not None:
-            label = None if any(d in report.floors for d in report.datasets[:i]) else "best no-communication floor"
-            axes.hlines(floors["best"] * 100, i - 0.45, i + 0.45, colors="red", linestyles="dashed", linewidth=1,
-                        label=label)  # fmt: skip
+    _floor_marks(axes, report, width, len(series))
     axes.set_xticks(range(len(report.datasets)), report.datasets)
     title = "InformativeBench: score per dataset and configuration"
     if report.scripted:
@@ -120,22 +115,43 @@ def write_score_plot(report: Report, path: Path) -> Path:
     return _save(plt, figure, path)
 
 
+def _floor_marks(axes: Any, report: Report, width: float, series: int) -> None:
+    """A dashed mark on each of askwith's bars at the best floor over the same items (the paper's bar has none)."""
+    labelled = False
+    for index, label in enumerate(report.labels, start=1):
+        for i, dataset in enumerate(report.datasets):
+            cell = report.table1[label].get(dataset)
+            if cell is None or not cell.floors:
+                continue
+            centre = i + (index - (series - 1) / 2) * width
+            axes.hlines(cell.floors["best"] * 100, centre - width / 2, centre + width / 2, colors="red",
+                        linestyles="dashed", linewidth=1.2,
+                        label=None if labelled else "best no-communication floor (same items)")  # fmt: skip
+            labelled = True
+
+
 def write_cost_plot(report: Report, path: Path) -> Path:
-    """Per configuration and dataset: LLM calls per item, and wall time per item split into LLM time and overhead."""
+    """Per dataset (Table 1's order), one bar per configuration: LLM calls per item, and wall time per item split
+    into time inside the LLM (solid) and askwith's overhead (hatched)."""
     plt = _pyplot()
-    names = [f"{row.label}\n{row.dataset}" for row in report.cost]
-    figure, (calls, seconds) = plt.subplots(1, 2, figsize=(max(8, 1.1 * len(names) + 4), 4.5))
-    positions = list(range(len(names)))
-    calls.bar(positions, [row.llm_calls for row in report.cost], color="tab:blue")
+    datasets = [d for d in report.datasets if any(row.dataset == d for row in report.cost)]
+    rows = {(row.label, row.dataset): row for row in report.cost}
+    width = 0.8 / max(len(report.labels), 1)
+    figure, (calls, seconds) = plt.subplots(1, 2, figsize=(max(9, 1.4 * len(datasets) * 2 + 3), 4.8))
+    for index, label in enumerate(report.labels):
+        offsets = [i + (index - (len(report.labels) - 1) / 2) * width for i in range(len(datasets))]
+        shown = [rows.get((label, d)) for d in datasets]
+        color = f"C{index % 10}"
+        calls.bar(offsets, [r.llm_calls if r else 0.0 for r in shown], width, color=color, label=label)
+        llm = [r.llm_s if r else 0.0 for r in shown]
+        seconds.bar(offsets, llm, width, color=color)
+        seconds.bar(offsets, [max(0.0, r.overhead_s) if r else 0.0 for r in shown], width, bottom=llm, color=color,
+                    hatch="//", edgecolor="white", alpha=0.6)  # fmt: skip
     calls.set(title="LLM calls per item", ylabel="calls")
-    llm = [row.llm_s for row in report.cost]
-    seconds.bar(positions, llm, label="inside the LLM", color="tab:orange")
-    seconds.bar(positions, [max(0.0, row.overhead_s) for row in report.cost], bottom=llm, label="askwith overhead",
-                color="tab:gray")  # fmt: skip
-    seconds.set(title="wall time per item", ylabel="seconds")
-    seconds.legend(fontsize=7)
+    seconds.set(title="wall time per item (hatched: askwith overhead)", ylabel="seconds")
     for axes in (calls, seconds):
-        axes.set_xticks(positions, names, rotation=60, ha="right", fontsize=6)
+        axes.set_xticks(range(len(datasets)), datasets, rotation=20, ha="right", fontsize=9)
+    calls.legend(fontsize=8, loc="upper left")
     return _save(plt, figure, path)
 
 

@@ -32,11 +32,13 @@ SCORER_MARKS = {
     ScoreMethod.SLOT_IOU_LLM.value: "j", ScoreMethod.NORMALIZED_MATCH.value: "m", ScoreMethod.EXACT_COUNT.value: "r",
     ScoreMethod.NAME_F1.value: "r", ScoreMethod.SLOT_IOU.value: "r",
 }  # fmt: skip
-FLOOR_ROWS = (
-    ("floor: constant most-frequent answer", lambda f: f["constant"]),
-    ("floor: asker's side alone", lambda f: f["side"]["asker"]),
-    ("floor: asked member's side alone", lambda f: f["side"]["asked"]),
-    ("floor: random answer", lambda f: f["random"]),
+# (row name, which floors: over the full dataset or over the items run, the figure): every cell shows its n.
+FLOOR_ROWS: tuple[tuple[str, str, Callable[[dict], float]], ...] = (
+    ("floor: constant most-frequent answer", "floors", lambda f: f["constant"]),
+    ("floor: asker's side alone", "floors", lambda f: f["side"]["asker"]),
+    ("floor: asked member's side alone", "floors", lambda f: f["side"]["asked"]),
+    ("floor: random answer", "floors", lambda f: f["random"]),
+    ("floor over the items run: best of the above", "run_floors", lambda f: f["best"]),
 )
 COST_HEADERS = ("configuration", "dataset", "items", "LLM calls", "prompt tok", "completion tok", "wall s", "LLM s",
                 "overhead s", "load chats s (all)")  # fmt: skip
@@ -66,12 +68,14 @@ def scores_text(report: Report) -> TableText:
         options = ", ".join(dict.fromkeys(o for c in cells for o in c.options)) or "-"
         judges = ", ".join(sorted({c.judge for c in cells if c.judge})) or "rules"
         rows.append([label, options, judges, *(_score(report.table1[label].get(d)) for d in report.datasets)])
-    for name, pick in FLOOR_ROWS:
-        rows.append([name, "", "", *(_floor(report.floors.get(d), pick) for d in report.datasets)])
+    for name, source, pick in FLOOR_ROWS:
+        floors = getattr(report, source)
+        rows.append([name, "", "", *(_floor(floors.get(d), pick) for d in report.datasets)])
     caption = (
         "n = items scored; scorer: j = judge model (the paper's judge prompt, or its extraction step for Schedule), "
-        "r = rule-based extraction, m = normalized match; 'floor' = the best no-communication floor over the same "
-        "items. Easy: exact count; Medium: F1; Hard: IoU; NP, FriendsTV: precision. " + REBUILT_NOTE
+        "r = rule-based extraction, m = normalized match; 'floor' in a score = the best no-communication floor over "
+        "the same items. Floor rows: over every item of the dataset, then the best over the items run; each with "
+        "its n. Easy: exact count; Medium: F1; Hard: IoU; NP, FriendsTV: precision. " + REBUILT_NOTE
     )
     title = "Table 1: score per dataset (mean over items), with no-communication floors"
     headers = ["configuration", "options", "judge", *report.datasets]
@@ -87,7 +91,7 @@ def _score(cell: Cell | None) -> str:
 
 
 def _floor(floors: dict | None, pick: Callable[[dict], float]) -> str:
-    return "-" if floors is None else f"{pick(floors):.2%}"
+    return "-" if floors is None else f"{pick(floors):.2%} (n={floors.get('items', '?')})"
 
 
 def hops_text(report: Report) -> TableText:

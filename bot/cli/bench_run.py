@@ -28,7 +28,7 @@ from bot.bench.results import ItemResult, ResultStore
 from bot.bench.run_config import RunConfig, bench_root, default_run_dir, resolve_dataset
 from bot.bench.runner import RunState, run_bench
 from bot.cli.bench import bench
-from bot.cli.bench_report_view import rich_table
+from bot.cli.bench_report_view import rich_tables
 from bot.cli.ingest import STAGE_LABELS
 from bot.errors import BenchError
 from bot.llm.client import LLMClient
@@ -186,7 +186,8 @@ def report_command(
     if report.scripted:
         out.print(f"[yellow]{SCRIPTED_NOTE}[/yellow]")
     for table in report_tables(report):
-        out.print(rich_table(table))
+        for piece in rich_tables(table, out.width):
+            out.print(piece)
     written = write_report_files(report, runs, out_dir or bench_root(settings) / "report")
     out.print("wrote " + ", ".join(str(p) for p in written), soft_wrap=True)
 

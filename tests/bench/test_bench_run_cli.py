@@ -90,7 +90,7 @@ def test_ablations_are_recorded_with_the_run_every_ask_and_the_report(bench_runs
     assert [row[0] for row in table1[1:4]] == [
         "paper: iAgents, GPT-4", "scripted (not a quality figure)", "scripted (not a quality figure) no-infonav",
     ]  # fmt: skip
-    assert [row[0] for row in table1[4:]] == [name for name, _ in FLOOR_ROWS]  # floors beside the scores
+    assert [row[0] for row in table1[4:]] == [row[0] for row in FLOOR_ROWS]  # floors beside the scores
 
 
 def test_report_prints_the_tables_and_writes_csv_json_and_pngs(bench_runs: BenchRuns, tmp_path: Path) -> None:

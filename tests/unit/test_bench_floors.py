@@ -1,5 +1,5 @@
-"""No-communication floors, computed by algorithm from the items a run scored, and the Schedule Medium variant that
-makes the longest activity unguessable from the pool."""
+"""No-communication floors, computed by algorithm over a dataset and over the items a run scored, and the Schedule
+Medium variant that makes the longest activity unguessable from the pool."""
 
 from __future__ import annotations
 
@@ -10,6 +10,10 @@ import pytest
 from bot.bench.floors import dataset_floors
 from bot.bench.generate import generate
 from bot.bench.items import load_items
+from bot.bench.report import Run, build_report
+from bot.bench.report_tables import scores_text
+from bot.bench.results import ItemResult
+from bot.bench.run_config import RunConfig
 from bot.bench.schedule.model import schedules_from_json
 from bot.bench.schedule.pools import SINGLE_POOL
 from bot.errors import BenchDataError
@@ -61,3 +65,28 @@ def test_floors_are_over_the_items_scored(medium: dict[str, Path]) -> None:
 def test_variant_is_for_schedule_only(tmp_path: Path) -> None:
     with pytest.raises(BenchDataError, match="Schedule datasets only"):
         generate("np", 0, tmp_path, Settings(), variant="per-person")
+
+
+def test_a_report_shows_full_dataset_floors_beside_the_floors_of_the_items_run(medium: dict[str, Path]) -> None:
+    """A run of 3 items: the floor rows are over the whole dataset (its n), the last over the 3 items (n=3)."""
+    every = load_items(medium["paper"])
+    config = RunConfig("schedule-medium", str(medium["paper"]), 0, "gpt-x", False, [], [], None)
+    results = [_result(item.id) for item in every[:3]]
+
+    report = build_report([Run(Path("run"), config, results)])
+
+    assert report.floors["schedule-medium"]["items"] == len(every) > 3
+    assert report.floors["schedule-medium"] == dataset_floors(medium["paper"]).dict()
+    assert report.run_floors["schedule-medium"]["items"] == 3
+    column = 3 + report.datasets.index("schedule-medium")
+    rows = {row[0]: row[column] for row in scores_text(report).rows}
+    assert rows["floor: constant most-frequent answer"].endswith(f"(n={len(every)})")
+    assert rows["floor over the items run: best of the above"].endswith("(n=3)")
+
+
+def _result(item_id: str) -> ItemResult:
+    return ItemResult(
+        item_id=item_id, dataset="schedule-medium", question="q", gold="g", answer="a", status="done", failure=None,
+        score=0.5, scorer="name_f1", score_detail={}, ask_id=1, ablations=[], llm_calls=1, prompt_tokens=1,
+        completion_tokens=1, llm_s=0.1, wall_s=0.2, ingest_s=0.0, behaviour={},
+    )  # fmt: skip

@@ -58,7 +58,8 @@ def lines_by_scene(
 def make_item(
     index: int, asked: Asked, composed: Composed, evidence: tuple[list[str], list[str]], anchor: str
 ) -> BenchItem:
-    """`evidence`: per part, the messages of every line holding one of its answers (the paired line's first)."""
+    """`evidence`: per part, the messages of every line holding one of its answers (the paired line's first). The
+    item's `evidence` stays the two paired lines; `answer_lines_by_part` lists every line that answers a part."""
     parts = [
         {
             "question": detokenize(p.rationale.question.text),
@@ -86,14 +87,15 @@ def make_item(
         question=composed.question,
         metric=Metric.JUDGE,
         gold=gold,
-        evidence=tuple(dict.fromkeys(evidence[0] + evidence[1])),
+        evidence=first.line.message_ids + second.line.message_ids,
         provenance={
             "generator": "friendstv",
             "scene": first.question.scene,
             "split": first.question.split,
             "question_writer": composed.writer,
             "hops": asked.hops,
-            "evidence_by_part": [evidence[0], evidence[1]],
+            "evidence_by_part": [list(first.line.message_ids), list(second.line.message_ids)],
+            "answer_lines_by_part": [evidence[0], evidence[1]],
         },
     )
 
