@@ -166,3 +166,38 @@ async def test_friendstv_template_items_need_both_parts_and_composed_items_their
     composed = _item(Metric.JUDGE, {"answer": "Lowell", "parts": parts, "composed_by": "gpt-4o"})
     assert (await score_item(composed, "It was Lowell.")).value == 1.0
     assert (await score_item(composed, "Mardi Gras; Shelley")).value == 0.0
+
+
+SPANS = [
+    {"answer": "date tonight is with Paul the Wine Guy", "answers": ["date tonight is with Paul the Wine Guy"],
+     "spans": ["date tonight is with Paul the Wine Guy", "Paul the Wine Guy"]},
+    {"answer": "across the hall", "answers": ["across the hall"], "spans": ["across the hall", "I might be late"]},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("prediction", "value"),
+    [
+        ("Paul; across the hall", 1.0),  # a short answer inside a span
+        ("Paul the Wine Guy, and they live across the hall.", 1.0),  # a whole span inside the answer
+        ("First: the wine guy. Second: I might be late", 1.0),  # a hedge inside the span is the span's own
+        ("Maybe Paul; across the hall", 0.0),  # hedged
+        ("Not Paul; across the hall", 0.0),  # negated
+        ("Oh, the; across the hall", 0.0),  # filler is no answer
+        ("across the hall", 0.0),  # one part alone
+    ],
+)
+async def test_friendstv_parts_accept_any_annotated_span_and_a_short_answer_inside_one(
+    prediction: str, value: float
+) -> None:
+    item = _item(Metric.JUDGE, {"answer": "date; across the hall", "parts": SPANS, "composed_by": "template"})
+    assert (await score_item(item, prediction)).value == value
+
+
+async def test_the_judge_reads_every_span_of_a_template_items_parts() -> None:
+    backend = ScriptedBackend(lambda request: "1")
+    item = _item(Metric.JUDGE, {"answer": "date; across the hall", "parts": SPANS, "composed_by": "template"})
+    assert (await score_item(item, "Paul; across the hall", judge_client=LLMClient(backend))).value == 1.0
+    prompt = backend.requests[0].messages[0]["content"]
+    assert '"Paul the Wine Guy" OR "date tonight is with Paul the Wine Guy"' in prompt
+    assert '"I might be late" OR "across the hall"' in prompt  # shortest first, ties by text
