@@ -131,23 +131,18 @@ def build_friendstv_dataset(data_dir: Path, seed: int, *, composer: Composer | N
     rng = random.Random(f"friendstv:{seed}")
     items: list[BenchItem] = []
     for scene in sorted(rationales):  # e01-e20 (train) first
-        of_question = _by_question(rationales[scene])
-        kept = 0
+        of_question, kept = _by_question(rationales[scene]), 0
         for first, second in scene_candidates(rationales[scene]):
-            rule = dropped_by(first, second)
-            reach = tuple(frozenset().union(*(r.viewers for r in of_question[x.question.id])) for x in (first, second))
-            asked = None if rule else choose_asking(network, (first, second), reach, present[int(scene[5:7])], rng)
-            rule = rule or (NO_ASKER if asked is None else None)
+            rule, asked = _verdict(first, second, of_question, network, present[int(scene[5:7])], rng)
             if rule is None and first.question.split != PARTIAL_SPLIT and kept >= SCENE_SHARE:
                 rule = SCENE_CAP
             if rule is not None or asked is None:
-                stats.dropped[rule] = stats.dropped.get(rule, 0) + 1
+                stats.dropped[rule or NO_ASKER] = stats.dropped.get(rule or NO_ASKER, 0) + 1
                 continue
             kept += 1
             evidence = tuple(_evidence(r, of_question[r.question.id]) for r in (first, second))
-            spans = [*first.question.spans, *second.question.spans]
             people = [s for s in first.question.speakers if short_name(s).lower() in humans or s.lower() in humans]
-            anchor = scene_anchor(infos[scene], people, spans)
+            anchor = scene_anchor(infos[scene], people, [*first.question.spans, *second.question.spans])
             composed = composer.compose(first, second, by_scene[scene], anchor)
             items.append(make_item(len(items), asked, composed, evidence, anchor))
     stats.pairs = len(items) + stats.dropped.get(NO_ASKER, 0) + stats.dropped.get(SCENE_CAP, 0)
@@ -156,6 +151,24 @@ def build_friendstv_dataset(data_dir: Path, seed: int, *, composer: Composer | N
     stats.humans = len(humans)
     card = friendstv_card(seed, items, world, stats, load, composer.writer)
     return Dataset("friendstv", seed, items, {WORLD_FILE: world}, card)
+
+
+def _verdict(
+    first: Rationale,
+    second: Rationale,
+    of_question: dict[str, list[Rationale]],
+    network: Network,
+    present: frozenset[str],
+    rng: random.Random,
+) -> tuple[str | None, Asked | None]:
+    """(the rule that drops the pair, or None; its asking pair). A part's reach is the holders of every line that
+    answers its question."""
+    rule = dropped_by(first, second)
+    if rule is not None:
+        return rule, None
+    reach = tuple(frozenset().union(*(r.viewers for r in of_question[x.question.id])) for x in (first, second))
+    asked = choose_asking(network, (first, second), (reach[0], reach[1]), present, rng)
+    return (NO_ASKER if asked is None else None), asked
 
 
 def _by_question(rationales: list[Rationale]) -> dict[str, list[Rationale]]:
