@@ -15,6 +15,7 @@ largest of its two parts' hops.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from itertools import combinations
@@ -24,6 +25,7 @@ from bot.bench.friendstv.rationale import Rationale
 from bot.world import World
 
 
+_POSSESSIVE = re.compile(r"['\u2019]s\b")
 MIN_MESSAGES = 40  # an asker is a character seen in at least this many messages (walk-ons are not asked)
 ONE_HOP_SHARE = 0.8  # items whose asking pair is drawn among pairs that need a third party (the paper's emphasis)
 FAR = 99  # no holder within reach
@@ -68,8 +70,13 @@ def gives_away(first: Rationale, second: Rationale) -> bool:
 def contains(text: str, span: str) -> bool:
     """The normalized span is in the normalized text, on word boundaries ("Marcel" in "How does Monica call
     Marcel?")."""
-    key = normalize(span)
-    return bool(key) and f" {key} " in f" {normalize(text)} "
+    key = _plain(span)
+    return bool(key) and f" {key} " in f" {_plain(text)} "
+
+
+def _plain(text: str) -> str:
+    """Normalized, possessives read as their name ("Monica and Rachel's" holds "Rachel")."""
+    return normalize(_POSSESSIVE.sub("", text))
 
 
 def overlaps(first: Rationale, second: Rationale) -> bool:
