@@ -175,6 +175,7 @@ def test_friendstv_items_pass_a_graders_checks(built: dict[str, Path]) -> None:
             assert part["split"] == item.provenance["split"] and part["spans"], item.id
             assert part["answer"] in part["spans"] or part["answer"] in part["answers"], item.id
             assert not any(_says(part["question"], span) for span in part["spans"]), item.id  # no self-answer
+            assert not any(_says(item.question, span) for span in part["spans"]), item.id  # nor in the whole ask
             assert not any(_says(part["scene_anchor"], span) for p in item.gold["parts"] for span in p["spans"])
             assert item.question.startswith(part["scene_anchor"]), item.id
     assert sum(item.provenance["hops"] >= 1 for item in items) >= 0.6 * len(items)
