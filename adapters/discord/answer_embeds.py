@@ -51,7 +51,9 @@ def answer_embed(view: AnswerView, *, permalink: Permalink) -> discord.Embed:
             )
     if view.contributors:
         embed.add_field(
-            name=texts.CONTRIBUTED, value=_lines([_contributor(c) for c in view.contributors]), inline=False
+            name=texts.CONTRIBUTED,
+            value=_lines([_contributor(c, permalink) for c in view.contributors]),
+            inline=False,
         )
     if view.disagreements:
         embed.add_field(
@@ -72,8 +74,7 @@ def _body(view: AnswerView) -> str:
 
 
 def _source_line(source: SourceView, permalink: Permalink) -> str:
-    parts = (f"#{source.channel_name}" if source.channel_name else "", source.sender or "", source.when or "")
-    where = " \u00b7 ".join(chat_text(p) for p in parts if p)
+    where = _where(source)
     if source.visible_to_viewer and (url := permalink(source)):
         return f"\u2022 [{where or texts.SOURCE}]({url})"
     if source.text:
@@ -82,8 +83,19 @@ def _source_line(source: SourceView, permalink: Permalink) -> str:
     return f"\u2022 {chat_text(source.withheld_text)}"
 
 
-def _contributor(contributor: ContributorView) -> str:
-    return texts.contributor_line(chat_text(contributor.name), contributor.sources, contributor.brought_in)
+def _contributor(contributor: ContributorView, permalink: Permalink) -> str:
+    """Its own sources, as jump links where the asker may open them (relayed lines credit their holder)."""
+    links = []
+    for source in contributor.sources:
+        if source.visible_to_viewer and (url := permalink(source)):
+            links.append(f"[{_where(source) or texts.SOURCE}]({url})")
+    line = texts.contributor_line(chat_text(contributor.name), contributor.source_count, contributor.brought_in)
+    return " ".join([line, *links])
+
+
+def _where(source: SourceView) -> str:
+    parts = (f"#{source.channel_name}" if source.channel_name else "", source.sender or "", source.when or "")
+    return " \u00b7 ".join(chat_text(p) for p in parts if p)
 
 
 def chat_text(text: str) -> str:

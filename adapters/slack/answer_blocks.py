@@ -11,7 +11,7 @@ from typing import Any
 
 from adapters.slack import texts
 from adapters.slack.mrkdwn import escape, link, to_mrkdwn
-from bot.asks.answer_view import AnswerView, SourceView
+from bot.asks.answer_view import AnswerView, ContributorView, SourceView
 
 
 CANCEL_ACTION = "askwith_cancel"
@@ -57,8 +57,8 @@ def answer_blocks(view: AnswerView, asker_id: str, links: Mapping[tuple[str, str
         notes += [texts.tried(escape(t)) for t in view.tried]
     if notes:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": n[:2900]} for n in notes[:10]]})
-    names = [escape(c.name) for c in view.contributors if c.shared or c.sources]
-    blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": texts.contributors_line(names)}]})
+    names = [_contributor(c, links) for c in view.contributors if c.sources]
+    blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": texts.contributors_line(names)[:2900]}]})
     blocks.append({"type": "actions", "elements": _answer_buttons(view)})
     return blocks
 
@@ -78,6 +78,16 @@ def _source(source: SourceView, links: Mapping[tuple[str, str], str]) -> str:
     if source.text:
         return texts.source_quote(escape(source.text), escape(source.via_name))
     return escape(source.withheld_text)
+
+
+def _contributor(contributor: ContributorView, links: Mapping[tuple[str, str], str]) -> str:
+    """A colleague credited with its own sources, as permalinks where the viewer may open them."""
+    labels = []
+    for source in contributor.sources:
+        url = links.get((source.channel_id or "", source.message_id or ""))
+        if source.visible_to_viewer and url:
+            labels.append(link(url, f"#{source.channel_name}" if source.channel_name else "message"))
+    return texts.contributor(escape(contributor.name), contributor.source_count, labels)
 
 
 def _answer_buttons(view: AnswerView) -> list[Block]:

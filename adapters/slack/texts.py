@@ -195,7 +195,13 @@ def answer_heading(asker_id: str) -> str:
 
 
 def contributors_line(names: Sequence[str]) -> str:
-    return "Contributed: " + ", ".join(f"{name}'s agent" for name in names) if names else "No colleague's agent spoke."
+    """`names`: each colleague whose agent shared lines of its own member's memory (`contributor`)."""
+    return "Contributed: " + "; ".join(names) if names else "No colleague's agent shared anything of its own."
+
+
+def contributor(name: str, sources: int, links: Sequence[str]) -> str:
+    cited = f"{sources} source{'s' if sources != 1 else ''}"
+    return f"{name}'s agent ({cited}{': ' + ', '.join(links) if links else ''})"
 
 
 def source_link(link: str, sender: str | None, when: str | None) -> str:

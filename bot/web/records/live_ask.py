@@ -67,7 +67,7 @@ async def load_live_ask(db: Database, settings: Settings, port: ChatPort, ask: m
     if not live.finished:
         return live
     live.answer = await answer_view(db, ask.id, viewer=viewer, settings=settings, workspace_id=ask.workspace_id)
-    for source in live.answer.sources:
+    for source in live.answer.linked_sources:
         if source.visible_to_viewer and source.channel_id and source.message_id:
             if url := await port.permalink(source.channel_id, source.message_id):
                 live.source_links[source.message_id] = url
