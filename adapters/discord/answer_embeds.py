@@ -20,6 +20,7 @@ from typing import Any
 import discord
 
 from adapters.discord import texts
+from bot import messages
 from bot.asks.answer_view import AnswerView, ContributorView, SourceView
 
 
@@ -90,7 +91,8 @@ def _contributor(contributor: ContributorView, permalink: Permalink) -> str:
         if source.visible_to_viewer and (url := permalink(source)):
             links.append(f"[{_where(source) or texts.SOURCE}]({url})")
     line = texts.contributor_line(chat_text(contributor.name), contributor.source_count, contributor.brought_in)
-    return " ".join([line, *links])
+    withheld = [f"\u2014 {chat_text(messages.share_withheld(contributor.name, contributor.withheld))}"]
+    return " ".join([line, *links, *(withheld if contributor.withheld else [])])
 
 
 def _where(source: SourceView) -> str:

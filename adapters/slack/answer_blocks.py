@@ -11,6 +11,7 @@ from typing import Any
 
 from adapters.slack import texts
 from adapters.slack.mrkdwn import escape, link, to_mrkdwn
+from bot import messages
 from bot.asks.answer_view import AnswerView, ContributorView, SourceView
 
 
@@ -58,7 +59,9 @@ def answer_blocks(view: AnswerView, asker_id: str, links: Mapping[tuple[str, str
     if notes:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": n[:2900]} for n in notes[:10]]})
     names = [_contributor(c, links) for c in view.contributors if c.sources]
-    blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": texts.contributors_line(names)[:2900]}]})
+    lines = [texts.contributors_line(names)]
+    lines += [escape(messages.share_withheld(c.name, c.withheld)) for c in view.contributors if c.withheld]
+    blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": line[:2900]} for line in lines[:10]]})
     blocks.append({"type": "actions", "elements": _answer_buttons(view)})
     return blocks
 

@@ -64,6 +64,7 @@ class ContributorView:
     shared: list[str]  # what their agent let out that carried facts, message ids removed (bot.asks.contributions)
     sources: list[SourceView]  # the lines of their own member's memory it shared (relayed ids credit their holder)
     brought_in: bool  # brought into a sub-conversation, not asked directly
+    withheld: str | None = None  # "denied" | "timeout": their member was asked and nothing of it was shared
 
     @property
     def source_count(self) -> int:
@@ -236,14 +237,18 @@ async def _contributors(
     sources: dict[str, SourceView],
 ) -> list[ContributorView]:
     depth_of: dict[str, int] = {}
-    for agent, depth, _ in turns:
+    withheld: dict[str, str] = {}
+    for agent, depth, data in turns:
         if agent != ask.requester:
             depth_of[agent] = min(depth, depth_of.get(agent, depth))
+            if data.get("approval") in ("denied", "timeout"):
+                withheld[agent] = data["approval"]
     handles = [*ask.colleagues, *(h for h in depth_of if h not in ask.colleagues)]
     views = []
     for handle in handles:
         found = shared.get(handle, Contribution(handle))
         own = [sources[i] for i in found.own_sources if i in sources]
         name = (await _name(roster, handle)) or handle
-        views.append(ContributorView(handle, name, found.said, own, handle not in ask.colleagues))
+        brought_in = handle not in ask.colleagues
+        views.append(ContributorView(handle, name, found.said, own, brought_in, withheld.get(handle)))
     return views
