@@ -24,6 +24,8 @@ from tests.web.harness import BUDGET_QUESTION, app_for, web_settings
 sync_api = pytest.importorskip("playwright.sync_api")
 axe_sync = pytest.importorskip("axe_playwright_python.sync_playwright")
 VIEWPORTS = [(390, 844), (1280, 800)]
+EDGES = [(360, 740), (1440, 900)]
+SCROLL_WIDTHS = "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
 SCHEMES = ["light", "dark"]
 BLOCKING = {"serious", "critical"}
 LONG_QUESTION = "What is the budget for the launch party? " + "Please look in every channel and DM. " * 40
@@ -62,7 +64,7 @@ def _check(page: object, name: str, problems: list[str]) -> None:
     width = page.viewport_size["width"]  # type: ignore[attr-defined]
     scheme = page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'")  # type: ignore[attr-defined]
     where = f"{name} at {width} px, {scheme}"
-    scroll, client = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")  # type: ignore[attr-defined]
+    scroll, client = page.evaluate(SCROLL_WIDTHS)  # type: ignore[attr-defined]
     if scroll > client:
         problems.append(f"{where}: scrolls sideways ({scroll} > {client} px)")
     sign_out = page.locator("#sign-out")  # type: ignore[attr-defined]
@@ -111,6 +113,14 @@ def test_every_page_fits_phones_and_laptops_light_and_dark_with_no_serious_acces
                 sync_api.expect(newcomer.locator("#onboarding")).to_be_visible()
                 _check(newcomer, "first-screen", problems)
                 newcomer.context.close()
+        for width, height in EDGES:  # the narrowest phone and a wide screen: the layout only
+            page = _signed_in(browser, server, "alice", width, height, "light")
+            for name, path in pages.items():
+                page.goto(f"{server}{path}")
+                scroll, client = page.evaluate(SCROLL_WIDTHS)
+                if scroll > client:
+                    problems.append(f"{name} at {width} px: scrolls sideways ({scroll} > {client} px)")
+            page.context.close()
         assert not problems, "\n".join(problems)
 
 
