@@ -29,6 +29,7 @@ MAX_FIELDS = 25
 MAX_FIELD_NAME = 256
 MAX_FIELD_VALUE = 1024
 MAX_TITLE = 256
+MAX_AUTHOR = 256
 MAX_FOOTER = 2048
 MAX_TOTAL = 6000
 QUOTE_CHARS = 300  # a quoted line longer than this is shortened (the transcript has it whole)
@@ -44,6 +45,7 @@ def answer_embed(view: AnswerView, *, permalink: Permalink) -> discord.Embed:
         description=_clip(_body(view), MAX_DESCRIPTION),
         colour=COLOURS.get(view.status, 0x1971C2),
     )
+    embed.set_author(name=_clip(texts.asked(" ".join(view.question.split())), MAX_AUTHOR))  # a DM reads on its own
     for index, claim in enumerate(view.claims, start=1):
         if claim.sources:
             lines = [_source_line(source, permalink) for source in claim.sources]
@@ -153,6 +155,7 @@ def _left_out(count: int) -> Field:
 
 def _size(embed: discord.Embed, fields: list[Any]) -> int:
     heads = len(embed.title or "") + len(embed.description or "") + len(embed.footer.text or "")
+    heads += len(embed.author.name or "")
     return heads + sum(len(f.name or "") + len(f.value or "") for f in fields)
 
 

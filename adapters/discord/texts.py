@@ -110,6 +110,10 @@ ANSWER_TITLES = {
 }
 
 
+def asked(question: str) -> str:
+    return f"Asked: {question}"
+
+
 def answer_title(status: str) -> str:
     return ANSWER_TITLES.get(status, "Answer")
 

@@ -32,6 +32,7 @@ from bot.world import MemberPolicy, World
 
 
 HIDDEN_CHANNEL_ID = "C-askwith-agents"
+MAX_EPHEMERALS = 500  # "only visible to you" notes kept, all members together
 
 # Decides an approval request in place of a person (tests, CLI); None = wait for `LocalWorkspace.decide`.
 ApprovalResponder = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
@@ -161,6 +162,7 @@ class LocalWorkspace(ChatPort):
         if member_id not in self.world.members:
             raise UnknownMemberError(member_id)
         self.ephemerals.append(EphemeralPost(channel_id, member_id, text))
+        del self.ephemerals[:-MAX_EPHEMERALS]  # notes live in memory only: the oldest go first
 
     def dismiss_ephemeral(self, member_id: str, ephemeral_id: str) -> bool:
         """Remove one of `member_id`'s notes (only theirs); False when there was none such."""

@@ -23,6 +23,7 @@ GROUP_CONFIRM_ACTION = "askwith_group_confirm"
 GROUP_CANCEL_ACTION = "askwith_group_cancel"
 SECTION_LIMIT = 2900  # Slack refuses a section text over 3000 characters
 MAX_SOURCES = 10
+QUESTION_CHARS = 300  # the question above an answer; the transcript has it whole
 
 Block = dict[str, Any]
 
@@ -47,7 +48,7 @@ def answer_blocks(view: AnswerView, asker_id: str, links: Mapping[tuple[str, str
     """`links`: permalink per (channel id, message id) of the sources the viewer may open."""
     body = view.answer or view.final_text or view.failure or ""
     blocks: list[Block] = [
-        {"type": "context", "elements": [{"type": "mrkdwn", "text": texts.answer_heading(asker_id)}]},
+        {"type": "context", "elements": [{"type": "mrkdwn", "text": texts.answer_heading(asker_id, _question(view))}]},
         *_sections(to_mrkdwn(body)),
     ]
     sources = [line for source in view.sources[:MAX_SOURCES] if (line := _source(source, links))]
@@ -64,6 +65,11 @@ def answer_blocks(view: AnswerView, asker_id: str, links: Mapping[tuple[str, str
     blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": line[:2900]} for line in lines[:10]]})
     blocks.append({"type": "actions", "elements": _answer_buttons(view)})
     return blocks
+
+
+def _question(view: AnswerView) -> str:
+    question = " ".join(view.question.split())
+    return escape(question if len(question) <= QUESTION_CHARS else question[: QUESTION_CHARS - 1] + "\u2026")
 
 
 def quotes_blocks(view: AnswerView) -> list[Block]:

@@ -190,8 +190,9 @@ VOTE_UP_BUTTON = "👍"
 VOTE_DOWN_BUTTON = "👎"
 
 
-def answer_heading(asker_id: str) -> str:
-    return f"<@{asker_id}> asked:"
+def answer_heading(asker_id: str, question: str = "") -> str:
+    """`question`: escaped mrkdwn; said with the answer so a DM full of answers reads on its own."""
+    return f"<@{asker_id}> asked: {question}".rstrip()
 
 
 def contributors_line(names: Sequence[str]) -> str:

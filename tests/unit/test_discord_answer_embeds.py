@@ -37,6 +37,7 @@ def test_each_kind_of_source_renders_as_a_link_a_quote_or_a_withheld_note() -> N
     data = embed.to_dict()
     check_embeds([data])
     assert data["description"] == "**14 March**", "the model's markdown is kept"
+    assert data["author"]["name"] == "Asked: When?", "the answer says what it answers"
     sources = data["fields"][0]["value"].splitlines()
     assert (
         sources[0] == "\u2022 [\\#general \u00b7 bob \u00b7 2026-03-01 09:00](https://discord.com/channels/1/10/101)"

@@ -36,3 +36,4 @@ def test_credit_goes_with_own_sources_only_and_a_refusal_is_said_plainly() -> No
     )
     assert "Carol" not in line and "Erin" not in line
     assert messages.share_withheld("Erin", "denied") in texts
+    assert texts[0] == "<@UALICE> asked: When?", "the answer says what it answers"
