@@ -20,6 +20,7 @@ from bot.web.texts import waiting_for
 
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
+MESSAGE_FOLD_CHARS = 700  # a chat message longer than this is folded in the feed
 FOLD_CHARS = 280  # longer texts show this much and fold the rest (a 10,000-character question stays one line)
 TRANSCRIPT_REF = re.compile(r"\(transcript: `askwith transcripts show (\d+)`\)")
 
@@ -58,6 +59,17 @@ def fold(text: str | None, limit: int = FOLD_CHARS) -> Markup:
     ).format(head=head, size=len(text), full=text)
 
 
+def message_fold(text: str, limit: int = MESSAGE_FOLD_CHARS) -> Markup:
+    """A chat message as HTML (`message_html`), folded like `fold` when it is long."""
+    if len(text) <= limit:
+        return message_html(text)
+    head = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    return Markup(
+        '<details class="fold"><summary><span class="fold-head">{head}…</span> <span class="fold-more">'
+        'Show all ({size:,} characters)</span></summary><div class="fold-full">{full}</div></details>'
+    ).format(head=message_html(head), size=len(text), full=message_html(text))
+
+
 def when(ts: datetime | None) -> str:
     return "" if ts is None else ts.strftime("%Y-%m-%d %H:%M")
 
@@ -65,6 +77,7 @@ def when(ts: datetime | None) -> str:
 templates.env.filters["message_html"] = message_html
 templates.env.filters["when"] = when
 templates.env.filters["fold"] = fold
+templates.env.filters["message_fold"] = message_fold
 templates.env.globals["waiting_text"] = waiting_for
 templates.env.globals["share_withheld"] = messages.share_withheld
 templates.env.filters["answered_ask"] = answered_ask

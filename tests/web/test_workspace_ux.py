@@ -79,6 +79,13 @@ def test_long_texts_are_folded_in_my_conversations_admin_and_the_transcript(clie
             assert page.count("Please check every channel.") <= 60, path  # once whole, inside the fold
 
 
+def test_a_long_message_is_folded_in_the_channel(client: TestClient) -> None:
+    sign_in(client, "alice")
+    feed = post_form(client, "/workspace/C-general", {"text": "Minutes: " + "we agreed on <b>Friday</b>. " * 100}).text
+    assert '<details class="fold">' in feed and "Show all (2,808 characters)" in feed
+    assert "<b>Friday</b>" not in feed and "&lt;b&gt;Friday&lt;/b&gt;" in feed  # escaped, folded or not
+
+
 def test_notes_are_dismissable_and_sit_among_the_messages(client: TestClient) -> None:
     sign_in(client, "alice")
     post_form(client, "/workspace/C-general", {"text": "/askwith @bob hi"})
