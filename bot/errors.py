@@ -142,7 +142,8 @@ class LLMNotConfiguredError(LLMError):
     def __init__(self) -> None:
         super().__init__(
             "No language model is configured: set ASKWITH_LLM_BASE_URL (and ASKWITH_LLM_MODEL, ASKWITH_LLM_API_KEY) "
-            "to any OpenAI-compatible endpoint, or ASKWITH_LOCAL_LLM=smollm2 to run a local model."
+            "to any OpenAI-compatible endpoint, or ASKWITH_LOCAL_LLM=smollm2 to run a local model. To just try "
+            "askwith offline, restart with --scripted (`askwith serve --scripted`): a stand-in plays the model."
         )
 
 

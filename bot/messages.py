@@ -11,6 +11,20 @@ from bot.port import SharePolicy
 
 
 # ---------------------------------------------------------------------- rejected requests
+def share_withheld(name: str, how: str) -> str:
+    """A colleague asked to approve a share said no (`how` = "denied") or did not answer in time ("timeout")."""
+    if how == "timeout":
+        return f"{name} did not answer the request to share in time, so their agent shared nothing there."
+    return f"{name} chose not to share that, so their agent kept it back."
+
+
+def question_too_long(length: int, limit: int) -> str:
+    return (
+        f"That question is {length:,} characters long; askwith takes up to {limit:,}. "
+        "Shorten it to what you want to know: your agent and your colleagues' agents search memory for the details."
+    )
+
+
 def empty_question() -> str:
     return "Please write a question after the colleagues, e.g. `/ask-with @bob when is the launch?`"
 

@@ -363,6 +363,12 @@ class Settings:
     )
     # ------------------------------------------------------------------ misc
     log_level: str = _setting("ASKWITH_LOG_LEVEL", "INFO", "Logging level.")
+    # ---- added by ux
+    max_question_chars: int = _setting(
+        "ASKWITH_MAX_QUESTION_CHARS",
+        2000,
+        "Longest question an ask takes, in characters (100-20000); a longer one is refused with a message saying so.",
+    )
 
     # -------------------------------------------------------------------------
     @classmethod

@@ -20,6 +20,7 @@ from typing import Any
 import discord
 
 from adapters.discord import texts
+from bot import messages
 from bot.asks.answer_view import AnswerView, ContributorView, SourceView
 
 
@@ -28,6 +29,7 @@ MAX_FIELDS = 25
 MAX_FIELD_NAME = 256
 MAX_FIELD_VALUE = 1024
 MAX_TITLE = 256
+MAX_AUTHOR = 256
 MAX_FOOTER = 2048
 MAX_TOTAL = 6000
 QUOTE_CHARS = 300  # a quoted line longer than this is shortened (the transcript has it whole)
@@ -43,6 +45,7 @@ def answer_embed(view: AnswerView, *, permalink: Permalink) -> discord.Embed:
         description=_clip(_body(view), MAX_DESCRIPTION),
         colour=COLOURS.get(view.status, 0x1971C2),
     )
+    embed.set_author(name=_clip(texts.asked(" ".join(view.question.split())), MAX_AUTHOR))  # a DM reads on its own
     for index, claim in enumerate(view.claims, start=1):
         if claim.sources:
             lines = [_source_line(source, permalink) for source in claim.sources]
@@ -51,7 +54,9 @@ def answer_embed(view: AnswerView, *, permalink: Permalink) -> discord.Embed:
             )
     if view.contributors:
         embed.add_field(
-            name=texts.CONTRIBUTED, value=_lines([_contributor(c) for c in view.contributors]), inline=False
+            name=texts.CONTRIBUTED,
+            value=_lines([_contributor(c, permalink) for c in view.contributors]),
+            inline=False,
         )
     if view.disagreements:
         embed.add_field(
@@ -72,8 +77,7 @@ def _body(view: AnswerView) -> str:
 
 
 def _source_line(source: SourceView, permalink: Permalink) -> str:
-    parts = (f"#{source.channel_name}" if source.channel_name else "", source.sender or "", source.when or "")
-    where = " \u00b7 ".join(chat_text(p) for p in parts if p)
+    where = _where(source)
     if source.visible_to_viewer and (url := permalink(source)):
         return f"\u2022 [{where or texts.SOURCE}]({url})"
     if source.text:
@@ -82,8 +86,20 @@ def _source_line(source: SourceView, permalink: Permalink) -> str:
     return f"\u2022 {chat_text(source.withheld_text)}"
 
 
-def _contributor(contributor: ContributorView) -> str:
-    return texts.contributor_line(chat_text(contributor.name), contributor.sources, contributor.brought_in)
+def _contributor(contributor: ContributorView, permalink: Permalink) -> str:
+    """Its own sources, as jump links where the asker may open them (relayed lines credit their holder)."""
+    links = []
+    for source in contributor.sources:
+        if source.visible_to_viewer and (url := permalink(source)):
+            links.append(f"[{_where(source) or texts.SOURCE}]({url})")
+    line = texts.contributor_line(chat_text(contributor.name), contributor.source_count, contributor.brought_in)
+    withheld = [f"\u2014 {chat_text(messages.share_withheld(contributor.name, contributor.withheld))}"]
+    return " ".join([line, *links, *(withheld if contributor.withheld else [])])
+
+
+def _where(source: SourceView) -> str:
+    parts = (f"#{source.channel_name}" if source.channel_name else "", source.sender or "", source.when or "")
+    return " \u00b7 ".join(chat_text(p) for p in parts if p)
 
 
 def chat_text(text: str) -> str:
@@ -139,6 +155,7 @@ def _left_out(count: int) -> Field:
 
 def _size(embed: discord.Embed, fields: list[Any]) -> int:
     heads = len(embed.title or "") + len(embed.description or "") + len(embed.footer.text or "")
+    heads += len(embed.author.name or "")
     return heads + sum(len(f.name or "") + len(f.value or "") for f in fields)
 
 

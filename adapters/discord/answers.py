@@ -119,7 +119,7 @@ class AnswerPosts:
         if view.status not in FINISHED:  # the final post goes out just before the row says how the ask ended
             view.status = (await self.asks._status(ask)).value  # the core's own rule (cancelled, failed, ...)
         requester = await self.asks.roster.profile(ask.requester)
-        threads = await self._threads_of([s.message_id for s in view.sources if s.message_id])
+        threads = await self._threads_of([s.message_id for s in view.linked_sources if s.message_id])
 
         def permalink(source: SourceView) -> str | None:
             if not source.channel_id or not source.message_id:

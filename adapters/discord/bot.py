@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import discord
 from discord import app_commands
 
-from adapters.discord import commands, events, texts, views
+from adapters.discord import chat_asks, commands, events, texts, views
 from adapters.discord.calls import MAX_INLINE_RATE_LIMIT_S
 from adapters.discord.guilds import GuildLauncher, served_guilds
 from adapters.discord.services import DiscordServices
@@ -187,6 +187,7 @@ async def start_discord(
 def register(client: AskwithClient, guilds: list[discord.abc.Snowflake]) -> None:
     commands.register(client.tree, guilds)
     views.register(client)
+    chat_asks.register(client)  # its button: the views sit below the asks and know nothing of them
     events.register(client)
 
 

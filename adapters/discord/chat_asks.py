@@ -187,3 +187,7 @@ def group_view(key: str) -> discord.ui.View:
     view.add_item(GroupButton("yes", key))
     view.add_item(GroupButton("no", key))
     return view
+
+
+def register(client: discord.Client) -> None:
+    client.add_dynamic_items(GroupButton)

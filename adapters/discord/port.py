@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import discord
 
@@ -22,6 +22,7 @@ from adapters.discord import texts
 from adapters.discord.calls import interaction_gone, platform_call, refused
 from adapters.discord.reader import AGENTS_CHANNEL_NAME, GuildReading
 from adapters.discord.replies import InteractionReplies
+from adapters.discord.status import StatusState
 from adapters.discord.threads import ThreadDirectory
 from adapters.discord.views.approval import ApprovalClick, approval_view
 from bot.approvals import ApprovalRegistry, ApprovalStore, Click, PendingApproval, decide_click
@@ -35,15 +36,21 @@ from bot.port import (
 from bot.settings import Settings
 
 
-if TYPE_CHECKING:
-    from adapters.discord.answers import AnswerPosts
-
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE_CHARS = 2000  # Discord's limit per message
 PRIVATE_THREAD = 12
 THREAD_ARCHIVE_MINUTES = 10080
 NO_MENTIONS = discord.AllowedMentions.none()  # askwith's posts quote people; they must never ping anyone
+
+
+class RichAnswers(Protocol):
+    """What turns an ask's final post into a rich message (`adapters.discord.answers.AnswerPosts`, above the port:
+    the port knows only this much of it)."""
+
+    async def post(self, target: discord.abc.Messageable, text: str) -> str | None: ...
+
+    async def rendered(self, text: str) -> StatusState | None: ...
 
 
 class DiscordPort(GuildReading, ChatPort):
@@ -69,7 +76,7 @@ class DiscordPort(GuildReading, ChatPort):
         self._places: dict[str, tuple[str, str | None]] = {}  # Discord channel/thread id -> askwith (channel, thread)
         self._forum_posts: dict[str, list[dict[str, Any]]] = {}  # forum id -> its posts (threads), oldest first
         self._role_names: dict[str, str] = {}
-        self.answers: AnswerPosts | None = None  # set once the server's ask service exists
+        self.answers: RichAnswers | None = None  # set once the server's ask service exists
         self._agents_lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ writing

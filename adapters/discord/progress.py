@@ -47,8 +47,7 @@ class AskProgress:
     ) -> StatusMessage:
         """Start following; the status message is registered with the port, which turns it into the answer."""
         status = StatusMessage(_Editor(message))
-        if svc.port.answers is not None:
-            svc.port.answers.expect(ask_id, status, message)
+        svc.answers.expect(ask_id, status, message)
         progress = cls(svc, ask_id, status, requester.mention)
         status.show(StatusState(first.content, view=cancel_view(ask_id)))
         task = asyncio.create_task(progress.run(), name=f"askwith-discord-progress-{ask_id}")
@@ -74,8 +73,7 @@ class AskProgress:
     async def _finished(self, stage_text: str) -> None:
         """Normally the port has already turned the status into the answer. When another process posted the answer
         (it ran the ask), the status message still shows a stage and Cancel: it says how the ask ended instead."""
-        if (answers := self.svc.port.answers) is not None:
-            answers.slots.pop(self.ask_id, None)
+        self.svc.answers.slots.pop(self.ask_id, None)
         if not self.status.closed:
             await self.status.close(StatusState(texts.status_finished(self.mention, stage_text)))
 

@@ -35,11 +35,13 @@ class DiscordServices:
     member_settings: MemberSettingsStore = field(init=False)
     pending_groups: dict[str, Any] = field(default_factory=dict)  # asks naming a big role, awaiting confirmation
     live: GatewaySync = field(init=False)  # what gateway events change in memory
+    answers: AnswerPosts = field(init=False)  # the asks' final posts as embeds with buttons (the port posts them)
 
     def __post_init__(self) -> None:
         self.member_settings = MemberSettingsStore(self.db)
         self.live = GatewaySync(self.port, self.ingest)
-        self.port.answers = AnswerPosts(self.port, self.asks)
+        self.answers = AnswerPosts(self.port, self.asks)
+        self.port.answers = self.answers
 
     def negotiation(self) -> MemberNegotiation:
         """The core's `/negotiate` entry point over this Discord server."""

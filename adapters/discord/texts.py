@@ -110,6 +110,10 @@ ANSWER_TITLES = {
 }
 
 
+def asked(question: str) -> str:
+    return f"Asked: {question}"
+
+
 def answer_title(status: str) -> str:
     return ANSWER_TITLES.get(status, "Answer")
 
@@ -136,7 +140,7 @@ def shared_by(name: str) -> str:
 
 def contributor_line(name: str, sources: int, brought_in: bool) -> str:
     joined = " (brought in)" if brought_in else ""
-    cited = f"{sources} source{'s' if sources != 1 else ''}" if sources else "no cited source"
+    cited = f"{sources} source{'s' if sources != 1 else ''}" if sources else "nothing from their own memory"
     return f"\u2022 {name}'s agent{joined}: {cited}"
 
 

@@ -7,8 +7,9 @@ like any other message; ephemeral posts and approval prompts are kept in lists a
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
@@ -31,6 +32,7 @@ from bot.world import MemberPolicy, World
 
 
 HIDDEN_CHANNEL_ID = "C-askwith-agents"
+MAX_EPHEMERALS = 500  # "only visible to you" notes kept, all members together
 
 # Decides an approval request in place of a person (tests, CLI); None = wait for `LocalWorkspace.decide`.
 ApprovalResponder = Callable[[ApprovalRequest], Awaitable[ApprovalDecision]]
@@ -41,6 +43,8 @@ class EphemeralPost:
     channel_id: str
     member_id: str
     text: str
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+    ts: datetime = field(default_factory=lambda: datetime.now(UTC))  # shown among the channel's messages by time
 
 
 class LocalWorkspace(ChatPort):
@@ -158,6 +162,14 @@ class LocalWorkspace(ChatPort):
         if member_id not in self.world.members:
             raise UnknownMemberError(member_id)
         self.ephemerals.append(EphemeralPost(channel_id, member_id, text))
+        del self.ephemerals[:-MAX_EPHEMERALS]  # notes live in memory only: the oldest go first
+
+    def dismiss_ephemeral(self, member_id: str, ephemeral_id: str) -> bool:
+        """Remove one of `member_id`'s notes (only theirs); False when there was none such."""
+        kept = [e for e in self.ephemerals if not (e.id == ephemeral_id and e.member_id == member_id)]
+        found = len(kept) < len(self.ephemerals)
+        self.ephemerals[:] = kept
+        return found
 
     async def open_dm(self, member_id: str) -> str:
         if member_id not in self.world.members:

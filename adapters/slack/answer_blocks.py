@@ -11,7 +11,8 @@ from typing import Any
 
 from adapters.slack import texts
 from adapters.slack.mrkdwn import escape, link, to_mrkdwn
-from bot.asks.answer_view import AnswerView, SourceView
+from bot import messages
+from bot.asks.answer_view import AnswerView, ContributorView, SourceView
 
 
 CANCEL_ACTION = "askwith_cancel"
@@ -22,6 +23,7 @@ GROUP_CONFIRM_ACTION = "askwith_group_confirm"
 GROUP_CANCEL_ACTION = "askwith_group_cancel"
 SECTION_LIMIT = 2900  # Slack refuses a section text over 3000 characters
 MAX_SOURCES = 10
+QUESTION_CHARS = 300  # the question above an answer; the transcript has it whole
 
 Block = dict[str, Any]
 
@@ -46,7 +48,7 @@ def answer_blocks(view: AnswerView, asker_id: str, links: Mapping[tuple[str, str
     """`links`: permalink per (channel id, message id) of the sources the viewer may open."""
     body = view.answer or view.final_text or view.failure or ""
     blocks: list[Block] = [
-        {"type": "context", "elements": [{"type": "mrkdwn", "text": texts.answer_heading(asker_id)}]},
+        {"type": "context", "elements": [{"type": "mrkdwn", "text": texts.answer_heading(asker_id, _question(view))}]},
         *_sections(to_mrkdwn(body)),
     ]
     sources = [line for source in view.sources[:MAX_SOURCES] if (line := _source(source, links))]
@@ -57,10 +59,17 @@ def answer_blocks(view: AnswerView, asker_id: str, links: Mapping[tuple[str, str
         notes += [texts.tried(escape(t)) for t in view.tried]
     if notes:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": n[:2900]} for n in notes[:10]]})
-    names = [escape(c.name) for c in view.contributors if c.shared or c.sources]
-    blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": texts.contributors_line(names)}]})
+    names = [_contributor(c, links) for c in view.contributors if c.sources]
+    lines = [texts.contributors_line(names)]
+    lines += [escape(messages.share_withheld(c.name, c.withheld)) for c in view.contributors if c.withheld]
+    blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": line[:2900]} for line in lines[:10]]})
     blocks.append({"type": "actions", "elements": _answer_buttons(view)})
     return blocks
+
+
+def _question(view: AnswerView) -> str:
+    question = " ".join(view.question.split())
+    return escape(question if len(question) <= QUESTION_CHARS else question[: QUESTION_CHARS - 1] + "\u2026")
 
 
 def quotes_blocks(view: AnswerView) -> list[Block]:
@@ -78,6 +87,16 @@ def _source(source: SourceView, links: Mapping[tuple[str, str], str]) -> str:
     if source.text:
         return texts.source_quote(escape(source.text), escape(source.via_name))
     return escape(source.withheld_text)
+
+
+def _contributor(contributor: ContributorView, links: Mapping[tuple[str, str], str]) -> str:
+    """A colleague credited with its own sources, as permalinks where the viewer may open them."""
+    labels = []
+    for source in contributor.sources:
+        url = links.get((source.channel_id or "", source.message_id or ""))
+        if source.visible_to_viewer and url:
+            labels.append(link(url, f"#{source.channel_name}" if source.channel_name else "message"))
+    return texts.contributor(escape(contributor.name), contributor.source_count, labels)
 
 
 def _answer_buttons(view: AnswerView) -> list[Block]:

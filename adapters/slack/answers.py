@@ -129,7 +129,7 @@ class AnswerPosts:
 
     async def _permalinks(self, view: AnswerView) -> dict[tuple[str, str], str]:
         links: dict[tuple[str, str], str] = {}
-        for source in view.sources:
+        for source in view.linked_sources:
             if source.visible_to_viewer and source.channel_id and source.message_id:
                 channel_id = split_message_id(source.message_id)[0] or source.channel_id
                 url = await self.port.permalink(channel_id, source.message_id)

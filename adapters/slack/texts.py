@@ -190,12 +190,19 @@ VOTE_UP_BUTTON = "👍"
 VOTE_DOWN_BUTTON = "👎"
 
 
-def answer_heading(asker_id: str) -> str:
-    return f"<@{asker_id}> asked:"
+def answer_heading(asker_id: str, question: str = "") -> str:
+    """`question`: escaped mrkdwn; said with the answer so a DM full of answers reads on its own."""
+    return f"<@{asker_id}> asked: {question}".rstrip()
 
 
 def contributors_line(names: Sequence[str]) -> str:
-    return "Contributed: " + ", ".join(f"{name}'s agent" for name in names) if names else "No colleague's agent spoke."
+    """`names`: each colleague whose agent shared lines of its own member's memory (`contributor`)."""
+    return "Contributed: " + "; ".join(names) if names else "No colleague's agent shared anything of its own."
+
+
+def contributor(name: str, sources: int, links: Sequence[str]) -> str:
+    cited = f"{sources} source{'s' if sources != 1 else ''}"
+    return f"{name}'s agent ({cited}{': ' + ', '.join(links) if links else ''})"
 
 
 def source_link(link: str, sender: str | None, when: str | None) -> str:

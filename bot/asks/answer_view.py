@@ -14,7 +14,7 @@ of the colleague's agent released that very line in this ask (what consensus rea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from sqlalchemy import select
@@ -23,6 +23,7 @@ from bot import messages
 from bot.agents.roster import Roster
 from bot.asks import models
 from bot.asks.access import may_view
+from bot.asks.contributions import Contribution, contributions, shared_lines
 from bot.errors import AskNotAllowedError, AskNotFoundError, UnknownMemberError
 from bot.memory.history import WholeHistory
 from bot.settings import Settings
@@ -60,9 +61,14 @@ class ClaimView:
 class ContributorView:
     handle: str
     name: str
-    shared: list[str]  # what their agent said that carried facts (as the colleague's share notice lists it)
-    sources: int  # how many cited sources came from their agent
+    shared: list[str]  # what their agent let out that carried facts, message ids removed (bot.asks.contributions)
+    sources: list[SourceView]  # the lines of their own member's memory it shared (relayed ids credit their holder)
     brought_in: bool  # brought into a sub-conversation, not asked directly
+    withheld: str | None = None  # "denied" | "timeout": their member was asked and nothing of it was shared
+
+    @property
+    def source_count(self) -> int:
+        return len(self.sources)
 
 
 @dataclass
@@ -87,6 +93,12 @@ class AnswerView:
         return [source for claim in self.claims for source in claim.sources]
 
     @property
+    def linked_sources(self) -> list[SourceView]:
+        """Every source the view shows (claims' and contributors'), once each: what a renderer looks links up for."""
+        every = [*self.sources, *(source for c in self.contributors for source in c.sources)]
+        return list({(s.via, s.message_id, s.text): s for s in every}.values())
+
+    @property
     def released_quotes(self) -> list[SourceView]:
         """The lines colleagues' agents released that the viewer cannot open: in a shared place they go to the
         viewer alone (their own visible sources need no copy, the links open them)."""
@@ -97,7 +109,8 @@ class AnswerView:
         colleagues' agents released went to the viewer alone, and a message the viewer may open may still be
         private to them, so no source keeps its text, sender or channel name; visible ones keep their link."""
         claims = [ClaimView(claim.text, [_without_quote(source) for source in claim.sources]) for claim in self.claims]
-        return replace(self, claims=claims)
+        contributors = [replace(c, sources=[_without_quote(s) for s in c.sources]) for c in self.contributors]
+        return replace(self, claims=claims, contributors=contributors)
 
 
 async def answer_view(
@@ -129,7 +142,10 @@ async def answer_view(
     turns = await _turns(db, ask_id)
     released = {(agent, i) for agent, _, data_ in turns for i in data_.get("released", []) if agent != ask.requester}
     evidence: dict[str, dict] = data.get("evidence", {})
-    cited = list(dict.fromkeys(i for c in data.get("claims", []) for i in c.get("sources", []) if i in evidence))
+    lines = shared_lines(((agent, data_) for agent, _, data_ in turns), data.get("sides", []))
+    shared = contributions(lines, requester=ask.requester, known=evidence)
+    claimed = [i for c in data.get("claims", []) for i in c.get("sources", []) if i in evidence]
+    cited = list(dict.fromkeys([*claimed, *(i for c in shared.values() for i in c.own_sources)]))
     visible = await WholeHistory(db).visible_ids(profile.viewer, [i for i in cited if not i.startswith("session:")])
     channels = await _channel_ids(db, ask.workspace_id, sorted(visible))
     sources: dict[str, SourceView] = {}
@@ -144,7 +160,7 @@ async def answer_view(
     ]
     return AnswerView(
         ask_id=ask.id, status=ask.status, question=ask.question, requester=ask.requester, answer=ask.answer,
-        failure=ask.failure, claims=claims, contributors=await _contributors(roster, ask, turns, sources.values()),
+        failure=ask.failure, claims=claims, contributors=await _contributors(roster, ask, turns, shared, sources),
         disagreements=list(data.get("disagreements", [])), tried=list(data.get("tried", [])),
         transcript_url=transcript_link(ask.id, profile.handle) if transcript_link else None,
         final_text=ask.final_text, follow_up_of=ask.follow_up_of, cancelled_by=ask.cancelled_by,
@@ -214,21 +230,25 @@ async def _channel_ids(db: Database, workspace_id: int, message_ids: list[str]) 
 
 
 async def _contributors(
-    roster: Roster, ask: models.Ask, turns: list[tuple[str, int, dict]], sources: Iterable[SourceView]
+    roster: Roster,
+    ask: models.Ask,
+    turns: list[tuple[str, int, dict]],
+    shared: dict[str, Contribution],
+    sources: dict[str, SourceView],
 ) -> list[ContributorView]:
-    shared: dict[str, list[str]] = {}
     depth_of: dict[str, int] = {}
+    withheld: dict[str, str] = {}
     for agent, depth, data in turns:
-        if agent == ask.requester:
-            continue
-        depth_of[agent] = min(depth, depth_of.get(agent, depth))
-        if data.get("shared_facts") and not data.get("declined") and data.get("utterance"):
-            shared.setdefault(agent, []).append(data["utterance"])
-    counts: dict[str, int] = {}
-    for source in sources:
-        counts[source.via] = counts.get(source.via, 0) + 1
+        if agent != ask.requester:
+            depth_of[agent] = min(depth, depth_of.get(agent, depth))
+            if data.get("approval") in ("denied", "timeout"):
+                withheld[agent] = data["approval"]
     handles = [*ask.colleagues, *(h for h in depth_of if h not in ask.colleagues)]
-    return [
-        ContributorView(h, (await _name(roster, h)) or h, shared.get(h, []), counts.get(h, 0), h not in ask.colleagues)
-        for h in handles
-    ]
+    views = []
+    for handle in handles:
+        found = shared.get(handle, Contribution(handle))
+        own = [sources[i] for i in found.own_sources if i in sources]
+        name = (await _name(roster, handle)) or handle
+        brought_in = handle not in ask.colleagues
+        views.append(ContributorView(handle, name, found.said, own, brought_in, withheld.get(handle)))
+    return views

@@ -14,6 +14,7 @@ from datetime import datetime
 from sqlalchemy import select
 
 from bot.asks import models
+from bot.asks.contributions import without_ids
 from bot.store.db import Database
 
 
@@ -35,7 +36,7 @@ class SharedItem:
     requester: str  # handle of the member whose question it answered
     with_agent: str  # handle of the member whose agent it was said to (the requester's, or the one who brought it in)
     question: str
-    text: str  # what the agent said
+    text: str  # what the agent said, its message ids removed (they are the member's own, not for reading)
     at: datetime
     approval: str  # "auto" (policy auto), or the member's decision: "approved"
 
@@ -79,7 +80,7 @@ async def shared_by(db: Database, workspace_id: int, member: str, limit: int = 2
                 continue  # denied, timed out, unreachable: nothing left the agent
             partner = next((p for p in participants if p != member), requester)
             approval = "approved" if data.get("approval") == "approved" else "auto"
-            items.append(SharedItem(ask_id, requester, partner, question, utterance, at, approval))
+            items.append(SharedItem(ask_id, requester, partner, question, without_ids(utterance), at, approval))
             if len(items) >= limit:
                 break
     return items

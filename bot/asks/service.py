@@ -142,6 +142,9 @@ class AskService:
         """(requester handle, colleague handles, ablations), or AskRejectedError with a user-facing text."""
         if not request.question.strip():
             raise AskRejectedError(messages.empty_question())
+        if len(request.question.strip()) > self.settings.max_question_chars:
+            limit = self.settings.max_question_chars
+            raise AskRejectedError(messages.question_too_long(len(request.question.strip()), limit))
         if not [c for c in request.colleagues if c.strip()]:
             raise AskRejectedError(messages.no_colleague())
         ablations = Ablations.parse([*self.settings.ablations.split(","), *request.ablations])

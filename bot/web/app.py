@@ -25,7 +25,7 @@ from bot.errors import LinkExpiredError, LinkInvalidError
 from bot.serve.runtime import Runtime
 from bot.settings import Settings
 from bot.web import texts
-from bot.web.auth import SignedInByLink, SignInRequired, WebConfig
+from bot.web.auth import SignedInByLink, SignInRequired, WebConfig, current_identity
 from bot.web.csrf import CsrfGuard
 from bot.web.limits import BodyLimit
 from bot.web.render import page
@@ -63,6 +63,8 @@ def build_app(settings: Settings, *, secret: str, start: RuntimeFactory, local_p
             SignedInByLink: _signed_in_by_link,
             LinkInvalidError: _link_refused,
             LinkExpiredError: _link_refused,
+            404: _not_found,
+            405: _not_found,
         },
         lifespan=lifespan,
     )
@@ -98,6 +100,17 @@ async def _sign_in_required(request: Request, exc: Exception) -> Response:
 async def _signed_in_by_link(request: Request, exc: Exception) -> Response:
     target = exc.clean_url if isinstance(exc, SignedInByLink) else "/"
     return RedirectResponse(target, status_code=303)
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    """An unknown address: a page in the app's layout (header, sign-out) with a way back, not a bare "Not Found"."""
+    try:
+        identity = await current_identity(request)
+    except (LinkInvalidError, LinkExpiredError, SignedInByLink):  # a link token on an unknown address: not signed in
+        identity = None
+    status = getattr(exc, "status_code", 404)
+    return page(request, "error.html", identity=identity, status_code=status, title=texts.NOT_FOUND_TITLE,
+                message=texts.NO_SUCH_PAGE, home=True)  # fmt: skip
 
 
 async def _link_refused(request: Request, exc: Exception) -> Response:

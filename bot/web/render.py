@@ -12,12 +12,16 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.templating import Jinja2Templates
 
+from bot import messages
 from bot.web.access import Identity
 from bot.web.csrf import csrf_token
 from bot.web.redaction import withheld_label
+from bot.web.texts import waiting_for
 
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
+MESSAGE_FOLD_CHARS = 700  # a chat message longer than this is folded in the feed
+FOLD_CHARS = 280  # longer texts show this much and fold the rest (a 10,000-character question stays one line)
 TRANSCRIPT_REF = re.compile(r"\(transcript: `askwith transcripts show (\d+)`\)")
 
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
@@ -43,11 +47,38 @@ def answered_ask(text: str) -> int | None:
     return int(match[1]) if match else None
 
 
+def fold(text: str | None, limit: int = FOLD_CHARS) -> Markup:
+    """Long text folded: its first `limit` characters, and the whole of it one click away (a <details>)."""
+    text = text or ""
+    if len(text) <= limit:
+        return Markup(escape(text))
+    head = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    return Markup(
+        '<details class="fold"><summary><span class="fold-head">{head}…</span> <span class="fold-more">'
+        'Show all ({size:,} characters)</span></summary><div class="fold-full">{full}</div></details>'
+    ).format(head=head, size=len(text), full=text)
+
+
+def message_fold(text: str, limit: int = MESSAGE_FOLD_CHARS) -> Markup:
+    """A chat message as HTML (`message_html`), folded like `fold` when it is long."""
+    if len(text) <= limit:
+        return message_html(text)
+    head = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    return Markup(
+        '<details class="fold"><summary><span class="fold-head">{head}…</span> <span class="fold-more">'
+        'Show all ({size:,} characters)</span></summary><div class="fold-full">{full}</div></details>'
+    ).format(head=message_html(head), size=len(text), full=message_html(text))
+
+
 def when(ts: datetime | None) -> str:
     return "" if ts is None else ts.strftime("%Y-%m-%d %H:%M")
 
 
 templates.env.filters["message_html"] = message_html
 templates.env.filters["when"] = when
+templates.env.filters["fold"] = fold
+templates.env.filters["message_fold"] = message_fold
+templates.env.globals["waiting_text"] = waiting_for
+templates.env.globals["share_withheld"] = messages.share_withheld
 templates.env.filters["answered_ask"] = answered_ask
 templates.env.globals["withheld_label"] = withheld_label

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from bot import messages
 from bot.port import SharePolicy
 
@@ -12,12 +14,25 @@ LINK_REFUSED_TITLE = "Link refused"
 FORBIDDEN_TITLE = "Not yours to open"
 FORBIDDEN = "Only the members who took part in this conversation (and admins) can open its transcript."
 NOT_FOUND_TITLE = "Not found"
+NO_SUCH_PAGE = "There is no page at this address. It may have moved, or the link may be mistyped."
 ADMINS_ONLY = "This page is for admins (ASKWITH_WEB_ADMINS)."
 NO_LOCAL_WORKSPACE = "This server hosts no local workspace: members use askwith from Slack or Discord."
 UNKNOWN_CHANNEL = "You are not a member of that channel."
 CSRF_REFUSED = "Refused: this form was not sent from askwith's own page. Reload the page and try again."
 METRICS_REFUSED = "Metrics need ASKWITH_METRICS_TOKEN as a bearer token, or an admin signed in."
+# The first screen's example, per sample workspace: (colleague, question) pairs whose answers its memory holds.
+SAMPLE_ASKS = {
+    "acme": [
+        ("carol", "Which room is booked for the rehearsal?"),
+        ("dave", "What is the budget for the launch party?"),
+    ],
+}
+GENERIC_QUESTION = "what should I know about this week?"
 ASK_USAGE = "Usage: /ask-with @colleague [@colleague …] <question>"
+
+
+def unknown_command(word: str, suggestion: str) -> str:
+    return f"{word} is not a command, so nothing was posted. Did you mean:\n{suggestion}"
 
 
 def no_bench_reports(root: str) -> str:
@@ -36,6 +51,13 @@ def asking(colleagues: list[str]) -> str:
     return (
         f"Your agent is asking {names}'s agents. Follow it on the ask's page (My settings lists your recent asks); "
         "the answer also arrives in your DM with askwith."
+    )
+
+
+def waiting_for(name: str, deadline: datetime) -> str:
+    return (
+        f"Waiting for {name} to approve what their agent would share, until {deadline:%H:%M} UTC "
+        f"({deadline:%Y-%m-%d}); without an answer by then, their agent shares nothing."
     )
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from adapters.local.workspace import LocalWorkspace
+from adapters.local.workspace import EphemeralPost, LocalWorkspace
 from bot.port import ApprovalRequest, ChannelKind, ChatMessage
+from bot.web.texts import GENERIC_QUESTION, SAMPLE_ASKS
+from bot.world import World
 
 
 @dataclass(frozen=True)
@@ -64,9 +66,38 @@ def messages_of(port: LocalWorkspace, channel_id: str) -> list[MessageItem]:
     return top
 
 
-def ephemerals_of(port: LocalWorkspace, member_id: str, channel_id: str) -> list[str]:
-    return [e.text for e in port.ephemerals if e.member_id == member_id and e.channel_id == channel_id]
+def ephemerals_of(port: LocalWorkspace, member_id: str, channel_id: str) -> list[EphemeralPost]:
+    return [e for e in port.ephemerals if e.member_id == member_id and e.channel_id == channel_id]
+
+
+def timeline(messages: list[MessageItem], notes: list[EphemeralPost]) -> list[MessageItem | EphemeralPost]:
+    """The channel's messages with the member's notes among them, each note after the messages older than it."""
+    merged: list[MessageItem | EphemeralPost] = []
+    pending = sorted(notes, key=lambda note: note.ts)
+    for item in messages:
+        while pending and pending[0].ts < item.message.ts:
+            merged.append(pending.pop(0))
+        merged.append(item)
+    return merged + pending
 
 
 def approvals_of(port: LocalWorkspace, member_id: str) -> list[ApprovalRequest]:
     return [r for r in port.pending_approvals.values() if r.member_id == member_id]
+
+
+def example_ask(world: World, member_id: str) -> str | None:
+    """One ask a newcomer can try: for the sample workspace a question its memory answers, else a first question to
+    a colleague the member talks with."""
+    for colleague, question in SAMPLE_ASKS.get(world.id, []):
+        if colleague != member_id and colleague in world.members:
+            return f"/ask-with @{colleague} {question}"
+    colleague = next((c for c in _dm_partners(world, member_id)), None)
+    return f"/ask-with @{colleague} {GENERIC_QUESTION}" if colleague else None
+
+
+def _dm_partners(world: World, member_id: str) -> list[str]:
+    partners = []
+    for channel in world.visible_channels(member_id):
+        if channel.kind is ChannelKind.DM:
+            partners += [m for m in channel.member_ids if m not in (member_id, world.bot_id)]
+    return partners

@@ -95,7 +95,7 @@ async def test_the_answer_view_links_what_the_viewer_sees_and_quotes_only_releas
     assert not launch.visible_to_viewer and launch.via == "bob" and launch.via_name == "Bob"
     assert (launch.channel_id, launch.message_id) == (None, None)
     bob = next(c for c in view.contributors if c.handle == "bob")
-    assert bob.sources >= 1 and bob.shared and not bob.brought_in
+    assert bob.source_count >= 1 and bob.shared and not bob.brought_in
 
     # Bob took part, so he may open it: his own DM is linked for him, alice's private note is not.
     for_bob = await answer_view(db, outcome.ask_id, viewer="bob", settings=settings)

@@ -25,6 +25,7 @@ def crowded_world() -> World:
 
 CASES = [
     (AskRequest("alice", ["bob"], "   "), messages.empty_question()),
+    (AskRequest("alice", ["bob"], "x" * 2001), messages.question_too_long(2001, 2000)),
     (AskRequest("alice", [], QUESTION), messages.no_colleague()),
     (AskRequest("alice", ["nobody"], QUESTION), messages.unknown_member("nobody")),
     (AskRequest("alice", ["@ghost"], QUESTION), messages.unknown_member("ghost")),

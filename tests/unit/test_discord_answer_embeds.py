@@ -22,7 +22,10 @@ WITHHELD = SourceView("dave", "Dave", False, None, None, None, None)
 def view(answer: str, claims: list[ClaimView], **more: object) -> AnswerView:
     return AnswerView(
         ask_id=7, status="done", question="When?", requester="alice", answer=answer, failure=None, claims=claims,
-        contributors=[ContributorView("bob", "Bob", ["x"], 2, False), ContributorView("dave", "Dave", [], 1, True)],
+        contributors=[
+            ContributorView("bob", "Bob", ["x"], [visible(7), QUOTED], False),
+            ContributorView("dave", "Dave", [], [WITHHELD], True),
+        ],
         **more,  # type: ignore[arg-type]
     )  # fmt: skip
 
@@ -34,6 +37,7 @@ def test_each_kind_of_source_renders_as_a_link_a_quote_or_a_withheld_note() -> N
     data = embed.to_dict()
     check_embeds([data])
     assert data["description"] == "**14 March**", "the model's markdown is kept"
+    assert data["author"]["name"] == "Asked: When?", "the answer says what it answers"
     sources = data["fields"][0]["value"].splitlines()
     assert (
         sources[0] == "\u2022 [\\#general \u00b7 bob \u00b7 2026-03-01 09:00](https://discord.com/channels/1/10/101)"
@@ -42,7 +46,9 @@ def test_each_kind_of_source_renders_as_a_link_a_quote_or_a_withheld_note() -> N
     assert sources[2] == "\u2022 (a message Dave's agent relied on; not shown to you)"
     assert data["fields"][1] == {
         "name": "Who contributed",
-        "value": "\u2022 Bob's agent: 2 sources\n\u2022 Dave's agent (brought in): 1 source",
+        "value": "\u2022 Bob's agent: 2 sources "
+        "[\\#general \u00b7 bob \u00b7 2026-03-01 09:00](https://discord.com/channels/1/10/107)\n"
+        "\u2022 Dave's agent (brought in): 1 source",
         "inline": False,
     }
     assert data["footer"]["text"] == "ask #7 \u00b7 askwith transcripts show 7"

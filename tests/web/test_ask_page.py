@@ -123,6 +123,9 @@ def test_the_requester_cancels_an_ask_and_nobody_else_can(client: TestClient) ->
     sign_in(client, "alice")
     ask_id = _ask(client, "erin", BUDGET_QUESTION)  # Erin's agent asks her first: the ask waits on her
     wait_for(lambda: client.get(f"/workspace/asks/{ask_id}/progress").json()["stage"] == "waiting" or None)
+    (waiting,) = client.get(f"/workspace/asks/{ask_id}/progress").json()["waiting_for"]
+    assert waiting.startswith("Waiting for Erin Walsh to approve") and " UTC " in waiting, waiting
+    assert 'id="waiting-for"' in client.get(f"/workspace/asks/{ask_id}").text and "Erin Walsh" in waiting
     client.cookies.clear()
     sign_in(client, "bob")
     assert post_form(client, f"/workspace/asks/{ask_id}/cancel", {}).status_code == 403
@@ -137,6 +140,7 @@ def test_the_requester_cancels_an_ask_and_nobody_else_can(client: TestClient) ->
         "stage": "cancelled",
         "text": "",
         "finished": True,
+        "waiting_for": [],
     }
     again = post_form(client, f"/workspace/asks/{ask_id}/cancel", {})
     assert "already finished" in again.text

@@ -3,7 +3,7 @@ while the (scripted, slowed-down) model works, the rich answer with a source tha
 thread, the settings page, and a colleague's approval clicked in the page.
 
 Each step leaves a screenshot in the artifacts directory (tests/web/browser_harness.py: ASKWITH_TEST_ARTIFACTS_DIR,
-else test-artifacts/). The README's screenshot of an answer is `workspace-2-answer.png` from this run.
+else test-artifacts/). The README's screenshots come from tests/web/test_browser_pages.py.
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ import discord
 from adapters.discord import texts
 from bot import messages
 from bot.asks.control import CancelResult
-from bot.errors import AskError
+from bot.asks.service import AskService
+from bot.errors import AskError, WorkspaceError
 
 
 class CancelButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"askwith:cancel:(?P<ask_id>\d+)"):
@@ -35,14 +36,14 @@ class CancelButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"as
         # Answered at once (Discord wants 3 s; stopping an ask here waits for its final post, which replaces the
         # status message and its button); a refusal goes to the clicker alone.
         await interaction.response.defer()
-        svc = _services(interaction)
+        asks = _asks(interaction)
         try:
-            result = await svc.asks.cancel(self.ask_id, by=str(interaction.user.id))
+            result = await asks.cancel(self.ask_id, by=str(interaction.user.id))
         except AskError as exc:  # not theirs (the core says who may)
             await interaction.followup.send(str(exc), ephemeral=True)
             return
         if result is CancelResult.FINISHED:
-            status = (await svc.asks.load(self.ask_id)).status
+            status = (await asks.load(self.ask_id)).status
             await interaction.followup.send(messages.cancel_too_late(status), ephemeral=True)
 
 
@@ -65,21 +66,23 @@ class VoteButton(
         return cls(match["vote"], int(match["ask_id"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        svc = _services(interaction)
+        asks = _asks(interaction)
         try:
             vote = 1 if self.vote == "up" else -1
-            stored = await svc.asks.record_feedback(self.ask_id, str(interaction.user.id), vote)
+            stored = await asks.record_feedback(self.ask_id, str(interaction.user.id), vote)
         except AskError as exc:
             await interaction.response.send_message(str(exc), ephemeral=True)
             return
         await interaction.response.send_message(texts.feedback_recorded(stored), ephemeral=True)
 
 
-def _services(interaction: discord.Interaction) -> Any:
-    """The server's services (imported lazily: the services build the answers, which hold these buttons)."""
-    from adapters.discord.services import services_of
-
-    return services_of(interaction)
+def _asks(interaction: discord.Interaction) -> AskService:
+    """The ask service of the server the click came from (the client maps servers to their services, which sit
+    above these buttons: they are looked up, never imported)."""
+    found = interaction.client.services_for(interaction.guild_id)  # type: ignore[attr-defined]
+    if found is None:
+        raise WorkspaceError(texts.guild_not_served())
+    return found.asks  # type: ignore[no-any-return]
 
 
 def cancel_view(ask_id: int) -> discord.ui.View:
@@ -101,6 +104,4 @@ def answer_buttons(ask_id: int, transcript_url: str | None, *, votes: bool = Tru
 
 
 def register(client: discord.Client) -> None:
-    from adapters.discord.chat_asks import GroupButton
-
-    client.add_dynamic_items(CancelButton, VoteButton, GroupButton)
+    client.add_dynamic_items(CancelButton, VoteButton)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from sqlalchemy import select
@@ -30,10 +30,16 @@ class AskSummary:
     wall_s: float
     created_at: datetime
     ablations: list[str] = field(default_factory=list)
+    withheld: bool = False  # a colleague said no to a share (or let it time out)
 
     @property
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def shown_status(self) -> str:
+        """The status as a list shows it: an ask that found nothing because a colleague kept it back did not fail."""
+        return "withheld" if self.withheld and self.status in ("failed", "unsupported") else self.status
 
 
 def summarize(ask: models.Ask, conversation_participants: list[list[str]]) -> AskSummary:
@@ -66,7 +72,10 @@ async def recent_asks(db: Database, *, workspace_id: int | None = None, status: 
         by_ask: dict[int, list[list[str]]] = {}
         for ask_id, participants in rows:
             by_ask.setdefault(ask_id, []).append(list(participants))
-    return [summarize(a, by_ask.get(a.id, [])) for a in asks]
+        said_no = models.Approval.status.in_(("denied", "timeout"))
+        refused = select(models.Approval.ask_id).where(models.Approval.ask_id.in_(ids), said_no)
+        withheld = set((await session.execute(refused)).scalars())
+    return [replace(summarize(a, by_ask.get(a.id, [])), withheld=a.id in withheld) for a in asks]
 
 
 async def asks_of_member(db: Database, workspace_id: int, member: str) -> list[AskSummary]:

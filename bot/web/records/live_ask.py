@@ -7,12 +7,16 @@ answer as the viewer may see it (`bot.asks.answer_view`), with links that open e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
+from sqlalchemy import select
+
+from bot.agents.roster import Roster
 from bot.asks import models
 from bot.asks.answer_view import AnswerView, answer_view
 from bot.asks.feedback import FeedbackTally, feedback_tally, vote_of
 from bot.asks.progress import Progress, read_progress
+from bot.errors import UnknownMemberError
 from bot.port import ChatPort
 from bot.settings import Settings
 from bot.store.db import Database
@@ -27,6 +31,14 @@ class EarlierAsk:
     id: int
     question: str
     answer: str | None
+
+
+@dataclass(frozen=True)
+class WaitingApproval:
+    """A colleague's approval the ask waits for: whose, and until when (then it counts as a no)."""
+
+    name: str  # the colleague's display name
+    deadline: datetime
 
 
 @dataclass
@@ -44,6 +56,7 @@ class LiveAsk:
     vote: int | None = None  # the viewer's 👍 (+1) / 👎 (-1)
     tally: FeedbackTally = FeedbackTally(0, 0)
     thread: list[EarlierAsk] = field(default_factory=list)  # the follow-up chain, oldest first
+    waiting_for: list[WaitingApproval] = field(default_factory=list)  # pending approvals, soonest deadline first
 
     @property
     def finished(self) -> bool:
@@ -65,15 +78,35 @@ async def load_live_ask(db: Database, settings: Settings, port: ChatPort, ask: m
         thread=await _thread(db, ask, viewer),
     )  # fmt: skip
     if not live.finished:
+        live.waiting_for = await waiting_approvals(db, ask)
         return live
     live.answer = await answer_view(db, ask.id, viewer=viewer, settings=settings, workspace_id=ask.workspace_id)
-    for source in live.answer.sources:
+    for source in live.answer.linked_sources:
         if source.visible_to_viewer and source.channel_id and source.message_id:
             if url := await port.permalink(source.channel_id, source.message_id):
                 live.source_links[source.message_id] = url
     live.vote = await vote_of(db, ask.id, viewer)
     live.tally = await feedback_tally(db, ask.id)
     return live
+
+
+async def waiting_approvals(db: Database, ask: models.Ask) -> list[WaitingApproval]:
+    stmt = (
+        select(models.Approval.member_id, models.Approval.deadline_at)
+        .where(models.Approval.ask_id == ask.id, models.Approval.status == "pending")
+        .order_by(models.Approval.deadline_at)
+    )
+    async with db.session() as session:
+        rows = (await session.execute(stmt)).all()
+    roster = Roster(db, ask.workspace_id)
+    waiting = []
+    for member_id, deadline in rows:
+        try:
+            name = (await roster.profile(member_id)).display_name
+        except UnknownMemberError:
+            name = member_id
+        waiting.append(WaitingApproval(name, deadline if deadline.tzinfo else deadline.replace(tzinfo=UTC)))
+    return waiting
 
 
 async def _thread(db: Database, ask: models.Ask, viewer: str) -> list[EarlierAsk]:

@@ -22,7 +22,7 @@ from bot.serve.local import LocalRuntime
 from bot.web import texts
 from bot.web.access import Identity, may_follow
 from bot.web.auth import config, db
-from bot.web.records.live_ask import FINISHED, load_ask_row, load_live_ask
+from bot.web.records.live_ask import FINISHED, load_ask_row, load_live_ask, waiting_approvals
 from bot.web.render import page
 from bot.web.routes.workspace import local_member
 from bot.web.workspace_view import approvals_of, channels_of
@@ -79,6 +79,7 @@ async def progress(request: Request) -> Response:
         "stage": now.stage.value,
         "text": now.text,
         "finished": ask.status in FINISHED or now.final,
+        "waiting_for": [texts.waiting_for(w.name, w.deadline) for w in await waiting_approvals(db(request), ask)],
     }
     return JSONResponse(body, headers={"Cache-Control": "no-store"})
 

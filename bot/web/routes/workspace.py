@@ -17,10 +17,19 @@ from bot.serve.local import LocalRuntime
 from bot.store.db import Database
 from bot.web import texts
 from bot.web.access import Identity
-from bot.web.auth import db, require_identity
-from bot.web.commands import parse_ask_command
+from bot.web.auth import config, db, require_identity
+from bot.web.commands import parse_ask_command, suggested_command, unknown_command
+from bot.web.records.dm_answers import dm_answers
 from bot.web.render import page
-from bot.web.workspace_view import approvals_of, can_read, channels_of, ephemerals_of, messages_of
+from bot.web.workspace_view import (
+    approvals_of,
+    can_read,
+    channels_of,
+    ephemerals_of,
+    example_ask,
+    messages_of,
+    timeline,
+)
 
 
 DECISIONS = {"approve": ApprovalDecision.APPROVED, "deny": ApprovalDecision.DENIED}
@@ -61,11 +70,17 @@ async def _channel(request: Request, template: str) -> Response:
     if not can_read(local.port, identity.platform_id, channel_id):
         return page(request, "error.html", identity=identity, status_code=403, title=texts.FORBIDDEN_TITLE,
                     message=texts.UNKNOWN_CHANNEL)  # fmt: skip
+    channels = await channels_of(local.port, identity.platform_id)
+    messages = messages_of(local.port, channel_id)
+    in_bot_dm = channel_id == channels[0].id
+    answers = {}
+    if in_bot_dm:
+        answers = await dm_answers(db(request), config(request).settings, local.port, messages,
+                                   viewer=identity.member, workspace_id=local.workspace_id)  # fmt: skip
     return page(
-        request, template, identity=identity, channel_id=channel_id,
-        channels=await channels_of(local.port, identity.platform_id),
-        messages=messages_of(local.port, channel_id),
-        ephemerals=ephemerals_of(local.port, identity.platform_id, channel_id),
+        request, template, identity=identity, channel_id=channel_id, channels=channels, answers=answers,
+        feed=timeline(messages, ephemerals_of(local.port, identity.platform_id, channel_id)),
+        example_ask=example_ask(local.port.world, identity.platform_id) if in_bot_dm and not messages else None,
         approvals=approvals_of(local.port, identity.platform_id),
     )  # fmt: skip
 
@@ -88,6 +103,9 @@ async def post_message(request: Request) -> Response:
 
 async def _compose(local: LocalRuntime, member_id: str, channel_id: str, text: str) -> str | None:
     """Post the message or submit the ask; an ask submitted returns its live page, where the member follows it."""
+    if word := unknown_command(text):  # a typo of /ask-with: posting it would show the question to the channel
+        await local.port.post_ephemeral(channel_id, member_id, texts.unknown_command(word, suggested_command(text)))
+        return None
     command = parse_ask_command(text)
     if command is None:
         await local.post(member_id, channel_id, text)
@@ -98,6 +116,17 @@ async def _compose(local: LocalRuntime, member_id: str, channel_id: str, text: s
     reply = await local.ask(member_id, list(command.colleagues), command.question)
     await local.port.post_ephemeral(channel_id, member_id, f"{text}\n{reply.text}")
     return f"/workspace/asks/{reply.ask_id}" if reply.ask_id is not None else None
+
+
+async def dismiss_note(request: Request) -> Response:
+    """An "only visible to you" note, gone for good (only the member it was for can dismiss it)."""
+    found = await local_member(request)
+    if isinstance(found, Response):
+        return found
+    identity, local = found
+    local.port.dismiss_ephemeral(identity.platform_id, request.path_params["note_id"])
+    back = str((await request.form()).get("back", ""))
+    return RedirectResponse(back if back.startswith("/workspace/") else "/workspace", status_code=303)
 
 
 async def decide(request: Request) -> Response:
@@ -132,4 +161,5 @@ routes = [
     Route("/workspace/{channel_id}/feed", channel_feed, methods=["GET"]),
     Route("/workspace/{channel_id}", post_message, methods=["POST"]),
     Route("/workspace/approvals/{approval_id}", decide, methods=["POST"]),
+    Route("/workspace/notes/{note_id}/dismiss", dismiss_note, methods=["POST"]),
 ]

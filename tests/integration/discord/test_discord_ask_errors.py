@@ -24,6 +24,7 @@ class Case:
 CASES = {
     "empty question": Case("   ", lambda p: {"colleague": p.bob}, lambda p: messages.empty_question()),
     "mentions but no question": Case("@bob", lambda p: {}, lambda p: messages.empty_question()),
+    "too long": Case("x" * 2001, lambda p: {"colleague": p.bob}, lambda p: messages.question_too_long(2001, 2000)),
     "no colleague": Case("when is the launch?", lambda p: {}, lambda p: messages.no_colleague()),
     "unknown member": Case("@zed when is the launch?", lambda p: {}, lambda p: messages.unknown_member("zed")),
     "opted-out member": Case("when?", lambda p: {"colleague": p.carol}, lambda p: messages.opted_out("carol")),

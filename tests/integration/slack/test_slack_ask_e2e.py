@@ -141,6 +141,7 @@ async def test_deny_makes_bobs_agent_withhold_the_fact(
     [
         ("<@UBOB|bob>", messages.empty_question()),
         ("<@UBOB|bob>    ", messages.empty_question()),
+        ("<@UBOB|bob> " + "x" * 2001, messages.question_too_long(2001, 2000)),
         ("when is the launch?", messages.no_colleague()),
         ("", texts.ASK_HELP),
         ("@nobody when is the launch?", messages.unknown_member("nobody")),
