@@ -62,7 +62,8 @@ from memory_ingest.isolation import TokenDisabled
 logger = logging.getLogger(__name__)
 
 AGENTS_CHANNEL_NAME = "askwith-agents"
-BOT_CONVERSATION_TYPES = "public_channel,private_channel,mpim,im"
+# Not `im`: the bot's own DMs are members talking to askwith (asks, the Assistant panel), never memory.
+BOT_CONVERSATION_TYPES = "public_channel,private_channel,mpim"
 PAGE_SIZE = 200
 
 
@@ -94,6 +95,7 @@ class SlackPort(SlackInteractions, ChatPort):
         self._agents_lock = asyncio.Lock()
         self._identity: SlackIdentity | None = None
         self._channel_tokens: dict[str, str] = {}  # channel id -> user token that can read it (bot can't)
+        self._bot_dms: set[str] = set()  # members' DMs with askwith met so far: never memory
         self._token_owner: dict[str, str] = {}  # user token -> the member who granted it
         self._names: dict[str, str] = {}  # member id -> display name, from the last member listing
         # Renders an ask's final post richly (set by adapters.slack.answers); returns None to post plain text.
@@ -157,6 +159,9 @@ class SlackPort(SlackInteractions, ChatPort):
         for grant in await self._grants():
             try:
                 async for raw in self._paged("users.conversations", "channels", types="im,mpim", token=grant.token):
+                    if raw.get("user") == me.bot_user_id:
+                        self._bot_dms.add(raw["id"])
+                        continue  # the member's DM with askwith: questions, never memory
                     if raw["id"] not in found:
                         tokens.setdefault(raw["id"], grant.token)
                         found[raw["id"]] = await self._channel(raw, grant.member_platform_id, token=grant.token)
@@ -254,6 +259,13 @@ class SlackPort(SlackInteractions, ChatPort):
         token = self._channel_tokens.get(channel_id)
         return {"token": token} if token else {}
 
+    def is_dm_with_bot(self, event: dict[str, Any]) -> bool:
+        """An event in a member's DM with askwith (new, edited, a file share): the bot receives DM events only for
+        its own DMs; a DM between members reaches askwith only through a member's token (`_channel_tokens`)."""
+        if event.get("channel") in self._bot_dms:
+            return True
+        return event.get("channel_type") == "im" and event.get("channel") not in self._channel_tokens
+
     def is_ingestible(self, event: dict[str, Any], bot_user_id: str) -> bool:
         """A live message event worth remembering: spoken by a person, outside the agents' hidden channel."""
         if event.get("channel") == self._agents_channel or event.get("bot_id"):
@@ -278,6 +290,7 @@ class SlackPort(SlackInteractions, ChatPort):
 
     async def open_dm(self, member_id: str) -> str:
         response = await self._call("conversations.open", write=True, users=member_id)
+        self._bot_dms.add(response["channel"]["id"])
         return response["channel"]["id"]
 
     async def agents_channel(self) -> str:
