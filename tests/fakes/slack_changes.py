@@ -66,7 +66,8 @@ class SlackChanges:
 
     def _hidden(self, subtype: str, channel: str, **fields: Any) -> dict:
         """Like every `message.*` event, an edit or deletion says what kind of conversation it happened in."""
-        return {**_hidden(subtype, channel, **fields), "channel_type": _channel_type(self.world.channels[channel].kind)}
+        kind = self.world.channels[channel].kind
+        return {**_hidden(subtype, channel, **fields), "channel_type": _channel_type(kind)}
 
     # ------------------------------------------------------------------ membership
     def join(self, channel: str, user: str) -> list[dict]:
