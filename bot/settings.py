@@ -33,6 +33,7 @@ _NON_NEGATIVE = frozenset({
     "ingest_interval_seconds", "llm_temperature", "llm_max_retries", "llm_backoff_seconds", "llm_max_tokens",
     "slack_api_max_retries", "recursion_depth", "recursion_llm_budget", "share_quote_chars", "local_llm_threads",
     "web_port", "evidence_budget_tokens", "ask_token_budget", "vector_cache", "sqlite_readers",
+    "transcript_retention_days",
 })  # fmt: skip
 
 
@@ -363,6 +364,20 @@ class Settings:
     )
     # ------------------------------------------------------------------ misc
     log_level: str = _setting("ASKWITH_LOG_LEVEL", "INFO", "Logging level.")
+    # ---- added by slack
+    slack_memory: str = _setting(
+        "ASKWITH_SLACK_MEMORY",
+        "auto",
+        "Where a Slack workspace's memory comes from: mirror (history copied into askwith's stores; internal apps), "
+        "live (each search runs as Slack's Real-time Search API on behalf of the member, nothing kept; distributed "
+        "apps) or auto (live with ASKWITH_SLACK_DISTRIBUTION=oauth, else mirror).",
+    )
+    transcript_retention_days: int = _setting(
+        "ASKWITH_TRANSCRIPT_RETENTION_DAYS",
+        30,
+        "Days a live-memory workspace keeps an ask's transcript (only what was shared); 0 = delete it when the ask "
+        "ends. Between 0 and 3650.",
+    )
 
     # -------------------------------------------------------------------------
     @classmethod

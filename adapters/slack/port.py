@@ -259,6 +259,15 @@ class SlackPort(SlackInteractions, ChatPort):
         token = self._channel_tokens.get(channel_id)
         return {"token": token} if token else {}
 
+    def note_bot_dm(self, channel_id: str) -> None:
+        """A member wrote to askwith in this DM: it is theirs with the bot (never memory, never a search result)."""
+        if channel_id:
+            self._bot_dms.add(channel_id)
+
+    def is_bot_dm_channel(self, channel_id: str) -> bool:
+        """A member's DM with askwith met so far (opened to answer or ask, or listed with the member's token)."""
+        return channel_id in self._bot_dms
+
     def is_dm_with_bot(self, event: dict[str, Any]) -> bool:
         """An event in a member's DM with askwith (new, edited, a file share): the bot receives DM events only for
         its own DMs; a DM between members reaches askwith only through a member's token (`_channel_tokens`)."""

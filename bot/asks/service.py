@@ -148,6 +148,7 @@ class AskService:
         requester = await self._member(request.requester)
         if not requester.can_take_part:
             raise AskRejectedError(messages.requester_inactive(requester.handle))
+        await self._searchable(requester.platform_id, requester.handle, requester=True)
         colleagues: list[str] = []
         for name in request.colleagues:
             profile = await self._member(name)
@@ -157,11 +158,18 @@ class AskService:
                 raise AskRejectedError(messages.deactivated_member(profile.handle))
             if not profile.opted_in:
                 raise AskRejectedError(messages.opted_out(profile.handle))
+            await self._searchable(profile.platform_id, profile.handle, requester=False)
             if profile.handle != requester.handle and profile.handle not in colleagues:
                 colleagues.append(profile.handle)
         if not colleagues:
             raise AskRejectedError(messages.only_yourself())
         return requester.handle, colleagues, ablations
+
+    async def _searchable(self, platform_id: str, handle: str, *, requester: bool) -> None:
+        """A live-memory workspace searches each member's memory with that member's permission: without one, say so
+        before the ask starts (a mirror workspace has nothing to check)."""
+        if self.memory.live is not None and not await self.memory.live.can_search(platform_id):
+            raise AskRejectedError(messages.not_connected(handle, requester=requester))
 
     async def _member(self, name: str):  # noqa: ANN202 - MemberProfile
         try:

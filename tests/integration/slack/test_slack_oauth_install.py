@@ -62,6 +62,7 @@ def oauth_settings(settings: Settings, cloud: FakeSlackCloud) -> Settings:
     fake = cloud.workspaces[0]
     return settings.replace(
         slack_distribution="oauth",
+        slack_memory="mirror",  # these workspaces' memory is copied (live memory: test_slack_live_search.py)
         slack_signing_secret=SIGNING_SECRET,
         slack_client_id=fake.client_id,
         slack_client_secret=fake.client_secret,
