@@ -42,6 +42,8 @@ class SlackServices:
     negotiation_clients: ClientFor | None = None  # who plays the agents in `/negotiate`; None = the asks' LLM
     # Installed by OAuth (many workspaces): deletes the team's installation when it removes askwith.
     uninstall: Callable[[], Awaitable[None]] | None = None
+    # Set by the hosting process: stops the workspace's scheduled ingestion and ask worker when it leaves.
+    left: Callable[[], None] | None = None
     status_interval_s: float = 1.0  # at most one chat.update per status message per this many seconds
     live_search: SlackLiveSearch | None = None  # live memory: searches run on Slack as each member
     member_settings: MemberSettingsStore = field(init=False)
@@ -90,6 +92,11 @@ class SlackServices:
         token = event.get("action_token") or thread.get("action_token")
         if self.live_search is not None and token and event.get("user"):
             self.live_search.remember_action_token(str(event["user"]), str(token))
+
+    @property
+    def tasks(self) -> set[asyncio.Task[Any]]:
+        """Background work running now (what `spawn` started and has not finished)."""
+        return set(self._tasks)
 
     def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run work after the listener returned, keeping a reference so it is not garbage-collected mid-way."""
