@@ -13,8 +13,7 @@ import logging
 from adapters.slack.live_search import SEARCH_USER_SCOPES, SlackLiveSearch
 from adapters.slack.port import SlackPort
 from bot.agents.memory_tools import MemoryAccess
-from bot.errors import InvalidSettingError
-from bot.memory.live import live_access
+from bot.memory.live import live_access, memory_source
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.user_tokens import UserTokenStore
@@ -22,17 +21,10 @@ from bot.store.user_tokens import UserTokenStore
 
 logger = logging.getLogger(__name__)
 
-CHOICES = ("auto", "mirror", "live")
-
 
 def slack_memory_source(settings: Settings) -> str:
     """`live` or `mirror` for this process's Slack workspaces."""
-    chosen = settings.slack_memory.strip().lower()
-    if chosen not in CHOICES:
-        raise InvalidSettingError("ASKWITH_SLACK_MEMORY", settings.slack_memory, "choice (auto|mirror|live)")
-    if chosen == "auto":
-        return "live" if settings.slack_distribution == "oauth" else "mirror"
-    return chosen
+    return memory_source(settings, "slack")
 
 
 def member_scopes(settings: Settings) -> tuple[str, ...]:

@@ -20,9 +20,11 @@ from collections import defaultdict
 from sqlalchemy import select
 
 from bot.agents.memory_tools import MemoryAccess, Visible
+from bot.errors import InvalidSettingError
 from bot.llm.client import LLMClient
 from bot.memory.source import LiveQuery, LiveResult, LiveSearch
 from bot.memory.types import ClearHit, ClearQuery, FuzzyHit, FuzzyQuery, MessageView, Viewer
+from bot.settings import Settings
 from bot.store import models
 from bot.store.db import Database
 
@@ -104,3 +106,19 @@ def live_access(db: Database, search: LiveSearch, *, reader: LLMClient | None = 
 def source_of(memory: MemoryAccess) -> str:
     """`live` or `mirror`: what the start-up log, `askwith status` and the admin page say."""
     return "live" if memory.live is not None else "mirror"
+
+
+SLACK_MEMORY_CHOICES = ("auto", "mirror", "live")
+
+
+def memory_source(settings: Settings, platform: str) -> str:
+    """`live` or `mirror` for a platform's workspaces: only Slack has a live source (ASKWITH_SLACK_MEMORY; `auto` is
+    live for an app distributed by OAuth, mirror for an internal one); Discord and local workspaces are mirrored."""
+    chosen = settings.slack_memory.strip().lower()
+    if chosen not in SLACK_MEMORY_CHOICES:
+        raise InvalidSettingError("ASKWITH_SLACK_MEMORY", settings.slack_memory, "choice (auto|mirror|live)")
+    if platform != "slack":
+        return "mirror"
+    if chosen == "auto":
+        return "live" if settings.slack_distribution == "oauth" else "mirror"
+    return chosen
