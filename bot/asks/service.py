@@ -45,6 +45,7 @@ from bot.asks.control import CancelResult, cancel_ask, end_cancelled
 from bot.asks.delivery import Delivery
 from bot.asks.feedback import record_feedback
 from bot.asks.heartbeat import with_heartbeat
+from bot.asks.live_record import expire_transcripts, keep_only_shared
 from bot.asks.progress import ProgressHub, ProgressTracker, stage_writes
 from bot.asks.record import AskRecorder
 from bot.asks.requests import AskOutcome, AskRequest
@@ -240,6 +241,9 @@ class AskService:
         status = await self._status(ask)
         await delivery.final_post(ask, requester.platform_id, status=status.value)
         await self._tracker(ask.id).finish(Stage(status.value))
+        if self.memory.live is not None:  # live memory: the record keeps what was shared, for a while
+            await keep_only_shared(self.db, ask.id)
+            await expire_transcripts(self.db, self.workspace_id, days=self.settings.transcript_retention_days)
         return AskOutcome(
             ask.id, status.value, ask.answer, ask.failure, ask.final_text or "", result, time.perf_counter() - started
         )

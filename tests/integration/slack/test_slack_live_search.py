@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -20,6 +21,7 @@ from adapters.slack.services import SlackServices
 from bot import messages
 from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import scripted_model
+from bot.asks import models as ask_models
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
 from bot.memory.clear import ClearMemory
@@ -136,6 +138,19 @@ async def test_an_ask_is_answered_from_live_search_and_nothing_found_is_kept(liv
     assert await _count(live.db, models.MemorySession.__table__, workspace_id) == 0
     index = VectorIndex.from_settings(live.settings)
     assert await index.count(workspace_id) == 0 and await index.windows().count(workspace_id) == 0
+    # The transcript keeps what was shared, not every line the searches returned.
+    record = await _record(live.db)
+    assert "14 March" in record and "Bluebird" in record
+    assert "shall we meet next week" not in record  # found by Bob's search, never passed on
+    assert '"prompt": [{' not in record
+
+
+async def _record(db: Database) -> str:
+    async with db.session() as session:
+        turns = (await session.execute(select(ask_models.Turn.data))).scalars().all()
+        consensus = (await session.execute(select(ask_models.Consensus.data))).scalars().all()
+        hits = (await session.execute(select(ask_models.MemoryQuery.hit_ids))).scalars().all()
+    return json.dumps([turns, consensus, hits])
 
 
 async def test_a_private_channel_never_appears_in_another_members_live_results(live: Live) -> None:
@@ -183,3 +198,13 @@ async def test_a_missing_search_scope_tells_the_member_plainly(installed_before_
     assert "missing a Slack search permission" in told and "search:read.public" in told, told
     await _until(lambda: any("14 March" in p for p in live.fake.posts(dm)))  # Bob's own token still searched
     await live.svc.drain()
+
+
+async def test_a_retention_of_zero_days_keeps_no_transcript_after_the_answer(live: Live) -> None:
+    assert live.svc.asks is not None
+    live.svc.asks.settings = live.svc.asks.settings.replace(transcript_retention_days=0)  # changed while running
+    dm = await _dm_ask(live, f"<@UBOB> {QUESTION}", action_token=live.search.issue_action_token("UALICE"))
+    await _until(lambda: any("14 March" in p for p in live.fake.posts(dm)))
+    await live.svc.drain()
+    assert await _count(live.db, ask_models.Ask.__table__, live.svc.asks.workspace_id) == 0
+    assert await _record(live.db) == "[[], [], []]"
