@@ -372,6 +372,12 @@ class Settings:
         "live (each search runs as Slack's Real-time Search API on behalf of the member, nothing kept; distributed "
         "apps) or auto (live with ASKWITH_SLACK_DISTRIBUTION=oauth, else mirror).",
     )
+    slack_marketplace: bool = _setting(
+        "ASKWITH_SLACK_MARKETPLACE",
+        False,
+        "Whether this Slack app is approved for the Slack Marketplace. A distributed (OAuth) app that is not gets "
+        "conversations.history/replies at 1 request a minute and 15 messages a page; askwith paces itself to that.",
+    )
     transcript_retention_days: int = _setting(
         "ASKWITH_TRANSCRIPT_RETENTION_DAYS",
         30,

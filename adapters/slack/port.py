@@ -27,6 +27,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from adapters.slack import blocks, texts
+from adapters.slack.client import MAX_INLINE_WAIT_SECONDS
 from adapters.slack.convert import (
     channel_from_slack,
     channel_kind,
@@ -41,8 +42,15 @@ from adapters.slack.convert import (
 from adapters.slack.errors import platform_error
 from adapters.slack.history import read_history_page, thread_states
 from adapters.slack.interactions import SlackInteractions
+from adapters.slack.rate_limits import BUDGETS, InstallLimits, MethodBudgets
 from bot.approvals import ApprovalRegistry, PendingApproval
-from bot.errors import ChatPlatformError, PlatformAccessError, PlatformObjectGoneError, PlatformTokenRevokedError
+from bot.errors import (
+    ChatPlatformError,
+    PlatformAccessError,
+    PlatformObjectGoneError,
+    PlatformRateLimitedError,
+    PlatformTokenRevokedError,
+)
 from bot.port import (
     ApprovalDecision,
     ApprovalRequest,
@@ -65,6 +73,7 @@ AGENTS_CHANNEL_NAME = "askwith-agents"
 # Not `im`: the bot's own DMs are members talking to askwith (asks, the Assistant panel), never memory.
 BOT_CONVERSATION_TYPES = "public_channel,private_channel,mpim"
 PAGE_SIZE = 200
+PACED_ATTEMPTS = 3  # a paced method met by 429 waits its Retry-After and tries again, this many times in all
 
 
 @dataclass(frozen=True)
@@ -86,8 +95,12 @@ class SlackPort(SlackInteractions, ChatPort):
         user_tokens: UserTokenStore | None = None,
         agents_channel: str = "",
         on_token_refused: TokenDisabled | None = None,
+        limits: InstallLimits | None = None,
+        budgets: MethodBudgets = BUDGETS,
     ) -> None:
         self.client = client
+        self.limits = limits or InstallLimits()  # what the install type allows (page sizes, paced methods)
+        self.budgets = budgets
         self.on_token_refused = on_token_refused  # a member's token refused while listing: disable it, tell them
         self.approvals = approvals or ApprovalRegistry()
         self.user_tokens = user_tokens
@@ -114,15 +127,28 @@ class SlackPort(SlackInteractions, ChatPort):
         return WorkspaceInfo(me.team_id, me.team_name)
 
     async def _call(self, method: str, *, write: bool = False, **params: Any) -> AsyncSlackResponse:
-        """One Web API call (reads as GET, writes as JSON POST); Slack's refusals become `ChatPlatformError`."""
-        params = {k: v for k, v in params.items() if v is not None}  # `token`, when given, overrides the bot's
-        try:
-            if write:
-                return await self.client.api_call(method, json=params)
-            return await self.client.api_call(method, http_verb="GET", params=params)
-        except SlackApiError as exc:
-            owner = self._token_owner.get(params.get("token") or "")
-            raise platform_error(method, exc, token_owner=owner) from exc
+        """One Web API call (reads as GET, writes as JSON POST), in its turn of the method's budget for this
+        workspace (`adapters.slack.rate_limits`); Slack's refusals become `ChatPlatformError`."""
+        params = self.limits.params(method, {k: v for k, v in params.items() if v is not None})
+        team = f"{self.client.base_url}{self._identity.team_id if self._identity is not None else ''}"
+        paced = self.limits.interval(method)
+        attempt = 0
+        while True:
+            attempt += 1
+            # A paced method waits its turn however long; any other waits out only a short Retry-After.
+            await self.budgets.acquire(team, method, paced, max_wait_s=None if paced else MAX_INLINE_WAIT_SECONDS)
+            try:
+                if write:
+                    return await self.client.api_call(method, json=params)
+                return await self.client.api_call(method, http_verb="GET", params=params)
+            except SlackApiError as exc:
+                owner = self._token_owner.get(params.get("token") or "")
+                error = platform_error(method, exc, token_owner=owner)
+                if not isinstance(error, PlatformRateLimitedError):
+                    raise error from exc
+                self.budgets.retry_after(team, method, error.retry_after)
+                if not paced or attempt >= PACED_ATTEMPTS:
+                    raise error from exc  # an unpaced method: the caller backs the object off
 
     async def _paged(self, method: str, key: str, **kwargs: Any) -> AsyncIterator[Any]:
         """Every item of a cursor-paginated list method."""

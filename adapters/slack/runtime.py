@@ -25,6 +25,7 @@ from adapters.slack.install import MemberInstallFlow
 from adapters.slack.memory_events import SlackMemoryEvents
 from adapters.slack.memory_source import live_memory, member_scopes, slack_memory_source
 from adapters.slack.port import SlackPort
+from adapters.slack.rate_limits import InstallLimits
 from adapters.slack.services import SlackServices
 from bot.agents.memory_tools import MemoryAccess
 from bot.asks.service import AskService
@@ -98,7 +99,8 @@ async def open_workspace(
     """One workspace's services over its bot's client: its port, its directory in the store (which the core scopes
     every ask, memory read and transcript to), its memory source (mirror: ingestion; live: Slack's search, nothing
     copied) and its asks."""
-    port = SlackPort(client, user_tokens=tokens, agents_channel=settings.slack_agents_channel)
+    limits = InstallLimits.for_settings(settings)
+    port = SlackPort(client, user_tokens=tokens, agents_channel=settings.slack_agents_channel, limits=limits)
     ingest = IngestWorker(port, db, indexer=indexer, page_size=settings.ingest_page_size)
     port.on_token_refused = SlackMemoryEvents(port, ingest).token_lost  # a refused member token: skipped
     mirror = await ingest.mirror()  # members and channels only: history is read by `ingest.run`
