@@ -63,6 +63,7 @@ def oauth_settings(settings: Settings, cloud: FakeSlackCloud) -> Settings:
     return settings.replace(
         slack_distribution="oauth",
         slack_memory="mirror",  # these workspaces' memory is copied (live memory: test_slack_live_search.py)
+        slack_marketplace=True,  # history read at the usual tiers (the paced one: test_slack_paced_backfill.py)
         slack_signing_secret=SIGNING_SECRET,
         slack_client_id=fake.client_id,
         slack_client_secret=fake.client_secret,

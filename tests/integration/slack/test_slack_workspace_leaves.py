@@ -65,7 +65,7 @@ async def two(settings: Settings, sqlite_db: Database) -> AsyncIterator[Cloud]:
     cloud = FakeSlackCloud([FakeSlackApi(w, bot_token=f"xoxb-{w.id}") for w in worlds])
     await cloud.start()
     settings = settings.replace(
-        slack_distribution="oauth", slack_memory="mirror", slack_signing_secret=SIGNING_SECRET,
+        slack_distribution="oauth", slack_memory="mirror", slack_marketplace=True, slack_signing_secret=SIGNING_SECRET,
         slack_client_id=cloud.workspaces[0].client_id, slack_client_secret=cloud.workspaces[0].client_secret,
         slack_api_url=cloud.base_url, token_encryption_key=TokenCipher.new_key(),
     )  # fmt: skip
