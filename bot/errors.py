@@ -254,6 +254,13 @@ class NegotiationRejectedError(NegotiationError):
 
 
 # ---------------------------------------------------------------------- memory
+class UnscopedTableError(AskwithError):
+    """A table askwith cannot tie to a workspace, so it could not delete that workspace's rows in it (a bug)."""
+
+    def __init__(self, table: str) -> None:
+        super().__init__(f"table {table} is not tied to a workspace; say how to forget it in bot.store.forget")
+
+
 class MemoryQueryError(AskwithError):
     """A memory search that cannot run as asked (no keywords, a limit out of range). Worded for the agent's model."""
 

@@ -45,6 +45,16 @@ def opted_out(name: str) -> str:
     return f"{name} has not turned on their askwith agent, so it cannot take part."
 
 
+def not_connected(name: str, *, requester: bool) -> str:
+    """A live-memory workspace: askwith searches a member's memory only with their permission at that moment."""
+    if requester:
+        return (
+            "askwith cannot search Slack for you yet: ask from a message to askwith (a mention, a DM or the "
+            "assistant panel), or connect your account once with `/askwith connect`."
+        )
+    return f"{name} has not connected askwith to their Slack search yet, so their agent cannot take part."
+
+
 def bot_member(name: str) -> str:
     return f"{name} is a bot, not a colleague; please ask with a person."
 

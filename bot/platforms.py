@@ -53,6 +53,9 @@ class PlatformContext:
     # A workspace that joins while the process runs (a Slack OAuth install) is announced here, to be served like those
     # present at start (its ingestion scheduled, its ask worker started, its transcripts viewable).
     joined: Callable[[PlatformRuntime], None] | None = None
+    # A workspace that left (app uninstalled, tokens revoked, bot removed from a server), by (platform name, key):
+    # its scheduled ingestion and ask worker stop at once; the platform deletes its data (`bot.store.forget`).
+    left: Callable[[str, str], None] | None = None
 
 
 @dataclass(frozen=True)

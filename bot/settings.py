@@ -33,6 +33,7 @@ _NON_NEGATIVE = frozenset({
     "ingest_interval_seconds", "llm_temperature", "llm_max_retries", "llm_backoff_seconds", "llm_max_tokens",
     "slack_api_max_retries", "recursion_depth", "recursion_llm_budget", "share_quote_chars", "local_llm_threads",
     "web_port", "evidence_budget_tokens", "ask_token_budget", "vector_cache", "sqlite_readers",
+    "transcript_retention_days",
 })  # fmt: skip
 
 
@@ -368,6 +369,26 @@ class Settings:
         "ASKWITH_MAX_QUESTION_CHARS",
         2000,
         "Longest question an ask takes, in characters (100-20000); a longer one is refused with a message saying so.",
+    )
+    # ---- added by slack
+    slack_memory: str = _setting(
+        "ASKWITH_SLACK_MEMORY",
+        "auto",
+        "Where a Slack workspace's memory comes from: mirror (history copied into askwith's stores; internal apps), "
+        "live (each search runs as Slack's Real-time Search API on behalf of the member, nothing kept; distributed "
+        "apps) or auto (live with ASKWITH_SLACK_DISTRIBUTION=oauth, else mirror).",
+    )
+    slack_marketplace: bool = _setting(
+        "ASKWITH_SLACK_MARKETPLACE",
+        False,
+        "Whether this Slack app is approved for the Slack Marketplace. A distributed (OAuth) app that is not gets "
+        "conversations.history/replies at 1 request a minute and 15 messages a page; askwith paces itself to that.",
+    )
+    transcript_retention_days: int = _setting(
+        "ASKWITH_TRANSCRIPT_RETENTION_DAYS",
+        30,
+        "Days a live-memory workspace keeps an ask's transcript (only what was shared); 0 = delete it when the ask "
+        "ends. Between 0 and 3650.",
     )
 
     # -------------------------------------------------------------------------

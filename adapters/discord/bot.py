@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import discord
@@ -32,6 +33,7 @@ from bot.llm.client import LLMClient
 from bot.memory.indexer import SessionIndexer
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.store.forget import forget_workspace
 from memory_ingest.worker import IngestWorker
 
 
@@ -77,6 +79,10 @@ class AskwithClient(discord.Client):
         return self.guild_services.get(str(guild_id))
 
 
+def _worker_name(workspace_id: int) -> str:
+    return f"askwith-discord-asks-{workspace_id}"
+
+
 def build_client() -> AskwithClient:
     return AskwithClient()
 
@@ -90,6 +96,8 @@ class DiscordRuntime:
     workers: list[AskWorker]
     launcher: GuildLauncher
     stop: asyncio.Event = field(default_factory=asyncio.Event)
+    # Set by the hosting process: stops a server's scheduled ingestion and ask worker when the bot is removed.
+    on_left: Callable[[str], None] | None = None
     _worker_tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
     @property
@@ -107,7 +115,7 @@ class DiscordRuntime:
             self._run(worker)
 
     def _run(self, worker: AskWorker) -> None:
-        name = f"askwith-discord-asks-{worker.service.workspace_id}"
+        name = _worker_name(worker.service.workspace_id)
         self._worker_tasks.append(asyncio.create_task(worker.run(stop=self.stop), name=name))
 
     async def joined(self, guild_id: str) -> None:
@@ -129,10 +137,21 @@ class DiscordRuntime:
         await services.ingest.run()
 
     async def left(self, guild_id: str) -> None:
-        """The bot was removed from a server: nobody's memory of it can be verified any more, so nobody reads it."""
+        """The bot was removed from a server: its work stops at once (scheduled ingestion, ask worker) and everything
+        askwith holds for it is deleted (`bot.store.forget`)."""
         services = self.client.guild_services.pop(guild_id, None)
-        if services is not None:
-            await services.live.forget_server()
+        if services is None:
+            return
+        if self.on_left is not None:
+            self.on_left(guild_id)
+        workspace_id = services.asks.workspace_id
+        for task in [t for t in self._worker_tasks if t.get_name() == _worker_name(workspace_id)]:
+            task.cancel()
+        self.guilds = [g for g in self.guilds if g is not services]
+        self.workers = [w for w in self.workers if w.service is not services.asks]
+        indexer = services.ingest.indexer
+        indexes = [indexer.index, indexer.index.windows()] if indexer is not None else []
+        await forget_workspace(services.db, workspace_id, indexes=indexes)
 
     async def connect(self) -> None:
         """The gateway connection (events, interactions); returns when it closes."""

@@ -44,6 +44,9 @@ async def _start(context: PlatformContext) -> list[PlatformRuntime]:
     )
     for services in runtime.guilds:
         services.asks.transcript_link = context.links.for_workspace(services.asks.workspace_id)
+    if context.left is not None:
+        left = context.left
+        runtime.on_left = lambda guild_id: left("discord", guild_id)
     if context.listen:
         gateway = asyncio.create_task(_gateway(runtime), name="askwith-discord-gateway")
         context.stack.push_async_callback(_stop_gateway, runtime, gateway)

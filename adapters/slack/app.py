@@ -16,7 +16,6 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.authorization import AuthorizeResult
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.assistant import build_assistant
 from adapters.slack.listeners import register_listeners
 from adapters.slack.middleware import AsyncDroppingRedeliveries, AsyncInjectingServices
 from adapters.slack.port import SlackPort
@@ -45,7 +44,6 @@ def build_app(services: SlackServices, *, socket_mode: bool = False) -> AsyncApp
     )
     app.use(AsyncInjectingServices(services))
     app.use(AsyncDroppingRedeliveries(services.deliveries))
-    app.use(build_assistant())  # the Assistant side panel's threads, before the DM listener sees them
     register_listeners(app)
     return app
 

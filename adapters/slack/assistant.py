@@ -33,6 +33,7 @@ async def user_message(payload: dict[str, Any], context: AsyncBoltContext) -> No
     svc = services(context)
     if svc.asks is None:
         return
+    svc.saw_member_event(payload)
     text = mention_text(str(payload.get("text", "")), context.bot_user_id or "")
     thread_ts = str(payload["thread_ts"])
     ask = ChatAsks(svc).start(

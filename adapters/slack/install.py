@@ -34,7 +34,13 @@ NO_DEBUG_LOGGER.setLevel(logging.INFO)
 
 class MemberInstallFlow:
     def __init__(
-        self, settings: Settings, client: AsyncWebClient, tokens: UserTokenStore, *, redirect_uri: str | None = None
+        self,
+        settings: Settings,
+        client: AsyncWebClient,
+        tokens: UserTokenStore,
+        *,
+        redirect_uri: str | None = None,
+        extra_scopes: tuple[str, ...] = (),  # live memory: the search:read.* scopes its searches run with
     ) -> None:
         self.client_id = settings.require("slack_client_id")
         self._client_secret = settings.require("slack_client_secret")
@@ -42,7 +48,7 @@ class MemberInstallFlow:
         self.tokens = tokens
         self.redirect_uri = redirect_uri
         self._urls = AuthorizeUrlGenerator(
-            client_id=self.client_id, redirect_uri=redirect_uri, scopes=[], user_scopes=list(USER_SCOPES)
+            client_id=self.client_id, redirect_uri=redirect_uri, scopes=[], user_scopes=[*USER_SCOPES, *extra_scopes]
         )
 
     # ------------------------------------------------------------------ state

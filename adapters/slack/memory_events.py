@@ -14,7 +14,7 @@ mirror (a member or channel askwith has not met is looked up alone).
     channel_deleted / group_deleted       everything memory holds of it goes
     user_change (deleted: true)           the member reads nothing any more
     tokens_revoked                        each member's token disabled, its DMs left with no reader, member told
-    app_uninstalled                       nobody reads anything of the workspace; members' tokens forgotten
+    (app_uninstalled: the workspace leaves, everything deleted: adapters.slack.leaving)
 """
 
 from __future__ import annotations
@@ -148,14 +148,6 @@ class SlackMemoryEvents:
         others = await self._other_readers(member_id)
         await self.port.revoke_member_token(member_id)
         return await self.worker.live.forget_member(await self.workspace_id(), member_id, other_readers=others)
-
-    async def app_uninstalled(self) -> None:
-        ws = await self.workspace_id()
-        async with self.worker.db.session() as session, session.begin():
-            await truth.forget_unlisted_channels(session, ws, [], dms_too=True)
-        for member in await self.port.token_holders():
-            await self.port.revoke_member_token(member)
-        logger.warning("askwith was uninstalled from workspace %s: nobody reads its memory any more", ws)
 
     async def _other_readers(self, member_id: str) -> set[str]:
         bot = (await self.port.identity()).bot_user_id

@@ -23,6 +23,8 @@ from adapters.slack.client import web_client
 from adapters.slack.install import NO_DEBUG_LOGGER
 from adapters.slack.installations import SingleUseStateStore
 from adapters.slack.listeners import register_listeners
+from adapters.slack.live_search import SCOPE_OF_TYPE
+from adapters.slack.memory_source import slack_memory_source
 from adapters.slack.middleware import AsyncDroppingRedeliveries
 from adapters.slack.workspaces import AsyncInjectingTeamServices, SlackWorkspaces
 from bot.settings import Settings
@@ -39,6 +41,16 @@ BOT_SCOPES = (
 ).split()
 
 
+SEARCH_SCOPES = tuple(SCOPE_OF_TYPE.values())
+
+
+def install_scopes(settings: Settings) -> list[str]:
+    """What an install asks for: the manifest's bot scopes, and with live memory the search scopes its searches with
+    the bot token and a member's action token need."""
+    live = slack_memory_source(settings) == "live"
+    return [*BOT_SCOPES, *(SEARCH_SCOPES if live else ())]
+
+
 def build_oauth_app(settings: Settings, db: Database, workspaces: SlackWorkspaces) -> AsyncApp:
     template = web_client(settings, token="")
     # The code exchange carries the app's secret and returns a bot token: its client never logs at DEBUG.
@@ -48,7 +60,7 @@ def build_oauth_app(settings: Settings, db: Database, workspaces: SlackWorkspace
     oauth = AsyncOAuthSettings(
         client_id=settings.require("slack_client_id"),
         client_secret=settings.require("slack_client_secret"),
-        scopes=BOT_SCOPES,
+        scopes=install_scopes(settings),
         installation_store=workspaces.store,
         installation_store_bot_only=True,  # members' tokens have their own flow (`/askwith connect`)
         state_store=SingleUseStateStore(settings.require("slack_client_secret"), db),

@@ -19,6 +19,7 @@ from adapters.slack.client import web_client
 from adapters.slack.http import SlackHttpApp
 from adapters.slack.install import MemberInstallFlow
 from adapters.slack.installations import EncryptedInstallationStore
+from adapters.slack.memory_source import member_scopes
 from adapters.slack.oauth_app import build_oauth_app
 from adapters.slack.runtime import open_workspace
 from adapters.slack.services import SlackServices
@@ -66,7 +67,8 @@ class SlackOAuthRuntime:
         await workspaces.open_installed()
         app = build_oauth_app(settings, db, workspaces)
         # Members' `/askwith connect` links come back to the same redirect; this flow completes them.
-        members = MemberInstallFlow(settings, web_client(settings, token=""), tokens)
+        anonymous = web_client(settings, token="")
+        members = MemberInstallFlow(settings, anonymous, tokens, extra_scopes=member_scopes(settings))
         http = SlackHttpApp(
             app, install=members, signing_secret=settings.require("slack_signing_secret"),
             max_body_bytes=settings.max_request_bytes,

@@ -27,6 +27,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from adapters.slack import blocks, texts
+from adapters.slack.client import MAX_INLINE_WAIT_SECONDS
 from adapters.slack.convert import (
     channel_from_slack,
     channel_kind,
@@ -41,8 +42,15 @@ from adapters.slack.convert import (
 from adapters.slack.errors import platform_error
 from adapters.slack.history import read_history_page, thread_states
 from adapters.slack.interactions import SlackInteractions
+from adapters.slack.rate_limits import BUDGETS, InstallLimits, MethodBudgets
 from bot.approvals import ApprovalRegistry, PendingApproval
-from bot.errors import ChatPlatformError, PlatformAccessError, PlatformObjectGoneError, PlatformTokenRevokedError
+from bot.errors import (
+    ChatPlatformError,
+    PlatformAccessError,
+    PlatformObjectGoneError,
+    PlatformRateLimitedError,
+    PlatformTokenRevokedError,
+)
 from bot.port import (
     ApprovalDecision,
     ApprovalRequest,
@@ -62,8 +70,10 @@ from memory_ingest.isolation import TokenDisabled
 logger = logging.getLogger(__name__)
 
 AGENTS_CHANNEL_NAME = "askwith-agents"
-BOT_CONVERSATION_TYPES = "public_channel,private_channel,mpim,im"
+# Not `im`: the bot's own DMs are members talking to askwith (asks, the Assistant panel), never memory.
+BOT_CONVERSATION_TYPES = "public_channel,private_channel,mpim"
 PAGE_SIZE = 200
+PACED_ATTEMPTS = 3  # a paced method met by 429 waits its Retry-After and tries again, this many times in all
 
 
 @dataclass(frozen=True)
@@ -85,8 +95,12 @@ class SlackPort(SlackInteractions, ChatPort):
         user_tokens: UserTokenStore | None = None,
         agents_channel: str = "",
         on_token_refused: TokenDisabled | None = None,
+        limits: InstallLimits | None = None,
+        budgets: MethodBudgets = BUDGETS,
     ) -> None:
         self.client = client
+        self.limits = limits or InstallLimits()  # what the install type allows (page sizes, paced methods)
+        self.budgets = budgets
         self.on_token_refused = on_token_refused  # a member's token refused while listing: disable it, tell them
         self.approvals = approvals or ApprovalRegistry()
         self.user_tokens = user_tokens
@@ -94,6 +108,7 @@ class SlackPort(SlackInteractions, ChatPort):
         self._agents_lock = asyncio.Lock()
         self._identity: SlackIdentity | None = None
         self._channel_tokens: dict[str, str] = {}  # channel id -> user token that can read it (bot can't)
+        self._bot_dms: set[str] = set()  # members' DMs with askwith met so far: never memory
         self._token_owner: dict[str, str] = {}  # user token -> the member who granted it
         self._names: dict[str, str] = {}  # member id -> display name, from the last member listing
         # Renders an ask's final post richly (set by adapters.slack.answers); returns None to post plain text.
@@ -112,15 +127,28 @@ class SlackPort(SlackInteractions, ChatPort):
         return WorkspaceInfo(me.team_id, me.team_name)
 
     async def _call(self, method: str, *, write: bool = False, **params: Any) -> AsyncSlackResponse:
-        """One Web API call (reads as GET, writes as JSON POST); Slack's refusals become `ChatPlatformError`."""
-        params = {k: v for k, v in params.items() if v is not None}  # `token`, when given, overrides the bot's
-        try:
-            if write:
-                return await self.client.api_call(method, json=params)
-            return await self.client.api_call(method, http_verb="GET", params=params)
-        except SlackApiError as exc:
-            owner = self._token_owner.get(params.get("token") or "")
-            raise platform_error(method, exc, token_owner=owner) from exc
+        """One Web API call (reads as GET, writes as JSON POST), in its turn of the method's budget for this
+        workspace (`adapters.slack.rate_limits`); Slack's refusals become `ChatPlatformError`."""
+        params = self.limits.params(method, {k: v for k, v in params.items() if v is not None})
+        team = f"{self.client.base_url}{self._identity.team_id if self._identity is not None else ''}"
+        paced = self.limits.interval(method)
+        attempt = 0
+        while True:
+            attempt += 1
+            # A paced method waits its turn however long; any other waits out only a short Retry-After.
+            await self.budgets.acquire(team, method, paced, max_wait_s=None if paced else MAX_INLINE_WAIT_SECONDS)
+            try:
+                if write:
+                    return await self.client.api_call(method, json=params)
+                return await self.client.api_call(method, http_verb="GET", params=params)
+            except SlackApiError as exc:
+                owner = self._token_owner.get(params.get("token") or "")
+                error = platform_error(method, exc, token_owner=owner)
+                if not isinstance(error, PlatformRateLimitedError):
+                    raise error from exc
+                self.budgets.retry_after(team, method, error.retry_after)
+                if not paced or attempt >= PACED_ATTEMPTS:
+                    raise error from exc  # an unpaced method: the caller backs the object off
 
     async def _paged(self, method: str, key: str, **kwargs: Any) -> AsyncIterator[Any]:
         """Every item of a cursor-paginated list method."""
@@ -157,6 +185,9 @@ class SlackPort(SlackInteractions, ChatPort):
         for grant in await self._grants():
             try:
                 async for raw in self._paged("users.conversations", "channels", types="im,mpim", token=grant.token):
+                    if raw.get("user") == me.bot_user_id:
+                        self._bot_dms.add(raw["id"])
+                        continue  # the member's DM with askwith: questions, never memory
                     if raw["id"] not in found:
                         tokens.setdefault(raw["id"], grant.token)
                         found[raw["id"]] = await self._channel(raw, grant.member_platform_id, token=grant.token)
@@ -254,6 +285,22 @@ class SlackPort(SlackInteractions, ChatPort):
         token = self._channel_tokens.get(channel_id)
         return {"token": token} if token else {}
 
+    def note_bot_dm(self, channel_id: str) -> None:
+        """A member wrote to askwith in this DM: it is theirs with the bot (never memory, never a search result)."""
+        if channel_id:
+            self._bot_dms.add(channel_id)
+
+    def is_bot_dm_channel(self, channel_id: str) -> bool:
+        """A member's DM with askwith met so far (opened to answer or ask, or listed with the member's token)."""
+        return channel_id in self._bot_dms
+
+    def is_dm_with_bot(self, event: dict[str, Any]) -> bool:
+        """An event in a member's DM with askwith (new, edited, a file share): the bot receives DM events only for
+        its own DMs; a DM between members reaches askwith only through a member's token (`_channel_tokens`)."""
+        if event.get("channel") in self._bot_dms:
+            return True
+        return event.get("channel_type") == "im" and event.get("channel") not in self._channel_tokens
+
     def is_ingestible(self, event: dict[str, Any], bot_user_id: str) -> bool:
         """A live message event worth remembering: spoken by a person, outside the agents' hidden channel."""
         if event.get("channel") == self._agents_channel or event.get("bot_id"):
@@ -278,6 +325,7 @@ class SlackPort(SlackInteractions, ChatPort):
 
     async def open_dm(self, member_id: str) -> str:
         response = await self._call("conversations.open", write=True, users=member_id)
+        self._bot_dms.add(response["channel"]["id"])
         return response["channel"]["id"]
 
     async def agents_channel(self) -> str:

@@ -11,8 +11,8 @@ The caller (`askwith serve`) owns the database, the LLM client, the memory searc
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
-from typing import cast
 
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
@@ -23,7 +23,9 @@ from adapters.slack.client import web_client
 from adapters.slack.http import SlackHttpApp
 from adapters.slack.install import MemberInstallFlow
 from adapters.slack.memory_events import SlackMemoryEvents
+from adapters.slack.memory_source import live_memory, member_scopes, slack_memory_source
 from adapters.slack.port import SlackPort
+from adapters.slack.rate_limits import InstallLimits
 from adapters.slack.services import SlackServices
 from bot.agents.memory_tools import MemoryAccess
 from bot.asks.service import AskService
@@ -33,6 +35,9 @@ from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.user_tokens import TokenCipher, UserTokenStore
 from memory_ingest.worker import IngestWorker
+
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -71,8 +76,8 @@ class SlackRuntime:
         return runtime
 
     @property
-    def ingest(self) -> IngestWorker:
-        return cast(IngestWorker, self.services.ingest)  # `start` gives the services an IngestWorker
+    def ingest(self) -> IngestWorker | None:
+        return self.services.ingest  # None with live memory: nothing to ingest
 
     async def stop(self) -> None:
         if self.socket_mode is not None:
@@ -91,12 +96,22 @@ async def open_workspace(
     memory: MemoryAccess,
     indexer: SessionIndexer | None = None,
 ) -> SlackServices:
-    """One workspace's services over its bot's client: its port, its mirror in the store (which the core scopes
-    every ask, memory read and transcript to), its ingestion and its asks."""
-    port = SlackPort(client, user_tokens=tokens, agents_channel=settings.slack_agents_channel)
+    """One workspace's services over its bot's client: its port, its directory in the store (which the core scopes
+    every ask, memory read and transcript to), its memory source (mirror: ingestion; live: Slack's search, nothing
+    copied) and its asks."""
+    limits = InstallLimits.for_settings(settings)
+    port = SlackPort(client, user_tokens=tokens, agents_channel=settings.slack_agents_channel, limits=limits)
     ingest = IngestWorker(port, db, indexer=indexer, page_size=settings.ingest_page_size)
     port.on_token_refused = SlackMemoryEvents(port, ingest).token_lost  # a refused member token: skipped
-    mirror = await ingest.mirror()
+    mirror = await ingest.mirror()  # members and channels only: history is read by `ingest.run`
+    source, live = slack_memory_source(settings), None
+    if source == "live":
+        memory, live = await live_memory(db, port, tokens, reader_of=memory)
+    logger.info("Slack workspace %s: memory source %s", mirror.workspace_name, source)
     asks = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=mirror.workspace_id)
-    install = MemberInstallFlow(settings, client, tokens) if tokens is not None and settings.slack_client_id else None
-    return SlackServices(settings, db, port, asks, ingest=ingest, install=install)
+    install = None
+    if tokens is not None and settings.slack_client_id:
+        install = MemberInstallFlow(settings, client, tokens, extra_scopes=member_scopes(settings))
+    services = SlackServices(settings, db, port, asks, ingest=None if live else ingest, install=install)
+    services.live_search = live
+    return services

@@ -41,6 +41,9 @@ async def _start(context: PlatformContext) -> PlatformRuntime | list[PlatformRun
     context.stack.push_async_callback(runtime.stop)
     asks = runtime.services.asks
     asks.transcript_link = context.links.for_workspace(asks.workspace_id)
+    if context.left is not None:
+        left = context.left
+        runtime.services.left = lambda: left("slack", "")
     # Mounted in Socket Mode too, for the member install flow; its /events then answers 404 (events use the socket).
     endpoint = {"mount_path": MOUNT_PATH, "asgi": runtime.http} if context.listen else {}
     return PlatformRuntime("slack", asks, runtime.ingest, **endpoint)
@@ -60,6 +63,9 @@ async def _start_many(context: PlatformContext) -> list[PlatformRuntime]:
 
     def prepare(team: str, services: SlackServices) -> None:
         services.asks.transcript_link = context.links.for_workspace(services.asks.workspace_id)
+        if context.left is not None:
+            left = context.left
+            services.left = lambda: left("slack", team)
         if started and context.joined is not None and team not in announced:
             announced.add(team)
             context.joined(PlatformRuntime("slack", services.asks, services.ingest, key=team))

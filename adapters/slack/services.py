@@ -13,6 +13,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 
 from adapters.slack.answers import AnswerPosts
 from adapters.slack.install import MemberInstallFlow
+from adapters.slack.live_search import SlackLiveSearch
 from adapters.slack.memory_events import SlackMemoryEvents
 from adapters.slack.port import SlackPort
 from bot.asks.service import AskService
@@ -41,7 +42,10 @@ class SlackServices:
     negotiation_clients: ClientFor | None = None  # who plays the agents in `/negotiate`; None = the asks' LLM
     # Installed by OAuth (many workspaces): deletes the team's installation when it removes askwith.
     uninstall: Callable[[], Awaitable[None]] | None = None
+    # Set by the hosting process: stops the workspace's scheduled ingestion and ask worker when it leaves.
+    left: Callable[[], None] | None = None
     status_interval_s: float = 1.0  # at most one chat.update per status message per this many seconds
+    live_search: SlackLiveSearch | None = None  # live memory: searches run on Slack as each member
     member_settings: MemberSettingsStore = field(init=False)
     deliveries: DeliveryLog = field(init=False)
     memory_events: SlackMemoryEvents | None = field(init=False)  # None when this process ingests nothing
@@ -78,6 +82,21 @@ class SlackServices:
         clients = self.negotiation_clients or one_client(self.asks.llm)
         timeout_s = self.settings.negotiation_approval_timeout_seconds
         return MemberNegotiation(self.db, self.port, clients, approval_timeout_s=timeout_s)
+
+    def saw_member_event(self, event: dict[str, Any]) -> None:
+        """A member's message that may start an ask: with live memory, its `action_token` lets the bot search as
+        that member for the ask (Slack gives one on messages to the app)."""
+        thread = event.get("assistant_thread") or {}
+        if event.get("channel_type") == "im" or thread:
+            self.port.note_bot_dm(str(event.get("channel") or thread.get("channel_id") or ""))
+        token = event.get("action_token") or thread.get("action_token")
+        if self.live_search is not None and token and event.get("user"):
+            self.live_search.remember_action_token(str(event["user"]), str(token))
+
+    @property
+    def tasks(self) -> set[asyncio.Task[Any]]:
+        """Background work running now (what `spawn` started and has not finished)."""
+        return set(self._tasks)
 
     def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run work after the listener returned, keeping a reference so it is not garbage-collected mid-way."""

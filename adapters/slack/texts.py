@@ -160,6 +160,20 @@ def disconnected(had_token: bool) -> str:
     return messages.disconnected(had_token).replace("forget it", "run `/askwith forget`")
 
 
+LIVE_SEARCH_REFUSED = {
+    "expired": "Slack's permission for your agent to search as you has expired (it lasts only a short while after "
+    "your message)",
+    "scope": "your agent is missing a Slack search permission ({needed})",
+    "revoked": "Slack no longer accepts askwith's access to your search",
+}
+
+
+def live_search_refused(kind: str, needed: str = "") -> str:
+    """Told by DM when Slack refuses a search of a member's agent (the ask goes on without those results)."""
+    reason = LIVE_SEARCH_REFUSED[kind].format(needed=needed or "search:read")
+    return f"askwith could not search Slack for you: {reason}. Run `/askwith connect` to let your agent search."
+
+
 def token_disabled(reason: str) -> str:
     return messages.token_disabled(reason) + " Run `/askwith connect` to connect again."
 

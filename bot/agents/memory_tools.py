@@ -25,6 +25,7 @@ from bot.errors import AskwithError, LLMOutputError
 from bot.llm.client import LLMClient
 from bot.memory.history import HistorySize
 from bot.memory.keywords import STOP_WORDS, phrase_of
+from bot.memory.source import LiveSearch
 from bot.memory.types import ClearHit, ClearQuery, FuzzyHit, FuzzyQuery, MessageView, Viewer
 
 
@@ -74,6 +75,9 @@ class MemoryAccess:
     fuzzy: FuzzySearch | None
     reader: LLMClient | None = None
     history: HistoryRead | None = None  # None: whole-history reads are not available
+    # The memory source: None = `mirror` (the stores above hold a copy); else `live`, searched on the platform on
+    # behalf of each member (`bot.memory.live`), which also says who can be searched before an ask starts.
+    live: LiveSearch | None = None
 
 
 # ---------------------------------------------------------------------- parameters the model chooses

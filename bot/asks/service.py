@@ -45,6 +45,7 @@ from bot.asks.control import CancelResult, cancel_ask, end_cancelled
 from bot.asks.delivery import Delivery
 from bot.asks.feedback import record_feedback
 from bot.asks.heartbeat import with_heartbeat
+from bot.asks.live_record import expire_transcripts, keep_only_shared
 from bot.asks.progress import ProgressHub, ProgressTracker, stage_writes
 from bot.asks.record import AskRecorder
 from bot.asks.requests import AskOutcome, AskRequest
@@ -151,6 +152,7 @@ class AskService:
         requester = await self._member(request.requester)
         if not requester.can_take_part:
             raise AskRejectedError(messages.requester_inactive(requester.handle))
+        await self._searchable(requester.platform_id, requester.handle, requester=True)
         colleagues: list[str] = []
         for name in request.colleagues:
             profile = await self._member(name)
@@ -160,11 +162,18 @@ class AskService:
                 raise AskRejectedError(messages.deactivated_member(profile.handle))
             if not profile.opted_in:
                 raise AskRejectedError(messages.opted_out(profile.handle))
+            await self._searchable(profile.platform_id, profile.handle, requester=False)
             if profile.handle != requester.handle and profile.handle not in colleagues:
                 colleagues.append(profile.handle)
         if not colleagues:
             raise AskRejectedError(messages.only_yourself())
         return requester.handle, colleagues, ablations
+
+    async def _searchable(self, platform_id: str, handle: str, *, requester: bool) -> None:
+        """A live-memory workspace searches each member's memory with that member's permission: without one, say so
+        before the ask starts (a mirror workspace has nothing to check)."""
+        if self.memory.live is not None and not await self.memory.live.can_search(platform_id):
+            raise AskRejectedError(messages.not_connected(handle, requester=requester))
 
     async def _member(self, name: str):  # noqa: ANN202 - MemberProfile
         try:
@@ -235,6 +244,9 @@ class AskService:
         status = await self._status(ask)
         await delivery.final_post(ask, requester.platform_id, status=status.value)
         await self._tracker(ask.id).finish(Stage(status.value))
+        if self.memory.live is not None:  # live memory: the record keeps what was shared, for a while
+            await keep_only_shared(self.db, ask.id)
+            await expire_transcripts(self.db, self.workspace_id, days=self.settings.transcript_retention_days)
         return AskOutcome(
             ask.id, status.value, ask.answer, ask.failure, ask.final_text or "", result, time.perf_counter() - started
         )

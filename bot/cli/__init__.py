@@ -28,6 +28,7 @@ def _register_all() -> None:
         bench,
         bench_negotiation,
         bench_run,
+        forget,
         ingest,
         memory,
         negotiate,
@@ -37,7 +38,9 @@ def _register_all() -> None:
         worker,
     )
 
-    modules = (ingest, memory, bench, bench_negotiation, bench_run, negotiate, ask, transcripts, serve, worker, slack)
+    modules = (
+        ingest, memory, bench, bench_negotiation, bench_run, negotiate, ask, transcripts, serve, worker, slack, forget,
+    )  # fmt: skip
     for module in modules:
         module.register(app)
 

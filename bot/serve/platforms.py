@@ -60,6 +60,7 @@ async def start_platforms(
     stack: AsyncExitStack,
     listen: bool = True,
     joined: Callable[[PlatformRuntime], None] | None = None,
+    left: Callable[[str, str], None] | None = None,
 ) -> list[PlatformRuntime]:
     """Start every platform whose token is set. A platform needs a language model to answer, so without one the
     missing-LLM error is raised here, at startup, as one clear line; so is any platform that fails to start."""
@@ -68,7 +69,7 @@ async def start_platforms(
         return []
     if llm is None:
         raise LLMNotConfiguredError()
-    context = PlatformContext(settings, db, llm, memory, indexer, links, stack, listen, joined)
+    context = PlatformContext(settings, db, llm, memory, indexer, links, stack, listen, joined, left)
     return [runtime for starter in starters for runtime in await _start(starter, context)]
 
 

@@ -40,6 +40,7 @@ from bot.settings import Settings
 from bot.store.db import Database
 from bot.web.links import TranscriptLinks
 from memory_ingest import jobs
+from memory_ingest.jobs.ingest_history import JOB_ID_PREFIX
 from memory_ingest.scheduler import build_scheduler
 from memory_ingest.worker import IngestWorker
 
@@ -71,6 +72,7 @@ class Runtime:
     scheduler: AsyncIOScheduler | None = None  # running while serving
     ask_workers: list[asyncio.Task[None]] = field(default_factory=list)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
+    worker_of: dict[str, asyncio.Task[None]] = field(default_factory=dict)  # workspace key -> its ask worker
 
     def join(self, platform: PlatformRuntime) -> None:
         """A workspace that joined while the process runs: served like those present at start."""
@@ -82,7 +84,21 @@ class Runtime:
                 interval = self.settings.ingest_interval_seconds
                 jobs.register_all(self.scheduler, workers={key: platform.ingest}, ingest_interval_seconds=interval)
         if platform.asks is not None and not self.stopping.is_set():
-            self.ask_workers.append(asyncio.create_task(AskWorker(platform.asks).run(stop=self.stopping)))
+            task = asyncio.create_task(AskWorker(platform.asks).run(stop=self.stopping))
+            self.ask_workers.append(task)
+            self.worker_of[_ingest_key(platform)] = task
+
+    def leave(self, name: str, key: str) -> None:
+        """A workspace that left (uninstalled, revoked, removed): its ingestion job and its ask worker stop now."""
+        gone = [p for p in self.platforms if (p.name, p.key) == (name, key) and p.asks is not None]
+        self.platforms = [p for p in self.platforms if p not in gone]
+        workspace = f"{name}:{key}" if key else name
+        self.ingest.pop(workspace, None)
+        if self.scheduler is not None and self.scheduler.get_job(f"{JOB_ID_PREFIX}{workspace}") is not None:
+            self.scheduler.remove_job(f"{JOB_ID_PREFIX}{workspace}")
+        if (task := self.worker_of.pop(workspace, None)) is not None:
+            task.cancel()
+        log.warning("%s left: its scheduled ingestion and ask worker are stopped", workspace)
 
 
 def build_memory(settings: Settings, db: Database, llm: LLMClient | None) -> Memory:
@@ -126,7 +142,7 @@ async def running(
         runtime = Runtime(settings, db, llm, local=None)
         runtime.platforms = await start_platforms(
             settings, db, llm=llm, memory=mem.access, indexer=mem.indexer, links=TranscriptLinks(settings, secret),
-            stack=stack, listen=serving, joined=runtime.join,
+            stack=stack, listen=serving, joined=runtime.join, left=runtime.leave,
         )  # fmt: skip
         if not runtime.platforms and not serving:
             raise NoPlatformError()
@@ -200,10 +216,14 @@ async def _drain(tasks: list[asyncio.Task[None]]) -> None:
 
 
 def _start_background(runtime: Runtime, stop: asyncio.Event) -> list[asyncio.Task[None]]:
-    services = [p.asks for p in runtime.platforms if p.asks is not None]
+    tasks = []
+    for platform in runtime.platforms:
+        if platform.asks is not None:
+            task = asyncio.create_task(AskWorker(platform.asks).run(stop=stop))
+            runtime.worker_of[_ingest_key(platform)] = task
+            tasks.append(task)
     if runtime.local is not None and runtime.local.asks is not None:
-        services.append(runtime.local.asks)
-    tasks = [asyncio.create_task(AskWorker(s).run(stop=stop)) for s in services]
+        tasks.append(asyncio.create_task(AskWorker(runtime.local.asks).run(stop=stop)))
     if runtime.local is not None:
         tasks.append(asyncio.create_task(runtime.local.keep_saved(stop)))
     return tasks

@@ -50,6 +50,14 @@ class SlackApiError(Exception):
         self.body = {"ok": False, "error": error, **extra}
 
 
+class SlackRateLimited(Exception):
+    """Raised by a method over its budget: answered 429 with `Retry-After`, as Slack does."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"rate limited for {retry_after}s")
+        self.retry_after = retry_after
+
+
 @dataclass(frozen=True)
 class Actor:
     user_id: str
@@ -171,6 +179,10 @@ class FakeSlackApi:
             body = self._dispatch(method, actor, params, request)
         except SlackApiError as exc:
             body = exc.body
+        except SlackRateLimited as exc:
+            self.calls[-1].verb += " -> 429"
+            headers = {"Retry-After": str(exc.retry_after)}
+            return web.json_response({"ok": False, "error": "ratelimited"}, status=429, headers=headers)
         return web.json_response(body)
 
     async def _response_url(self, request: web.Request) -> web.Response:

@@ -53,7 +53,7 @@ class SlackChanges:
         before = self.timeline.message_json(self.timeline.find(channel, ts))
         self.timeline.replace_text(channel, ts, text)
         after = {**self.timeline.message_json(self.timeline.find(channel, ts)), "edited": {"ts": self._now_ts()}}
-        return _hidden("message_changed", channel, message=after, previous_message=before, ts=self._now_ts())
+        return self._hidden("message_changed", channel, message=after, previous_message=before, ts=self._now_ts())
 
     def delete(self, channel: str, ts: str) -> dict:
         message = self.timeline.find(channel, ts)
@@ -62,7 +62,12 @@ class SlackChanges:
             self.timeline.tombstones.add(message.id)  # a parent with replies: Slack keeps a tombstone, replies stay
         else:
             self.timeline.remove(channel, ts)
-        return _hidden("message_deleted", channel, deleted_ts=ts, previous_message=before, ts=self._now_ts())
+        return self._hidden("message_deleted", channel, deleted_ts=ts, previous_message=before, ts=self._now_ts())
+
+    def _hidden(self, subtype: str, channel: str, **fields: Any) -> dict:
+        """Like every `message.*` event, an edit or deletion says what kind of conversation it happened in."""
+        kind = self.world.channels[channel].kind
+        return {**_hidden(subtype, channel, **fields), "channel_type": _channel_type(kind)}
 
     # ------------------------------------------------------------------ membership
     def join(self, channel: str, user: str) -> list[dict]:

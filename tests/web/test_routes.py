@@ -131,6 +131,7 @@ def test_admin_pages_are_for_admins_only(client: TestClient) -> None:
     assert client.get("/admin").status_code == 200
     ingestion = client.get("/admin/ingestion").text
     assert "launch-team" in ingestion and "Erin Walsh" in ingestion
+    assert "memory source <strong>mirror</strong>" in ingestion
     assert "No bench reports yet" in client.get("/admin/bench").text
 
 

@@ -8,6 +8,8 @@ from datetime import datetime
 
 from sqlalchemy import func, select
 
+from bot.memory.live import memory_source
+from bot.settings import Settings
 from bot.store import models
 from bot.store.db import Database, as_utc
 
@@ -118,3 +120,16 @@ async def member_status(db: Database, *, workspace_id: int | None = None) -> lis
 
 def _aware(ts: datetime | None) -> datetime | None:
     return None if ts is None else as_utc(ts)
+
+
+async def memory_sources(
+    db: Database, settings: Settings, *, workspace_id: int | None = None
+) -> list[tuple[str, str]]:
+    """(workspace name, memory source) of each workspace shown: `mirror` (history copied here) or `live` (searched
+    on the platform as each member, nothing kept; see `bot.memory.live`)."""
+    stmt = select(models.Workspace.name, models.Workspace.platform)
+    if workspace_id is not None:
+        stmt = stmt.where(models.Workspace.id == workspace_id)
+    async with db.session() as session:
+        rows = (await session.execute(stmt)).all()
+    return [(name, memory_source(settings, platform)) for name, platform in rows]

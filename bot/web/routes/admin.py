@@ -14,7 +14,7 @@ from bot.web.access import Identity
 from bot.web.auth import db, require_identity
 from bot.web.records.asks import recent_asks
 from bot.web.records.bench import find_reports, plot_file, show_report
-from bot.web.records.ingestion import channel_status, member_status, object_problems
+from bot.web.records.ingestion import channel_status, member_status, memory_sources, object_problems
 from bot.web.records.negotiations import negotiations_of
 from bot.web.render import page
 
@@ -45,9 +45,11 @@ async def ingestion(request: Request) -> Response:
     channels = await channel_status(db(request), workspace_id=workspace_id)
     members = await member_status(db(request), workspace_id=workspace_id)
     problems = await object_problems(db(request), workspace_id=workspace_id)
+    sources = await memory_sources(db(request), request.state.runtime.settings, workspace_id=workspace_id)
     return page(
-        request, "admin_ingestion.html", identity=identity, channels=channels, members=members, problems=problems
-    )
+        request, "admin_ingestion.html", identity=identity, channels=channels, members=members, problems=problems,
+        sources=sources,
+    )  # fmt: skip
 
 
 async def bench(request: Request) -> Response:

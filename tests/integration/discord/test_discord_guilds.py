@@ -25,6 +25,7 @@ from bot.memory.visibility import resolve_viewer
 from bot.port import Channel, ChannelKind, Member
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.store.forget import count_workspace_rows
 from bot.store.world_mirror import mirror_world
 from bot.world import MemberPolicy, World
 from tests.fakes.discord_api import FakeDiscordApi
@@ -147,14 +148,19 @@ async def test_a_server_joined_while_running_is_served_and_one_left_is_forgotten
         await runtime.client.guild_services[BETA_ID].ingest.run()
         assert await servers.found(BETA_ID, "alice", "swordfish") == [SECRET]
 
-        beta_workspace = servers.workspace(BETA_ID)
-        beta.removed()  # the bot is removed from Beta
+        beta_workspace, first_workspace = servers.workspace(BETA_ID), servers.workspace(GUILD_ID)
+        first_before = await count_workspace_rows(sqlite_db, first_workspace, ("discord", GUILD_ID))
+        assert (await count_workspace_rows(sqlite_db, beta_workspace, ("discord", BETA_ID)))["message"] == 1
+        beta.removed()  # the bot is removed from Beta: everything askwith held for it is deleted
 
-        async def forgotten() -> set[str]:
-            return set() if await servers.found(beta_workspace, "alice", "swordfish") else {"forgotten"}
+        async def left_behind() -> set[str]:
+            counts = await count_workspace_rows(sqlite_db, beta_workspace, ("discord", BETA_ID))
+            return {table for table, n in counts.items() if n}
 
-        await eventually(forgotten, {"forgotten"})
+        await eventually(left_behind, set())
         assert BETA_ID not in runtime.client.guild_services
+        assert not [t for t in runtime._worker_tasks if not t.done() and t.get_name().endswith(f"-{beta_workspace}")]
+        assert await count_workspace_rows(sqlite_db, first_workspace, ("discord", GUILD_ID)) == first_before
     finally:
         await runtime.close()
         await api.stop()

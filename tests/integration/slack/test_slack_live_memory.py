@@ -23,6 +23,7 @@ from bot.settings import Settings
 from bot.store import models
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
+from bot.store.forget import count_workspace_rows
 from bot.store.ingest_status import IngestStatusStore, ObjectKind, ObjectStatus
 from bot.store.user_tokens import UserTokenGrant, UserTokenStore
 from bot.world import World
@@ -227,14 +228,15 @@ async def test_disconnect_revokes_the_token_at_slack_and_forgets_it(
     assert await user_tokens.grants("slack", world.id) == []
 
 
-async def test_app_uninstalled_leaves_nobody_reading_anything(
+async def test_app_uninstalled_leaves_nothing_of_the_workspace(
     live: SlackServices, slack: Slack, fake_slack: FakeSlackApi, world: World, user_tokens: UserTokenStore
 ) -> None:
     await user_tokens.save(UserTokenGrant("slack", world.id, "UALICE", fake_slack.grant_user_token("UALICE"), ()))
     assert live.ingest is not None
     await live.ingest.run()
     assert await search(live, "UBOB", "offsite") != [] and await search(live, "UBOB", "around") != []
+    workspace_id = live.ingest.workspace_id or 0
     await deliver(slack, live, {"type": "app_uninstalled"})
-    for member in HUMANS:
-        assert await search(live, member, "offsite") == [] and await search(live, member, "around") == []
+    counts = await count_workspace_rows(live.db, workspace_id, ("slack", world.id))
+    assert counts["message"] == 0 and all(n == 0 for n in counts.values()), counts
     assert await user_tokens.grants("slack", world.id) == []

@@ -15,6 +15,7 @@ import pytest
 from slack_bolt.request.async_request import AsyncBoltRequest
 from sqlalchemy import select
 
+from adapters.slack import texts
 from adapters.slack.oauth_runtime import SlackOAuthRuntime
 from bot.agents.memory_tools import MemoryAccess
 from bot.llm.client import LLMClient
@@ -61,6 +62,8 @@ def oauth_settings(settings: Settings, cloud: FakeSlackCloud) -> Settings:
     fake = cloud.workspaces[0]
     return settings.replace(
         slack_distribution="oauth",
+        slack_memory="mirror",  # these workspaces' memory is copied (live memory: test_slack_live_search.py)
+        slack_marketplace=True,  # history read at the usual tiers (the paced one: test_slack_paced_backfill.py)
         slack_signing_secret=SIGNING_SECRET,
         slack_client_id=fake.client_id,
         slack_client_secret=fake.client_secret,
@@ -251,3 +254,27 @@ async def test_a_members_dm_grant_shares_the_redirect_and_lands_in_their_own_wor
     assert [g.member_platform_id for g in await tokens.grants("slack", TEAM_B)] == ["UBOB"]
     assert await tokens.grants("slack", TEAM_A) == []
     assert runtime.workspaces.teams == [TEAM_B]  # a member's grant installs no workspace
+
+
+# The Assistant side panel in OAuth mode works as with one workspace: both apps register their listeners through one
+# function, so its events are answered with suggested prompts instead of bolt's 404.
+async def test_assistant_panel_events_get_suggested_prompts_in_oauth_mode(
+    runtime: SlackOAuthRuntime, cloud: FakeSlackCloud
+) -> None:
+    fake = cloud.workspace(TEAM_B)
+    await _install(runtime, fake)
+    bot = fake.world.bot_id
+    dm = fake.world.dm(bot, "UALICE").id
+    thread_ts = fake.timeline.add(dm, bot, "Hi! Ask me anything.", None)  # Slack opens the panel's thread
+    thread = {"user_id": "UALICE", "channel_id": dm, "thread_ts": thread_ts, "context": {}}
+    started = {"type": "assistant_thread_started", "assistant_thread": thread, "event_ts": thread_ts}
+    response = await runtime.app.async_dispatch(bolt_request(SIGNING_SECRET, event_body(TEAM_B, started)))
+    assert response.status == 200, response.body
+    svc = await runtime.workspaces.for_team(TEAM_B)
+    assert svc is not None
+    await svc.drain()
+    assert fake.suggested_prompts[(dm, thread_ts)] == texts.ASSISTANT_PROMPTS
+    moved = {**started, "type": "assistant_thread_context_changed"}
+    moved["assistant_thread"] = {**thread, "context": {"channel_id": "CGENERAL"}}
+    response = await runtime.app.async_dispatch(bolt_request(SIGNING_SECRET, event_body(TEAM_B, moved)))
+    assert response.status == 200, response.body

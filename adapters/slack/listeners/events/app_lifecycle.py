@@ -1,5 +1,6 @@
-"""`user_change` (a deactivated member reads nothing), `tokens_revoked` (members' tokens disabled, members told) and
-`app_uninstalled` (nobody reads the workspace's memory any more)."""
+"""`user_change` (a deactivated member reads nothing), `tokens_revoked` (members' tokens disabled, members told; the
+bot's token: the workspace leaves) and `app_uninstalled` (the workspace leaves: everything askwith holds for it is
+deleted and its work stops, `adapters.slack.leaving`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from slack_bolt.context.async_context import AsyncBoltContext
 
+from adapters.slack.leaving import workspace_left
 from adapters.slack.services import services
 
 
@@ -18,15 +20,11 @@ async def user_change_callback(event: dict[str, Any], context: AsyncBoltContext)
 
 async def tokens_revoked_callback(event: dict[str, Any], context: AsyncBoltContext) -> None:
     svc = services(context)
-    if svc.memory_events is not None:
+    if (event.get("tokens") or {}).get("bot"):
+        svc.spawn(workspace_left(svc))  # the bot's token is gone (all tokens are, with it): the workspace left
+    elif svc.memory_events is not None:
         svc.spawn(svc.memory_events.tokens_revoked(event))
-    if svc.uninstall is not None and (event.get("tokens") or {}).get("bot"):
-        svc.spawn(svc.uninstall())  # the workspace's bot token is gone: so is its installation
 
 
 async def app_uninstalled_callback(event: dict[str, Any], context: AsyncBoltContext) -> None:
-    svc = services(context)
-    if svc.memory_events is not None:
-        svc.spawn(svc.memory_events.app_uninstalled())
-    if svc.uninstall is not None:
-        svc.spawn(svc.uninstall())
+    services(context).spawn(workspace_left(services(context)))

@@ -34,6 +34,7 @@ async def _ask_from(event: dict[str, Any], context: AsyncBoltContext) -> None:
     svc = services(context)
     if svc.asks is None:
         return
+    svc.saw_member_event(event)
     ts = str(event["ts"])
     thread_ts = event.get("thread_ts")
     thread_ts = str(thread_ts) if thread_ts and thread_ts != ts else None

@@ -21,6 +21,8 @@ async def message_callback(event: dict[str, Any], context: AsyncBoltContext) -> 
     if is_dm_to_bot(event, context.bot_user_id or ""):
         await dm_ask(event, context)  # an ask, not something the member said to colleagues: not memory
         return
+    if svc.port.is_dm_with_bot(event):
+        return  # edits, file shares and the bot's own posts in a DM with askwith: never memory either
     memory = svc.memory_events
     if memory is None:
         return

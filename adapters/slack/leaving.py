@@ -1,0 +1,50 @@
+"""A Slack workspace leaving askwith (`app_uninstalled`, or `tokens_revoked` taking the bot's token): its scheduled
+ingestion and ask worker stop at once, work it started in this process is cancelled, its installation goes (OAuth),
+and everything askwith holds for it is deleted (`bot.store.forget`: messages, tombstones, sessions, summaries,
+vectors, members' tokens, asks and transcripts)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from adapters.slack.services import SlackServices
+from bot.store.forget import WorkspaceVectors, forget_workspace, workspace_id_of
+
+
+logger = logging.getLogger(__name__)
+
+
+async def workspace_left(svc: SlackServices) -> dict[str, int]:
+    if svc.left is not None:
+        svc.left()  # the process stops its schedule and ask worker for the workspace
+    _cancel_other_work(svc)
+    if svc.uninstall is not None:
+        await svc.uninstall()  # OAuth: the installation is deleted and the team's services closed
+    workspace_id = await _workspace_id(svc)
+    if workspace_id is None:
+        return {}
+    return await forget_workspace(svc.db, workspace_id, indexes=_indexes(svc))
+
+
+def _cancel_other_work(svc: SlackServices) -> None:
+    """Asks and events of the workspace still running here: stopped (this task, doing the leaving, is left alone)."""
+    current = asyncio.current_task()
+    for task in list(svc.tasks):
+        if task is not current:
+            task.cancel()
+
+
+async def _workspace_id(svc: SlackServices) -> int | None:
+    if svc.asks is not None:
+        return svc.asks.workspace_id
+    if svc.ingest is not None and svc.ingest.workspace_id is not None:
+        return svc.ingest.workspace_id
+    return await workspace_id_of(svc.db, "slack", (await svc.port.identity()).team_id)
+
+
+def _indexes(svc: SlackServices) -> list[WorkspaceVectors]:
+    indexer = svc.ingest.indexer if svc.ingest is not None else None
+    if indexer is None:
+        return []
+    return [indexer.index, indexer.index.windows()]

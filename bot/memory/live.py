@@ -1,0 +1,124 @@
+"""Live memory: a member's memory searched where it lives, query by query, instead of a copy askwith keeps.
+
+A workspace's memory source is `mirror` (history copied into the clear and fuzzy stores, searched there) or `live`
+(each search runs on the platform, on behalf of the member, and its results live only in the ask that asked). The
+agents' memory tools call the same `ClearSearch` / `FuzzySearch` protocols either way: `LiveClearMemory` and
+`LiveFuzzyMemory` implement them over a platform's `LiveSearch` (Slack: `assistant.search.context`, in
+`adapters.slack.live_search`), so agents, the outbox and the consensus never know which source served them.
+
+    search = SlackLiveSearch(...)                       # a platform's LiveSearch
+    access = live_access(db, search, reader=None)      # MemoryAccess with live clear and fuzzy memory, no history
+    hits = await access.clear.search(viewer, ClearQuery(("launch",)))
+
+What is filtered here, whatever the platform returns: channels the member excluded from their agent's memory.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from sqlalchemy import select
+
+from bot.agents.memory_tools import MemoryAccess, Visible
+from bot.errors import InvalidSettingError
+from bot.llm.client import LLMClient
+from bot.memory.source import LiveQuery, LiveResult, LiveSearch
+from bot.memory.types import ClearHit, ClearQuery, FuzzyHit, FuzzyQuery, MessageView, Viewer
+from bot.settings import Settings
+from bot.store import models
+from bot.store.db import Database
+
+
+async def _member_and_exclusions(db: Database, viewer: Viewer) -> tuple[str, set[str]]:
+    """The member's platform id and the platform ids of the channels they excluded from memory."""
+    async with db.session() as session:
+        member = select(models.Member.platform_id).where(models.Member.id == viewer.member_id)
+        platform_id = await session.scalar(member)
+        excluded = await session.execute(
+            select(models.Channel.platform_id)
+            .join(models.MemberExclusion, models.MemberExclusion.channel_id == models.Channel.id)
+            .where(models.MemberExclusion.member_id == viewer.member_id)
+        )
+        return str(platform_id or ""), set(excluded.scalars())
+
+
+class _LiveMemory:
+    def __init__(self, db: Database, search: LiveSearch) -> None:
+        self.db = db
+        self.live = search
+
+    async def _results(self, viewer: Viewer, query: LiveQuery) -> list[LiveResult]:
+        member, excluded = await _member_and_exclusions(self.db, viewer)
+        found = await self.live.search(member, query)
+        return [r for r in found if r.message.channel_id not in excluded]
+
+
+class LiveClearMemory(_LiveMemory):
+    """Clear memory over a live search: the keywords searched lexically (the platform's semantic mode off)."""
+
+    async def search(self, viewer: Viewer, query: ClearQuery, *, visible: Visible | None = None) -> list[ClearHit]:
+        text = " ".join(query.keywords)
+        live = LiveQuery(text, False, query.limit, query.since, query.until, query.context_window)
+        results = [r for r in await self._results(viewer, live) if _matches(r.message, query)]
+        count = len(results)
+        return [ClearHit(r.message, float(count - rank), r.context) for rank, r in enumerate(results)]
+
+
+class LiveFuzzyMemory(_LiveMemory):
+    """Fuzzy memory over a live search: the question searched semantically, its results grouped by channel (a
+    channel's results stand in for a session; their "summary" says where they came from)."""
+
+    async def search(self, viewer: Viewer, query: FuzzyQuery, *, visible: Visible | None = None) -> list[FuzzyHit]:
+        results = await self._results(viewer, LiveQuery(query.text, True, max(query.top_k * 3, 5)))
+        by_channel: dict[str, list[MessageView]] = defaultdict(list)
+        for result in results:
+            by_channel[result.message.channel_id].append(result.message)
+        hits = [_channel_hit(messages, rank) for rank, messages in enumerate(by_channel.values())]
+        return hits[: query.top_k]
+
+
+def _channel_hit(messages: list[MessageView], rank: int) -> FuzzyHit:
+    first = messages[0]
+    ordered = sorted(messages, key=lambda m: m.ts)
+    return FuzzyHit(
+        session_key=f"live:{first.channel_id}:{first.id}", channel_id=first.channel_id,
+        channel_name=first.channel_name, summary=f"search results in #{first.channel_name}", summary_method="live",
+        score=1.0 / (1 + rank), first_ts=ordered[0].ts, last_ts=ordered[-1].ts, messages=tuple(ordered),
+        matches=tuple(messages),
+    )  # fmt: skip
+
+
+def _matches(message: MessageView, query: ClearQuery) -> bool:
+    """The sender and channel filters a live search cannot take as parameters, applied to its results."""
+    if query.sender and query.sender.lower() not in (message.sender.lower(), message.id.lower()):
+        return False
+    return not query.channel or query.channel.lower() in (message.channel_name.lower(), message.channel_id.lower())
+
+
+def live_access(db: Database, search: LiveSearch, *, reader: LLMClient | None = None) -> MemoryAccess:
+    """The memory an ask of a live workspace reads through: live clear and fuzzy search, no whole-history reads
+    (there is no copy to read whole)."""
+    return MemoryAccess(
+        clear=LiveClearMemory(db, search), fuzzy=LiveFuzzyMemory(db, search), reader=reader, live=search
+    )
+
+
+def source_of(memory: MemoryAccess) -> str:
+    """`live` or `mirror`: what the start-up log, `askwith status` and the admin page say."""
+    return "live" if memory.live is not None else "mirror"
+
+
+SLACK_MEMORY_CHOICES = ("auto", "mirror", "live")
+
+
+def memory_source(settings: Settings, platform: str) -> str:
+    """`live` or `mirror` for a platform's workspaces: only Slack has a live source (ASKWITH_SLACK_MEMORY; `auto` is
+    live for an app distributed by OAuth, mirror for an internal one); Discord and local workspaces are mirrored."""
+    chosen = settings.slack_memory.strip().lower()
+    if chosen not in SLACK_MEMORY_CHOICES:
+        raise InvalidSettingError("ASKWITH_SLACK_MEMORY", settings.slack_memory, "choice (auto|mirror|live)")
+    if platform != "slack":
+        return "mirror"
+    if chosen == "auto":
+        return "live" if settings.slack_distribution == "oauth" else "mirror"
+    return chosen

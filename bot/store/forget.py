@@ -1,0 +1,149 @@
+"""Deleting everything askwith holds for a workspace, in one place: when it leaves (the Slack app uninstalled or its
+tokens revoked, the Discord bot removed from a server) and from the CLI (`askwith forget --workspace W`).
+
+The tables are found from the models, not listed by hand: a table with a `workspace_id` column is scoped by it, a
+table with a foreign key to a scoped table by that key (recursively), and the few tables keyed otherwise are named in
+`KEYED_ELSEWHERE` / `NOT_WORKSPACE_DATA`. A table in none of these makes `workspace_tables` raise, so a new table
+cannot be forgotten silently (a unit test imports every model and calls it).
+
+    deleted = await forget_workspace(db, workspace_id, indexes=[index, index.windows()])
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Protocol
+
+from sqlalchemy import ColumnElement, Table, and_, delete, exists, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.asks import models as ask_models  # noqa: F401 - registers the asks' tables
+from bot.errors import UnscopedTableError
+from bot.store import (
+    models,
+    negotiation_models,  # noqa: F401 - registers the negotiations' tables
+)
+from bot.store.db import Database
+
+
+logger = logging.getLogger(__name__)
+
+# Tables whose rows belong to a workspace without a key to its row: (column of the platform, of the external id).
+KEYED_ELSEWHERE = {
+    "user_token": ("platform", "workspace_external_id"),
+    "slack_installation": (None, "team_id"),
+}
+# Tables that hold nothing of any workspace (why, briefly). `session_summary` is a cache of summaries by content
+# hash: a summary no remaining session uses is deleted after the sessions go (`_orphan_summaries`).
+NOT_WORKSPACE_DATA = {
+    "inbound_delivery": "ids of platform deliveries already handled (no content), expire on their own",
+    "session_summary": "summaries by content hash; the ones no session uses any more are deleted",
+    "workspace": "the workspace's own row, deleted last",
+}
+ASK_TABLES = frozenset({"ask", "conversation", "turn", "memory_query", "llm_call", "consensus", "approval",
+                        "ask_feedback"})  # fmt: skip
+
+
+class WorkspaceVectors(Protocol):
+    async def drop_workspace(self, workspace_id: int) -> None: ...
+
+
+def workspace_tables() -> list[Table]:
+    """Every table holding workspace data, children before parents (the order rows can be deleted in)."""
+    tables = [t for t in models.Base.metadata.sorted_tables if t.name not in NOT_WORKSPACE_DATA]
+    for table in tables:
+        if table.name not in KEYED_ELSEWHERE and _parent_key(table) is None and "workspace_id" not in table.c:
+            raise UnscopedTableError(table.name)
+    return list(reversed(tables))
+
+
+def _parent_key(table: Table) -> tuple[ColumnElement, Table] | None:
+    """The first foreign key of `table` to a table that is itself tied to a workspace."""
+    for column in table.columns:
+        for key in column.foreign_keys:
+            parent = key.column.table
+            if parent is not table and parent.name != "workspace" and _scoped(parent):
+                return column, parent
+    return None
+
+
+def _scoped(table: Table) -> bool:
+    return "workspace_id" in table.c or _parent_key(table) is not None
+
+
+def _rows_of(table: Table, workspace_id: int) -> ColumnElement[bool]:
+    """Which rows of `table` belong to the workspace."""
+    if "workspace_id" in table.c:
+        return table.c.workspace_id == workspace_id
+    found = _parent_key(table)
+    if found is None:
+        raise UnscopedTableError(table.name)
+    column, parent = found
+    target = next(iter(column.foreign_keys)).column
+    return column.in_(select(target).where(_rows_of(parent, workspace_id)))
+
+
+async def forget_workspace(
+    db: Database,
+    workspace_id: int,
+    *,
+    indexes: Sequence[WorkspaceVectors] = (),
+    keep_asks: bool = False,
+) -> dict[str, int]:
+    """Delete every row and vector of the workspace; `keep_asks` keeps its asks and transcripts (and the workspace's
+    row they hang on). Returns rows deleted per table."""
+    async with db.session() as session:
+        row = await session.get(models.Workspace, workspace_id)
+        key = (row.platform, row.external_id) if row is not None else None
+    deleted: dict[str, int] = {}
+    async with db.session() as session, session.begin():
+        for table in workspace_tables():
+            if keep_asks and table.name in ASK_TABLES:
+                continue
+            where = _rows_of_keyed(table, key) if table.name in KEYED_ELSEWHERE else _rows_of(table, workspace_id)
+            if where is not None:
+                deleted[table.name] = (await session.execute(delete(table).where(where))).rowcount or 0
+        deleted["session_summary"] = await _orphan_summaries(session)
+        if not keep_asks:
+            await session.execute(delete(models.Workspace).where(models.Workspace.id == workspace_id))
+    for index in indexes:
+        await index.drop_workspace(workspace_id)
+    logger.warning("Workspace %s: everything askwith held is deleted (%d rows)", workspace_id, sum(deleted.values()))
+    return deleted
+
+
+def _rows_of_keyed(table: Table, key: tuple[str, str] | None) -> ColumnElement[bool] | None:
+    if key is None:
+        return None
+    platform_column, external_column = KEYED_ELSEWHERE[table.name]
+    if platform_column is None:
+        return table.c[external_column] == key[1] if key[0] == "slack" else None
+    return and_(table.c[platform_column] == key[0], table.c[external_column] == key[1])
+
+
+async def _orphan_summaries(session: AsyncSession) -> int:
+    used = exists().where(models.MemorySession.content_hash == models.SessionSummary.content_hash)
+    result = await session.execute(delete(models.SessionSummary).where(~used))
+    return int(result.rowcount or 0)
+
+
+async def workspace_id_of(db: Database, platform: str, external_id: str) -> int | None:
+    async with db.session() as session:
+        query = select(models.Workspace.id).where(
+            models.Workspace.platform == platform, models.Workspace.external_id == external_id
+        )
+        return await session.scalar(query)
+
+
+async def count_workspace_rows(db: Database, workspace_id: int, key: tuple[str, str]) -> dict[str, int]:
+    """Rows each workspace table holds for the workspace (tests and `askwith forget --dry-run` count with this)."""
+    counts: dict[str, int] = {}
+    async with db.session() as session:
+        for table in workspace_tables():
+            where = _rows_of_keyed(table, key) if table.name in KEYED_ELSEWHERE else _rows_of(table, workspace_id)
+            if where is not None:
+                counts[table.name] = int(await session.scalar(select(func.count()).select_from(table).where(where)))
+        workspace = select(func.count()).select_from(models.Workspace).where(models.Workspace.id == workspace_id)
+        counts["workspace"] = int(await session.scalar(workspace))
+    return counts

@@ -1,0 +1,210 @@
+"""Live memory in an OAuth-installed workspace: asks answered from Slack's Real-time Search API (the fake's
+`assistant.search.context`, through the real bolt app and `AsyncWebClient`), nothing of what was found kept in
+askwith's message tables or vector indexes, each member searched only as they see Slack, and a refused search told
+plainly to the member."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from adapters.slack import texts
+from adapters.slack.oauth_runtime import SlackOAuthRuntime
+from adapters.slack.services import SlackServices
+from bot import messages
+from bot.agents.memory_tools import MemoryAccess
+from bot.agents.scripted_model import scripted_model
+from bot.asks import models as ask_models
+from bot.llm.client import LLMClient
+from bot.llm.scripted import ScriptedBackend
+from bot.memory.clear import ClearMemory
+from bot.memory.source import LiveQuery
+from bot.memory.vector_index import VectorIndex
+from bot.settings import Settings
+from bot.store import models
+from bot.store.chat_store import WorkspaceKey
+from bot.store.db import Database
+from bot.store.user_tokens import TokenCipher, UserTokenGrant, UserTokenStore
+from tests.fakes.asks import QUESTION, two_fact_world
+from tests.fakes.slack_api import BOT_SCOPES, USER_SCOPES, FakeSlackApi
+from tests.fakes.slack_cloud import FakeSlackCloud
+from tests.fakes.slack_requests import bolt_request, event_body
+from tests.fakes.slack_search import ACTION_TOKEN_TTL_S, SEARCH_SCOPES, FakeSlackSearch
+from tests.fakes.slack_shapes import slack_world
+from tests.integration.slack.conftest import SIGNING_SECRET
+from tests.integration.slack.test_slack_oauth_install import _install
+
+
+TEAM = "TLIVE"
+
+
+@dataclasses.dataclass
+class Live:
+    runtime: SlackOAuthRuntime
+    fake: FakeSlackApi
+    search: FakeSlackSearch
+    svc: SlackServices
+    db: Database
+    settings: Settings
+
+
+async def _live(settings: Settings, db: Database, *, bot_scopes: frozenset[str]) -> AsyncIterator[Live]:
+    world = dataclasses.replace(slack_world(two_fact_world()), id=TEAM)
+    fake = FakeSlackApi(world, bot_token="xoxb-live", bot_scopes=bot_scopes)
+    search = FakeSlackSearch.install(fake)
+    cloud = FakeSlackCloud([fake])
+    await cloud.start()
+    settings = settings.replace(
+        slack_distribution="oauth", slack_signing_secret=SIGNING_SECRET, slack_client_id=fake.client_id,
+        slack_client_secret=fake.client_secret, slack_api_url=cloud.base_url,
+        token_encryption_key=TokenCipher.new_key(),
+    )  # fmt: skip
+    llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
+    memory = MemoryAccess(clear=ClearMemory(db), fuzzy=None)  # what a mirror workspace would read: never used here
+    runtime = await SlackOAuthRuntime.start(settings, db, llm=llm, memory=memory)
+    try:
+        await _install(runtime, fake)
+        svc = await runtime.workspaces.for_team(TEAM)
+        assert svc is not None and svc.live_search is not None and svc.ingest is None
+        for member in ("UALICE", "UBOB", "UERIN"):
+            await svc.member_settings.set_opted_in(WorkspaceKey("slack", TEAM), member, True)
+        # Bob connected with the search scopes; Alice did not (she asks from a message: its action_token).
+        tokens = UserTokenStore(db, TokenCipher.from_settings(settings))
+        bob = fake.grant_user_token("UBOB", USER_SCOPES | SEARCH_SCOPES)
+        await tokens.save(UserTokenGrant("slack", TEAM, "UBOB", bob, tuple(sorted(USER_SCOPES | SEARCH_SCOPES))))
+        yield Live(runtime, fake, search, svc, db, settings)
+    finally:
+        await runtime.stop()
+        await cloud.stop()
+
+
+@pytest.fixture
+async def live(settings: Settings, sqlite_db: Database) -> AsyncIterator[Live]:
+    async for value in _live(settings, sqlite_db, bot_scopes=BOT_SCOPES | SEARCH_SCOPES):
+        yield value
+
+
+async def _dm_ask(live: Live, text: str, *, action_token: str | None) -> str:
+    """Alice writes to askwith in her DM with it (Slack's event carries the action_token); returns the DM's id."""
+    dm = live.fake.world.dm(live.fake.world.bot_id, "UALICE").id
+    ts = live.fake.timeline.add(dm, "UALICE", text, None)
+    event: dict[str, Any] = {"type": "message", "channel_type": "im", "channel": dm, "user": "UALICE", "text": text,
+                             "ts": ts}  # fmt: skip
+    if action_token:
+        event["action_token"] = action_token
+    response = await live.runtime.app.async_dispatch(bolt_request(SIGNING_SECRET, event_body(TEAM, event)))
+    assert response.status == 200
+    return dm
+
+
+async def _until(condition: Callable[[], object], timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        await asyncio.sleep(0.02)
+
+
+async def _count(db: Database, table: Any, workspace_id: int) -> int:
+    async with db.session() as session:
+        query = select(func.count()).select_from(table).where(table.c.workspace_id == workspace_id)
+        return int((await session.execute(query)).scalar_one())
+
+
+async def _answered(live: Live, dm: str, before: int) -> str:
+    await _until(lambda: len([p for p in live.fake.posts(dm) if "Bluebird" in p or "14 March" in p]) > before)
+    await live.svc.drain()
+    return live.fake.posts(dm)[-1]
+
+
+async def test_an_ask_is_answered_from_live_search_and_nothing_found_is_kept(live: Live) -> None:
+    dm = await _dm_ask(live, f"<@UBOB> {QUESTION}", action_token=live.search.issue_action_token("UALICE"))
+    await _until(lambda: any("14 March" in p for p in live.fake.posts(dm)))
+    await live.svc.drain()
+    answer = next(p for p in live.fake.posts(dm) if "14 March" in p)
+    assert "Bluebird" in answer and "14 March" in answer
+    # Alice's agent searched as Alice (bot token + her action token), Bob's as Bob (his own token).
+    assert {(c["user"], c["token"]) for c in live.search.calls} == {("UALICE", "bot"), ("UBOB", "user")}
+    assert any(c["semantic"] is False for c in live.search.calls)
+    workspace_id = live.svc.asks.workspace_id
+    assert await _count(live.db, models.Message.__table__, workspace_id) == 0
+    assert await _count(live.db, models.MemorySession.__table__, workspace_id) == 0
+    index = VectorIndex.from_settings(live.settings)
+    assert await index.count(workspace_id) == 0 and await index.windows().count(workspace_id) == 0
+    # The transcript keeps what was shared, not every line the searches returned.
+    record = await _record(live.db)
+    assert "14 March" in record and "Bluebird" in record
+    assert "shall we meet next week" not in record  # found by Bob's search, never passed on
+    assert '"prompt": [{' not in record
+
+
+async def _record(db: Database) -> str:
+    async with db.session() as session:
+        turns = (await session.execute(select(ask_models.Turn.data))).scalars().all()
+        consensus = (await session.execute(select(ask_models.Consensus.data))).scalars().all()
+        hits = (await session.execute(select(ask_models.MemoryQuery.hit_ids))).scalars().all()
+    return json.dumps([turns, consensus, hits])
+
+
+async def test_a_private_channel_never_appears_in_another_members_live_results(live: Live) -> None:
+    search = live.svc.live_search
+    assert search is not None
+    search.remember_action_token("UALICE", live.search.issue_action_token("UALICE"))
+    query = LiveQuery("project code name", semantic=False, limit=20)
+    alice = [r.message.text for r in await search.search("UALICE", query)]
+    assert any("Bluebird" in t for t in alice)  # her private #alice-notes
+    bob = [r.message.text for r in await search.search("UBOB", query)]
+    semantic = [r.message.text for r in await search.search("UBOB", LiveQuery("Bluebird code", True, 20))]
+    assert not any("Bluebird" in t for t in bob + semantic)
+    party = await search.search("UBOB", LiveQuery("launch party budget", True, 20))
+    assert not any("party" in r.message.text for r in party)  # dave and erin's DM
+
+
+async def test_an_expired_action_token_tells_the_member_plainly(live: Live) -> None:
+    token = live.search.issue_action_token("UALICE")
+    live.search.clock.advance(ACTION_TOKEN_TTL_S + 1)
+    dm = await _dm_ask(live, f"<@UBOB> {QUESTION}", action_token=token)
+    await _until(lambda: any(texts.live_search_refused("expired") == p for p in live.fake.posts(dm)))
+    await _until(lambda: any("14 March" in p for p in live.fake.posts(dm)))  # Bob's side still answered
+    await live.svc.drain()
+
+
+async def test_a_colleague_who_has_not_connected_is_told_so_before_the_ask(live: Live) -> None:
+    dm = await _dm_ask(live, f"<@UERIN> {QUESTION}", action_token=live.search.issue_action_token("UALICE"))
+    await _until(lambda: live.fake.posts(dm))
+    await live.svc.drain()
+    assert live.fake.posts(dm) == [messages.not_connected("erin", requester=False)]
+    assert not live.search.calls
+
+
+@pytest.fixture
+async def installed_before_search(settings: Settings, sqlite_db: Database) -> AsyncIterator[Live]:
+    async for value in _live(settings, sqlite_db, bot_scopes=BOT_SCOPES):  # the install granted no search scope
+        yield value
+
+
+async def test_a_missing_search_scope_tells_the_member_plainly(installed_before_search: Live) -> None:
+    live = installed_before_search
+    dm = await _dm_ask(live, f"<@UBOB> {QUESTION}", action_token=live.search.issue_action_token("UALICE"))
+    await _until(lambda: any(p.startswith("askwith could not search Slack") for p in live.fake.posts(dm)))
+    told = next(p for p in live.fake.posts(dm) if p.startswith("askwith could not search Slack"))
+    assert "missing a Slack search permission" in told and "search:read.public" in told, told
+    await _until(lambda: any("14 March" in p for p in live.fake.posts(dm)))  # Bob's own token still searched
+    await live.svc.drain()
+
+
+async def test_a_retention_of_zero_days_keeps_no_transcript_after_the_answer(live: Live) -> None:
+    assert live.svc.asks is not None
+    live.svc.asks.settings = live.svc.asks.settings.replace(transcript_retention_days=0)  # changed while running
+    dm = await _dm_ask(live, f"<@UBOB> {QUESTION}", action_token=live.search.issue_action_token("UALICE"))
+    await _until(lambda: any("14 March" in p for p in live.fake.posts(dm)))
+    await live.svc.drain()
+    assert await _count(live.db, ask_models.Ask.__table__, live.svc.asks.workspace_id) == 0
+    assert await _record(live.db) == "[[], [], []]"
