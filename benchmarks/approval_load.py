@@ -3,7 +3,8 @@
     python benchmarks/approval_load.py            # 100 asks, 20 of them wait on approvals that never come
     python benchmarks/approval_load.py --json
 
-One `AskWorker` (4 slots, the default) on a SQLite file and a local workspace. Run 1: the 80 ordinary asks alone.
+One `AskWorker` (4 slots, the default) on a SQLite file (or the database ASKWITH_DATABASE_URL names: give it an
+empty one, both runs use it) and a local workspace. Run 1: the 80 ordinary asks alone.
 Run 2: the 20 asks to a `share=ask` colleague who never answers are queued FIRST (the worst case: they are claimed
 before any other), then the same 80. Printed: the time the 80 take in each run and the ratio (target <= 1.2). The
 approval time-out is longer than the whole run, so no waiting ask ends by timing out; a run that cannot finish the
@@ -16,6 +17,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 import tempfile
 import time
@@ -70,7 +72,8 @@ def world() -> World:
 
 
 async def one_run(data_dir: Path, *, ordinary: int, waiting: int, latency_s: float, deadline_s: float) -> Run:
-    settings = Settings(data_dir=data_dir, embedder="hash", approval_timeout_seconds=3600.0)
+    database_url = os.environ.get("ASKWITH_DATABASE_URL", "")
+    settings = Settings(data_dir=data_dir, embedder="hash", approval_timeout_seconds=3600.0, database_url=database_url)
     db = await Database.open(settings)
     workspace_id = await mirror_world(db, world())
     port = LocalWorkspace(world())  # no responder: approvals wait for a click that never comes

@@ -3,10 +3,11 @@
     stages = BatchedWrite(db, update(Ask).where(...).values(...))
     await stages.execute({"ask_id": 7, "new_stage": "searching"})   # returns once a transaction holding it committed
 
-The parameter sets that arrive while a write is in flight go together into the next one: one transaction, one
-executemany. A hundred running asks that change stage in the same instant then take one write turn of the database
-instead of a hundred, so the writes an ask waits on (its turns, its answer) are not queued behind them. Each caller
-waits for the write that carries its parameters and gets that write's error.
+The parameter sets that arrive while a write is in flight go together into the next one (at most `MAX_BATCH` of
+them; the rest go into the write after): one transaction, one executemany. A hundred running asks that change stage
+in the same instant then take one write transaction of the database instead of a hundred, so the writes an ask waits
+on (its turns, its answer) are not queued behind them on SQLite's one write lock. Each caller waits for the write
+that carries its parameters and gets that write's error (a write waits for the lock at most the busy timeout).
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from typing import Any
 from sqlalchemy import Executable
 
 from bot.store.db import Database
+
+
+MAX_BATCH = 500  # parameter sets per write: one statement's size stays bounded however many callers queue
 
 
 class BatchedWrite:
@@ -37,7 +41,7 @@ class BatchedWrite:
 
     async def _write_queued(self) -> None:
         while self._queued:
-            batch, self._queued = self._queued, []
+            batch, self._queued = self._queued[:MAX_BATCH], self._queued[MAX_BATCH:]
             try:
                 async with self.db.begin() as conn:
                     await conn.execute(self.statement, [params for params, _ in batch])

@@ -11,7 +11,6 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,36 +24,22 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from bot.settings import Settings
-from bot.store import sqlite_driver
-from bot.store.sqlite_readers import ReaderProcesses
-from bot.store.write_turns import WriteTurns, in_turn
 
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 # PostgreSQL advisory-lock key held while migrating ("askwith" in ASCII), so `serve` and `worker` started together on a
 # fresh database migrate one after the other instead of both inserting the first alembic_version row.
 MIGRATION_LOCK_KEY = 0x61736B77697468
-
-
-WRITE_TURNS = "write_turns"  # a session's `info` key: the database's WriteTurns, on SQLite
-
-
-class TurnTakingSession(AsyncSession):
-    """A session whose `begin()` waits for the process's turn to write when the database is SQLite."""
-
-    def begin(self) -> Any:  # noqa: ANN401 - AsyncSessionTransaction, or the same behind a turn
-        return in_turn(self.info.get(WRITE_TURNS), super().begin())
+# How long a SQLite statement waits for another connection's write lock before it fails with "database is locked"
+# (sqlite3's `timeout`, SQLite's busy_timeout). In WAL mode a read never waits for it; writers of this process and of
+# a separate `askwith ingest` on the same file queue in SQLite's busy handler for at most this long.
+SQLITE_BUSY_TIMEOUT_S = 30.0
 
 
 class Database:
-    def __init__(self, engine: AsyncEngine, *, readers: ReaderProcesses | None = None) -> None:
+    def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        self.readers = readers  # SQLite: the processes its reads go to (the engine's connections use them)
-        # SQLite has one writer at a time: this process's writers queue here rather than in its busy handler.
-        self.write_turns = WriteTurns() if engine.dialect.name == "sqlite" else None
-        self.sessions = async_sessionmaker(
-            engine, class_=TurnTakingSession, expire_on_commit=False, info={WRITE_TURNS: self.write_turns}
-        )
+        self.sessions = async_sessionmaker(engine, expire_on_commit=False)
 
     @property
     def dialect(self) -> str:
@@ -68,11 +53,9 @@ class Database:
     async def open(cls, settings: Settings, *, url: str | None = None, migrate: bool = True) -> Database:
         url = url or settings.resolved_database_url
         parsed = make_url(url)
-        readers = None
         if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-            readers = ReaderProcesses(parsed.database, settings.sqlite_readers) if settings.sqlite_readers else None
-        db = cls(create_engine(url, readers=readers), readers=readers)
+        db = cls(create_engine(url))
         if migrate:
             await db.migrate()
         return db
@@ -100,14 +83,12 @@ class Database:
         async with self.sessions() as session:
             yield session
 
-    def begin(self) -> Any:  # noqa: ANN401 - engine.begin()'s context manager, or the same behind a turn
-        """A connection in a write transaction (Core statements), taking its turn on SQLite like a session's."""
-        return in_turn(self.write_turns, self.engine.begin())
+    def begin(self) -> Any:  # noqa: ANN401 - engine.begin()'s async context manager
+        """A connection in a write transaction (Core statements), committed when the block ends."""
+        return self.engine.begin()
 
     async def close(self) -> None:
         await self.engine.dispose()
-        if self.readers is not None:
-            self.readers.close()
 
 
 def as_utc(value: datetime) -> datetime:
@@ -115,26 +96,23 @@ def as_utc(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-def create_engine(url: str, *, readers: ReaderProcesses | None = None) -> AsyncEngine:
-    """The engine of `url`; on a SQLite file in WAL mode, reads outside a transaction go to `readers`."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite":
-        # A generous busy timeout: the ingestion worker and the ask worker may share one SQLite file.
-        connect = partial(sqlite_driver.connect, parsed.database or ":memory:", readers=readers, timeout=30)
-        engine = create_async_engine(url, async_creator=connect)
+def create_engine(url: str) -> AsyncEngine:
+    """The engine of `url`: SQLAlchemy's aiosqlite or asyncpg dialect as documented. Its pool is SQLAlchemy's
+    default, bounded one (5 connections, 10 more under load, 30 s to wait for one before an error)."""
+    if make_url(url).get_backend_name() == "sqlite":
+        engine = create_async_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     return create_async_engine(url, pool_pre_ping=True)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    """Each new SQLite connection: foreign keys enforced, and WAL mode, where readers never wait for the writer."""
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA journal_mode=WAL")
-    wal = cursor.fetchone()[0] == "wal"  # a memory database stays "memory"
+    cursor.execute("PRAGMA journal_mode=WAL")  # a memory database stays "memory"
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
-    dbapi_connection.driver_connection.reads_here = wal
 
 
 def alembic_config() -> Config:

@@ -6,6 +6,7 @@ while the process was busy collapse into one (`coalesce=True`). The first run st
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import UTC, datetime
 
@@ -24,9 +25,13 @@ JOB_ID_PREFIX = "ingest-history:"
 
 async def ingest_history(worker: IngestWorker, key: str) -> IngestReport | None:
     """One scheduled run. A failure askwith understands (platform down, bad settings) is logged and the next run
-    tries again; anything else is a bug and propagates to the scheduler's error log."""
+    tries again; anything else is a bug and propagates to the scheduler's error log. A run still going at shutdown
+    is cancelled by the scheduler (its asyncio executor cancels running jobs): that ends it quietly."""
     try:
         report = await worker.run()
+    except asyncio.CancelledError:  # the scheduler would log it as a job's failure, with a traceback
+        logger.info("Scheduled ingestion of %s stopped: shutting down", key)
+        return None
     except AskwithError as exc:
         logger.error("Scheduled ingestion of %s failed: %s", key, exc)
         return None

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 
-from bot.store import models
+from bot.store import batched_write, models
 from bot.store.batched_write import BatchedWrite
 from bot.store.db import Database
 from bot.store.world_mirror import mirror_world
@@ -52,6 +52,20 @@ async def test_callers_that_come_together_share_one_transaction(db: Database, sa
     await asyncio.wait_for(asyncio.gather(*calls), DEADLINE_S)
     assert len(begun) == 1
     assert await _titles(db) == {m: f"title of {m}" for m in members}
+
+
+async def test_a_batch_holds_at_most_max_batch_callers_and_the_rest_go_in_the_next(
+    db: Database, sample_world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await mirror_world(db, sample_world)
+    members = list(sample_world.members)
+    monkeypatch.setattr(batched_write, "MAX_BATCH", 2)
+    writes = BatchedWrite(db, _retitle())
+    begun = _counted(db)
+    calls = [writes.execute({"member": m, "title": "bounded"}) for m in members]
+    await asyncio.wait_for(asyncio.gather(*calls), DEADLINE_S)
+    assert len(members) > 2 and len(begun) == -(-len(members) // 2)  # ceil: every caller written, two a write
+    assert set((await _titles(db)).values()) == {"bounded"}
 
 
 async def test_a_write_queued_while_one_is_in_flight_goes_in_the_next(db: Database, sample_world: World) -> None:

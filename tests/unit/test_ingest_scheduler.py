@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from datetime import UTC
 
+import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from adapters.local import LocalWorkspace
@@ -88,6 +90,19 @@ async def test_runs_never_overlap_and_failures_do_not_stop_the_schedule() -> Non
     finally:
         await stop(scheduler, slow, failing)
     assert slow.most_at_once == 1
+
+
+async def test_a_run_going_at_shutdown_ends_quietly(caplog: pytest.LogCaptureFixture) -> None:
+    slow = SlowWorker(3600)
+    scheduler = AsyncIOScheduler(timezone=UTC)
+    ingest_history.register(scheduler, worker=slow, key="slow", interval_seconds=60)  # type: ignore[arg-type]
+    scheduler.start()
+    await eventually(lambda: slow.running == 1)
+    with caplog.at_level(logging.INFO):
+        await stop(scheduler, slow)  # the scheduler cancels the running job
+        await asyncio.sleep(0)  # its executor's callback has run
+    assert [r.levelname for r in caplog.records if "apscheduler" in r.name and r.levelno >= logging.ERROR] == []
+    assert any("slow stopped: shutting down" in r.getMessage() for r in caplog.records)
 
 
 def test_the_interval_setting_drives_the_schedule(sample_world: World) -> None:
