@@ -31,9 +31,6 @@ from bot.port import SharePolicy
 from bot.prompts import render_prompt
 
 
-MAX_SEARCH_LINES = 6
-
-
 @dataclass
 class Observation:
     """What an agent sees before its turn (besides its own plan and notebook)."""
@@ -304,9 +301,9 @@ def _keeping_reply(result: LLMResult) -> Iterator[None]:
 
 
 def _search_lines(turns: list[TurnStep], handle: str) -> list[str]:
-    """This agent's latest searches and how many hits each found, so it can adjust its parameters."""
-    queries = [q for t in turns if t.agent == handle for q in t.queries]
-    return [_describe(q) for q in queries[-MAX_SEARCH_LINES:]]
+    """Every search this agent made in this talk, once each, and what it found: so it neither repeats one nor
+    runs out of sight of its first ones (one short line a search)."""
+    return list(dict.fromkeys(_describe(q) for t in turns if t.agent == handle for q in t.queries))
 
 
 def _describe(query: QueryRecord) -> str:

@@ -137,7 +137,7 @@ async def test_every_prompt_is_grounded(db: Database, settings: Settings) -> Non
         assert "TODAY: " in system and today in system and "(Europe/Paris)" in system
         assert "ASKED BY: Alice (@alice), who typed the question in a thread in #alice-notes" in system
         assert "EVERYONE ASKED: Bob (@bob)" in system
-    sub = [r for r in requests if "talking with @carol's agent" in r.messages[0]["content"]]
+    sub = [r for r in requests if "YOU ACT FOR: @carol; talking with Bob (@bob)'s agent" in r.messages[0]["content"]]
     assert sub  # bob's agent brought in carol's: that talk is grounded too, naming its partner
 
 
