@@ -9,9 +9,9 @@ sample) and its first items are asked through the product's path (world -> inges
 `AskService`), with the scripted stand-in behind the real LLM client and real MiniLM embeddings. Per dataset, of
 the gold evidence lines (an utterance stored once per listener counts once; any copy will do):
 
-- shown: named in any prompt sent to a model (any agent, any purpose),
+- shown: in any prompt sent to a model (any agent, any purpose; its id followed by its words),
 - shared: left a colleague's or a third party's agent (released by a shared turn or a crossed closing statement),
-- final: named in the requester's consensus prompt (the call that writes the answer),
+- final: in the requester's consensus prompt (the call that writes the answer), id and words,
 - cited: cited by a claim of the final answer (as recorded),
 - ceiling_without_recursion: visible to the asking members (requester and colleagues) at all,
 - needs_third_party_share: items with a gold line only people outside the asking members can see, and
@@ -23,7 +23,7 @@ call), and prints the ratio.
 
 What these figures do NOT show: whether the answer is right (the stand-in matches words; it does not reason), how a
 real model would plan, search or cite, or what a member would approve ("ask me" members are not simulated: every
-policy is auto). `shown` counts an id written anywhere in a prompt, even a line the agent's own member sees.
+policy is auto). `shown` counts a line in any prompt, even one the agent's own member sees.
 `shared` never counts the requester's own lines (they need not leave anyone), so it can be below `final`. `final`
 and `cited` count ids, not whether the words quoted were enough. Token counts are estimates (four characters a
 token); wall times are with a simulated per-call latency on a shared machine, so only their ratio means anything.

@@ -1,7 +1,8 @@
 """What `evidence_reach.py` measures of one ask: where each gold line got to, and what the ask cost.
 
 A gold line is one utterance; FriendsTV stores an utterance once per listener, so a line has several copies (ids)
-and any copy counts. Every figure is read from what actually happened: the prompts the model was sent (their text),
+and any copy counts. A line is in a prompt when its id is there followed by its words (an id in a list of sources
+is not the line). Every figure is read from what actually happened: the prompts the model was sent (their text),
 the lines the record says left an agent, the claims of the answer as recorded, the conversation tree and its calls.
 """
 
@@ -17,12 +18,17 @@ from bot.llm.types import LLMRequest
 from bot.world import World
 
 
+OPENING_CHARS = 24  # how much of a line's words must follow its id for the line to count as in a prompt
+OPENING_WINDOW = 200  # within this many characters after the id (channel, time and sender come between)
+
+
 @dataclass
 class GoldLine:
     """One gold line: the ids of all its copies, and who may see each copy."""
 
     ids: tuple[str, ...]
     holders: dict[str, frozenset[str]]  # copy id -> handles of the members who can see it
+    opening: str = ""  # the start of its words, as prompts render them (whitespace folded)
 
     def seen_by(self, people: Iterable[str]) -> bool:
         wanted = set(people)
@@ -32,7 +38,14 @@ class GoldLine:
         return any(i in ids for i in self.ids)
 
     def named_in(self, text: str) -> bool:
-        return any(i in text and _mentions(text, i) for i in self.ids)
+        """The line itself is in the text: one of its ids, followed closely by the start of its words (an id alone,
+        say in a list of sources, is not the line)."""
+        for i in self.ids:
+            if i in text:
+                for found in re.finditer(rf"(?<![\w-]){re.escape(i)}(?![\w-])", text):
+                    if self.opening in text[found.end() : found.end() + OPENING_WINDOW]:
+                        return True
+        return False
 
 
 @dataclass
@@ -66,12 +79,9 @@ def gold_lines(world: World, ids: Iterable[str]) -> list[GoldLine]:
     for mid in ids:
         message, _ = where[mid]
         key = (message.sender_id, message.text, message.ts.isoformat())
-        lines[key] = GoldLine(tuple(copies[key]), {c: where[c][1] for c in copies[key]})
+        opening = " ".join(message.text.split())[:OPENING_CHARS]
+        lines[key] = GoldLine(tuple(copies[key]), {c: where[c][1] for c in copies[key]}, opening)
     return list(lines.values())
-
-
-def _mentions(text: str, message_id: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(message_id)}(?![\w-])", text) is not None
 
 
 def _text(request: LLMRequest) -> str:

@@ -170,7 +170,9 @@ class Agent:
         if step.recruit is not None:
             recruit = {"member": step.recruit.request.member, "text": step.recruit.conclusion}
             step.evidence.extend(self.notebook.add(step.recruit.evidence, turn=step.index))
-        shown, cut = self._notebook_view(self.budget.act_notebook)
+        # The notebook is shown once a turn: whole but brief in think; here, in full, the lines this turn added.
+        fresh = {line.id for line in step.evidence}
+        shown, cut = self.notebook.select(self.plan, self.budget.act_notebook, only=fresh)
         step.cuts["act"] = cut
         prompt = render_prompt(
             "agent",
@@ -181,6 +183,7 @@ class Agent:
             new=len(step.evidence),
             hits=[line.render() for line in shown],
             cut=cut,
+            earlier=len(self.notebook.lines) - len(fresh),
             whole_history=self.notebook.whole_history,
             blackboard=self._board(obs),
             recruit=recruit,

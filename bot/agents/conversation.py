@@ -24,7 +24,7 @@ from bot.prompts import render_prompt
 
 ERROR_REPLY_CHARS = 2000  # how much of an unusable answer the turn's error keeps
 MAX_OUTPUT_ERRORS = 2  # consecutive unusable answers from one agent before the conversation gives up
-SUB_CONVERSATION_TURNS = 4  # a sub-conversation answers one question: ask, answer, follow up, conclude
+SUB_CONVERSATION_TURNS = 1  # a sub-conversation answers one question: the agent brought in answers it
 MAX_CANDIDATES = 8  # people offered for recruiting
 PROMPT_OVERHEAD_TOKENS = 2000  # a prompt beyond its evidence (instructions, grounding, plan), estimated
 

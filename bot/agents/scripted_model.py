@@ -11,8 +11,8 @@ protocol mechanically:
   is answered by everything they said (the closing statement: any people it names);
 - recruit: when a rationale stays unknown after its own search and the partner has spoken, it asks the first person it
   may bring in who is named in, or spoke, a line sharing a word with it (or in that line's conversation), else the
-  first person listed; each person once;
-- stop: done when every rationale is known; stuck when it has nothing left to try and the partner said the same;
+  first person listed; once a talk;
+- stop: done when every rationale is known; stuck when it has nothing left to try and its partner said the same;
 - statement and consensus: each rationale with the lines that fill it, cited.
 As the private model of the privacy split it "extracts" each hit's text as a fact (a stand-in, not a privacy filter).
 
@@ -127,7 +127,9 @@ def needs_of(question: str) -> list[str]:
 
 
 def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in re.split(r"(?<=[?.!])\s+(?=[A-Z(])", text) if s.strip()]
+    """Sentences, not cut after a short capitalised abbreviation ("Dr. Oberman", "Mrs. Geller")."""
+    ends = r"(?<=[?.!])(?<![A-Z]\.)(?<![A-Z][a-z]\.)(?<![A-Z][a-z]{2}\.)\s+(?=[A-Z(])"
+    return [s.strip() for s in re.split(ends, text) if s.strip()]
 
 
 def _clean(part: str) -> str:
@@ -163,10 +165,10 @@ def _hits_of(line: dict[str, str], keywords: list[str]) -> int:
 
 def _fills(line: dict[str, str], keywords: list[str]) -> int:
     """A line fills a rationale when it and its sender hold at least half its keywords, two of them in its words
-    (a name alone is no answer); returns how many it holds, 0 when it does not fill it."""
+    unless they hold all (a name alone is no answer); returns how many it holds, 0 when it does not fill it."""
     in_text = _hits_of(line, keywords)
     held = in_text + (line["sender"] in keywords and line["sender"][:5] not in line["lowered"])
-    return held if 2 * held >= len(keywords) and in_text >= min(2, len(keywords)) else 0
+    return held if 2 * held >= len(keywords) and (in_text >= min(2, len(keywords)) or held == len(keywords)) else 0
 
 
 def filling(
@@ -176,11 +178,13 @@ def filling(
     search) and no such line, a rationale naming people is answered by everything they said (only `people`, when
     given)."""
     keywords = keywords_of(need)
-    scored = [(n, i, line) for i, line in enumerate(lines) if (n := _fills(line, keywords))]
+    # A session summary says where to look, not what was said: only messages fill a rationale.
+    messages = [line for line in lines if not line["id"].startswith("session:")]
+    scored = [(n, i, line) for i, line in enumerate(messages) if (n := _fills(line, keywords))]
     if scored or not whole_history:
         return [line for _, _, line in sorted(scored, key=lambda s: (-s[0], s[1]))]
     named = {k for k in keywords if people is None or k in people}
-    return [line for line in lines if line["sender"] in named]
+    return [line for line in messages if line["sender"] in named]
 
 
 def _asked(view: PromptView) -> list[str]:
@@ -205,30 +209,25 @@ def _think(view: PromptView) -> dict[str, Any]:
     for r in (r for r in plan if r["status"] == "unknown"):
         _learn_from_heard(r, view.heard + board)
     unknown = [r for r in plan if r["status"] == "unknown"]
-    searched = "\n".join(view.block("PREVIOUS SEARCHES"))
-    fresh = [] if view.whole_history else [r for r in unknown if _query(r) not in searched]
+    searched = view.block("PREVIOUS SEARCHES")
+    fresh = [] if view.whole_history else [r for r in unknown if not _searched(r, searched)]
     clear = [{"keywords": keywords_of(r["need"]), "limit": 5} for r in fresh]
     fuzzy = [{"text": r["need"], "top_k": 3} for r in fresh]
     notebook = _lines(view, "NOTEBOOK", _BRIEF)
-    found = {
-        r["id"] for r in unknown if filling(notebook, r["need"], whole_history=view.whole_history, people=_asked(view))
-    }
+    people = _asked(view)
+    found = {r["id"] for r in unknown if filling(notebook, r["need"], whole_history=view.whole_history, people=people)}
     unfilled = [r for r in unknown if r not in fresh and r["id"] not in found]  # searched; its notebook has nothing
     recruit = _recruit(view, unfilled, notebook) if view.heard else None
-    wide = (
-        [] if view.whole_history else [r for r in unknown if r not in fresh and _query(r, wide=True) not in searched]
-    )
-    if not clear and recruit is None:  # nobody to ask: look around the hits once
-        clear = [{"keywords": keywords_of(r["need"]), "limit": 10, "context_window": 1} for r in wide]
+    # Stuck: something is missing, this agent has nothing left to try, and neither has its partner.
     stuck = bool(unknown) and not clear and recruit is None and bool(view.heard) and EXHAUSTED in view.heard[-1][1]
     return {"plan": plan, "clear": clear, "fuzzy": fuzzy, "recruit": recruit, "done": not unknown,
             "cannot_progress": stuck}  # fmt: skip
 
 
-def _query(rationale: dict[str, str], *, wide: bool = False) -> str:
-    """How PREVIOUS SEARCHES lists this rationale's clear search."""
-    keywords = json.dumps(keywords_of(rationale["need"]), ensure_ascii=False, separators=(",", ":"))
-    return f'{{"keywords":{keywords},"context_window":1' if wide else f'{{"keywords":{keywords}'
+def _searched(rationale: dict[str, str], searches: list[str]) -> bool:
+    """Whether PREVIOUS SEARCHES lists this rationale's fuzzy search (made beside its clear one)."""
+    text = json.dumps(rationale["need"], ensure_ascii=False)
+    return any(f'"text":{text}' in line for line in searches)
 
 
 def _rationale(index: int, need: str) -> dict[str, str]:
@@ -248,18 +247,21 @@ def _recruit(
     """Someone who may hold what its own searches did not fill: a person its notebook lines on the matter name or
     quote, or who spoke in their conversations; each person once."""
     people = [p.strip() for p in _label(view.instruction, f"PEOPLE {view.me} TALKS WITH").split(",") if p.strip()]
-    asked = {m.lower() for s in view.said for m in re.findall(r"I asked (\S+)'s agent", s)}
-    people = [p for p in people if p.lower() not in asked]
-    if not searched or not people:
-        return None
+    if not searched or not people or any(re.search(r"I asked (\S+)'s agent", s) for s in view.said):
+        return None  # one person a talk: a sub-conversation is costly
     keywords = keywords_of(searched[0]["need"])
-    related = sorted((line for line in notebook if _hits_of(line, keywords)), key=lambda x: -_hits_of(x, keywords))
+    related = [line for line in notebook if _hits_of(line, keywords)]
     channels = {line["channel"] for line in related}
-    speakers = [line["sender"] for line in notebook if line["channel"] in channels]
-    named = [p for p in people if any(p.lower() in line["lowered"] for line in related) or p.lower() in speakers]
-    # Nobody its lines point to: the first person listed (the one the member talks with most about such things).
-    question = " ".join(r["need"] + "?" for r in searched)
-    return {"member": (named or people)[0], "question": question}
+    speakers = {line["sender"] for line in notebook if line["channel"] in channels}
+    # Whom the question names, then whom its lines name, then who spoke where they were said; else the first listed
+    # (the one the member talks with most about such things).
+    ranked = [
+        *(p for p in people if p.lower() in keywords),
+        *(p for p in people if any(p.lower() in line["lowered"] for line in related)),
+        *(p for p in people if p.lower() in speakers),
+        *people,
+    ]
+    return {"member": ranked[0], "question": " ".join(r["need"] + "?" for r in searched)}
 
 
 # ---------------------------------------------------------------------- act
@@ -357,7 +359,8 @@ def _consensus(view: PromptView) -> dict[str, Any]:
                 sources[need].extend(_ids(fact[1]))
     claims = []
     for need, found in values.items():
-        lines = [line["id"] for line in filling(evidence, need, whole_history=False)]
+        # Consensus reads all that was passed on (nothing left to search): a need naming people, their lines.
+        lines = [line["id"] for line in filling(evidence, need, whole_history=True)]
         text = f"{need}: {' / '.join(dict.fromkeys(found))}"
         claims.append({"text": text, "sources": list(dict.fromkeys([*sources[need], *lines]))})
     answer = "; ".join(c["text"] for c in claims)

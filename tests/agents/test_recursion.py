@@ -95,21 +95,23 @@ async def test_no_recursion_at_depth_zero_or_when_switched_off(db: Database, set
     assert (await h.service.load(off.ask_id)).ablations == ["no-recursion"]
 
 
-async def test_budget_stops_the_sub_conversation(db: Database, settings: Settings) -> None:
-    # The launch date is in Dave's DM with Erin: Carol's agent, brought in, finds nothing, so the talk would go on.
-    h = await build(db, two_fact_world(launch_with="dave"), settings=settings.replace(recursion_llm_budget=4))
+async def test_budget_caps_the_sub_conversations_of_an_ask(db: Database, settings: Settings) -> None:
+    # Bob's agent keeps asking Carol's; the budget (2 calls) pays for one answer, then recruiting is refused.
+    settings = settings.replace(recursion_llm_budget=2)
+    h = await build(db, two_fact_world(launch_with="dave"), settings=settings, script=forcing_recruit("bob", "carol"))
 
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
 
     top, child = await conversations(db, outcome.ask_id)
-    assert child.participants == ["bob", "carol"] and child.stop_reason == "budget"
+    assert child.participants == ["bob", "carol"]
     calls = [c for c in await llm_calls(db, outcome.ask_id) if c.conversation_id == child.id]
-    assert len(calls) == 4  # Carol's agent's turn, then Bob's: the budget allows no third
-    assert "14 March" not in (outcome.answer or "")
+    assert len(calls) == 2  # a sub-conversation is one answer: Carol's agent's turn
+    reasons = [t.data["recruit"]["reason"] for t in await turns(db, top.id) if t.data["recruit"]]
+    assert reasons[0] == "" and set(reasons[1:]) == {"budget"} and len(reasons) > 1
 
 
 async def test_budget_too_small_refuses_recruiting(db: Database, settings: Settings) -> None:
-    h = await build(db, two_fact_world(launch_with="carol"), settings=settings.replace(recursion_llm_budget=3))
+    h = await build(db, two_fact_world(launch_with="carol"), settings=settings.replace(recursion_llm_budget=1))
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
     (top,) = await conversations(db, outcome.ask_id)
     reasons = [t.data["recruit"]["reason"] for t in await turns(db, top.id) if t.data["recruit"]]
