@@ -31,9 +31,6 @@ from bot.port import SharePolicy
 from bot.prompts import render_prompt
 
 
-MAX_SEARCH_LINES = 6
-
-
 @dataclass
 class Observation:
     """What an agent sees before its turn (besides its own plan and notebook)."""
@@ -173,7 +170,9 @@ class Agent:
         if step.recruit is not None:
             recruit = {"member": step.recruit.request.member, "text": step.recruit.conclusion}
             step.evidence.extend(self.notebook.add(step.recruit.evidence, turn=step.index))
-        shown, cut = self._notebook_view(self.budget.act_notebook)
+        # The notebook is shown once a turn: whole but brief in think; here, in full, the lines this turn added.
+        fresh = {line.id for line in step.evidence}
+        shown, cut = self.notebook.select(self.plan, self.budget.act_notebook, only=fresh)
         step.cuts["act"] = cut
         prompt = render_prompt(
             "agent",
@@ -184,6 +183,7 @@ class Agent:
             new=len(step.evidence),
             hits=[line.render() for line in shown],
             cut=cut,
+            earlier=len(self.notebook.lines) - len(fresh),
             whole_history=self.notebook.whole_history,
             blackboard=self._board(obs),
             recruit=recruit,
@@ -304,9 +304,9 @@ def _keeping_reply(result: LLMResult) -> Iterator[None]:
 
 
 def _search_lines(turns: list[TurnStep], handle: str) -> list[str]:
-    """This agent's latest searches and how many hits each found, so it can adjust its parameters."""
-    queries = [q for t in turns if t.agent == handle for q in t.queries]
-    return [_describe(q) for q in queries[-MAX_SEARCH_LINES:]]
+    """Every search this agent made in this talk, once each, and what it found: so it neither repeats one nor
+    runs out of sight of its first ones (one short line a search)."""
+    return list(dict.fromkeys(_describe(q) for t in turns if t.agent == handle for q in t.queries))
 
 
 def _describe(query: QueryRecord) -> str:

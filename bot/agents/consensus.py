@@ -179,8 +179,15 @@ def _holder(held: Held) -> str:
 
 
 def _shown(ctx: AskContext, outcome: ConsensusOutcome) -> tuple[list[Held], int]:
-    """The evidence lines that fit the budget: those the rationales cite first, then by relevance."""
-    plan = Plan([Rationale(r.key, r.need, Status.KNOWN, r.value, r.source) for r in outcome.rationales.values()])
+    """The evidence lines that fit the budget: those the rationales and the colleagues' statements cite first (the
+    lines themselves, not only their summaries: a line that was shared is a line the answer can cite), then by
+    relevance. Only lines in `outcome.evidence` can be shown: the requester's own, and what left a colleague's
+    agent."""
+    cited = [Rationale(r.key, r.need, Status.KNOWN, r.value, r.source) for r in outcome.rationales.values()]
+    for side in outcome.sides:
+        if side.crossed and side.act is not None:
+            cited += [Rationale(f"{side.agent}.{f.id}", "", Status.KNOWN, f.value, f.source) for f in side.act.learned]
+    plan = Plan(cited)
     pool = [h.line for h in outcome.evidence.values()]
     lines, cut = select_lines(pool, plan, ctx.settings.evidence_budget, question=ctx.question)
     return [outcome.evidence[line.id] for line in lines], cut

@@ -1,4 +1,4 @@
-"""THE loop: two agents take turns until no plan has unknowns, one cannot progress, or `max_turns`.
+"""THE loop: two agents take turns until the asking side's plan has no unknowns, one cannot progress, or `max_turns`.
 
 A turn = observe (on the agent's first turn: read the whole history when it fits the budget) -> think (LLM) ->
 retrieve (memory, no LLM) -> recruit (a sub-conversation, decided after seeing what the search found) -> act (LLM)
@@ -24,7 +24,7 @@ from bot.prompts import render_prompt
 
 ERROR_REPLY_CHARS = 2000  # how much of an unusable answer the turn's error keeps
 MAX_OUTPUT_ERRORS = 2  # consecutive unusable answers from one agent before the conversation gives up
-SUB_CONVERSATION_TURNS = 4  # a sub-conversation answers one question: ask, answer, follow up, conclude
+SUB_CONVERSATION_TURNS = 1  # a sub-conversation answers one question: the agent brought in answers it
 MAX_CANDIDATES = 8  # people offered for recruiting
 PROMPT_OVERHEAD_TOKENS = 2000  # a prompt beyond its evidence (instructions, grounding, plan), estimated
 
@@ -105,7 +105,7 @@ class Conversation:
             if not self._tokens_allow_turn():
                 stop = "token_budget"
                 break
-            agent = self.agents[index % len(self.agents)]
+            agent = self._speaker(index)
             step = await self._take_turn(agent, index)
             self.ctx.tokens.spend([call.prompt_tokens for call in step.llm_calls])
             if self.depth:
@@ -118,6 +118,11 @@ class Conversation:
         result = ConversationResult(self.id, self.task, self.agents, self.turns, stop, self.depth)
         await self.ctx.recorder.close_conversation(self.id, stop_reason=stop, conclusion=result.conclusion())
         return result
+
+    def _speaker(self, index: int) -> Agent:
+        """Whose turn it is. A sub-conversation opens with its question ("Hold on, I can ask Carol's agent"): the
+        agent brought in speaks first, as the asking agent's searches are done already."""
+        return self.agents[(index + bool(self.depth)) % len(self.agents)]
 
     def _tokens_allow_turn(self) -> bool:
         """The ask's prompt-token budget has room for a turn (two calls) and, after it, a closing statement per
@@ -220,13 +225,19 @@ class Conversation:
             return "llm_unavailable"
         if self._output_errors(last.agent) >= MAX_OUTPUT_ERRORS:
             return "llm_output"
-        if not {a.handle for a in self.agents} <= {t.agent for t in self.turns}:
-            return None  # everyone speaks at least once: the asker giving up on turn 0 still lets the partner look
+        # Everyone speaks at least once (the asker giving up on turn 0 still lets the partner look); in a
+        # sub-conversation, the agent brought in.
+        speakers = self.agents[1:] if self.depth else self.agents
+        if not {a.handle for a in speakers} <= {t.agent for t in self.turns}:
+            return None
         if last.cannot_progress:
             return "cannot_progress"
-        if not all(a.plan.is_complete if a.planning else self._said_done(a) for a in self.agents):
+        # The question is answered when the asking side's plan is complete (the other side states what it holds in
+        # its closing statement); a sub-conversation, when the agent brought in has answered its question.
+        deciding = self.agents[1:] if self.depth else self.agents[:1]
+        if not all(a.plan.is_complete if a.planning else self._said_done(a) for a in deciding):
             return None
-        return "plans_complete" if all(a.planning for a in self.agents) else "all_done"
+        return "plans_complete" if all(a.planning for a in deciding) else "all_done"
 
     def _output_errors(self, handle: str) -> int:
         count = 0

@@ -77,6 +77,6 @@ async def _refusal(parent: Conversation, asker: Agent, request: RecruitRequest) 
         return "not_contact"
     if not target.can_take_part or target.share is SharePolicy.NEVER:
         return "unavailable"
-    if not ctx.budget.allows(4):  # at least one turn of each agent
+    if not ctx.budget.allows(2):  # one turn of the agent brought in (it answers the question)
         return "budget"
     return None

@@ -162,7 +162,7 @@ class _TurnScreen:
 
     def _screen_fact(self, fact: Fact, allowed: set[str]) -> Fact | None:
         cites = self._cites(fact.source)
-        relayed = bool(set(_WORD.findall(fact.source.lower())) & self.speakers)
+        relayed = bool(_named_agents(fact.source) & self.speakers)
         value = self._cut(fact.value, cites) if fact.id in allowed and (cites or relayed) else ""
         if not value.replace(CUT, "").strip():
             self.record["dropped_facts"].append({"id": fact.id, "source": fact.source})
@@ -216,6 +216,12 @@ def _restore(before: Rationale | None) -> tuple[Status, str, str]:
 def _named(ids: Iterable[str], text: str) -> set[str]:
     """The memory line ids `text` names ("m0000012", "[m0000012]", "bob:m0000012", "session:k1")."""
     return {i for i in ids if i in text and re.search(rf"(?<!\w){re.escape(i)}(?!\w)", text)}
+
+
+def _named_agents(source: str) -> set[str]:
+    """The agents a source names as having told it ("bob:m12", "mrs._geller:m12", "bob"): a handle may hold dots."""
+    parts = (p.strip("[]().") for p in re.split(r"[\s,;]+", source.lower()))
+    return {p.split(":", 1)[0] for p in parts if p} | set(_WORD.findall(source.lower()))
 
 
 def _content_words(text: str) -> list[str]:

@@ -20,6 +20,10 @@ from bot.llm.types import LLMCallRecord, Messages
 from bot.prompts import render_prompt
 
 
+WHOLE_MESSAGES = 2  # the latest utterances of a talk every prompt shows whole
+BRIEF_CHARS = 160  # how much of an older utterance it shows
+
+
 @dataclass
 class TaskStep:
     """The question that opened the conversation."""
@@ -96,10 +100,13 @@ class TurnStep:
     def cannot_progress(self) -> bool:
         return self.declined or bool(self.think and self.think.cannot_progress)
 
-    def to_messages(self, viewpoint: str) -> Messages:
+    def to_messages(self, viewpoint: str, *, brief: bool = False) -> Messages:
         if not self.utterance:
             return []
-        utterance = self.utterance  # kept whole: `history_messages` leaves out whole old ones instead
+        # Kept whole, or (an older message, `brief`) its opening: its facts are in the plans by now.
+        utterance = self.utterance if not brief or len(self.utterance) <= BRIEF_CHARS else self.utterance[:BRIEF_CHARS]
+        if utterance != self.utterance:
+            utterance += "…"
         if self.agent == viewpoint:  # its own words may quote chat text too: data as well
             return [{"role": "assistant", "content": render_prompt("agent", "said", utterance=utterance)}]
         text = render_prompt("agent", "heard", speaker=self.agent, utterance=utterance)
@@ -209,12 +216,13 @@ def _think_from_dict(raw: dict[str, Any] | None) -> ThinkOutput | None:
 
 
 def history_messages(task: TaskStep, turns: list[TurnStep], viewpoint: str, *, budget_tokens: int) -> Messages:
-    """The conversation as `viewpoint`'s agent sees it: the task, then every utterance whole, newest kept first
-    within the budget; how many older ones were left out is said (never cut silently)."""
+    """The conversation as `viewpoint`'s agent sees it: the task, then the latest `WHOLE_MESSAGES` utterances whole
+    and older ones by their opening (compacted, not re-sent whole every call), newest kept first within the budget;
+    how many older ones were left out is said (never cut silently)."""
     kept: Messages = []
     used, left_out = 0, 0
-    for step in reversed(turns):
-        messages = step.to_messages(viewpoint)
+    for age, step in enumerate(reversed(turns)):
+        messages = step.to_messages(viewpoint, brief=age >= WHOLE_MESSAGES)
         cost = sum(count_tokens(m["content"]) for m in messages)
         if left_out or (kept and used + cost > budget_tokens):
             left_out += bool(messages)

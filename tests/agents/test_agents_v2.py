@@ -50,8 +50,11 @@ async def test_notebook_lines_found_early_stay_in_later_prompts(db: Database, se
         t.idx for t in saved if t.agent == "alice" and code_id in {i for q in t.data["queries"] for i in q["hit_ids"]}
     ]
     assert found_in == [0]  # found once, on turn 0, never searched for again
+    # The notebook is shown once a turn: every later think lists the line; later acts show only new lines in full.
+    later_thinks = [r for r in _requests(h) if r.purpose == "think" and _speaker(r) == "alice"][1:]
+    assert later_thinks and all(f"- {code_id} #" in r.messages[-1]["content"] for r in later_thinks)
     later_acts = [r for r in _requests(h) if r.purpose == "act" and _speaker(r) == "alice"][1:]
-    assert later_acts and all(f"[{code_id}]" in r.messages[-1]["content"] for r in later_acts)
+    assert later_acts and not any(f"[{code_id}]" in r.messages[-1]["content"] for r in later_acts)
     # Plan values cite the message ids they rest on.
     plan = saved[-1].plan if saved[-1].agent == "alice" else saved[-2].plan
     assert any(code_id in r["source"] for r in plan)
@@ -89,8 +92,8 @@ async def test_a_resumed_ask_restores_the_notebook_from_the_database(db: Databas
     outcome = await second.process(ask_id)
 
     assert outcome.status == "done" and "Bluebird" in (outcome.answer or "")
-    after = [r for r in _requests(h)[sent_before:] if r.purpose == "act" and _speaker(r) == "alice"]
-    assert after and f"[{code_id}]" in after[0].messages[-1]["content"]  # from the restored notebook ...
+    after = [r for r in _requests(h)[sent_before:] if r.purpose == "think" and _speaker(r) == "alice"]
+    assert after and f"- {code_id} #" in after[0].messages[-1]["content"]  # from the restored notebook ...
     resumed_turns = [t for t in await _all_turns(db, ask_id) if t.agent == "alice" and t.idx > 0]
     assert all(code_id not in q["hit_ids"] for t in resumed_turns for q in t.data["queries"])  # ... not re-found
 
@@ -137,7 +140,7 @@ async def test_every_prompt_is_grounded(db: Database, settings: Settings) -> Non
         assert "TODAY: " in system and today in system and "(Europe/Paris)" in system
         assert "ASKED BY: Alice (@alice), who typed the question in a thread in #alice-notes" in system
         assert "EVERYONE ASKED: Bob (@bob)" in system
-    sub = [r for r in requests if "talking with @carol's agent" in r.messages[0]["content"]]
+    sub = [r for r in requests if "YOU ACT FOR: @carol; talking with Bob (@bob)'s agent" in r.messages[0]["content"]]
     assert sub  # bob's agent brought in carol's: that talk is grounded too, naming its partner
 
 

@@ -48,9 +48,9 @@ async def test_bob_brings_in_carol_and_her_fact_reaches_the_answer(db: Database,
     assert any(launch_id in hit_ids(t) for t in sub_turns if t.agent == "carol")
     assert not any(launch_id in hit_ids(t) for t in sub_turns if t.agent == "bob")  # not in Bob's memory
     assert child.stop_reason == "plans_complete"
-    # Before bringing Carol in, Bob's agent widened its search: a bigger clear limit, then fuzzy memory.
+    # Bob's agent brought Carol in once its own searches (clear and fuzzy memory) left the launch date unknown.
     bob_queries = [q for t in await turns(db, top.id) if t.agent == "bob" for q in t.data["queries"]]
-    assert [q["params"].get("limit") for q in bob_queries if q["kind"] == "clear"] == [5, 10]
+    assert [q["params"].get("limit") for q in bob_queries if q["kind"] == "clear"] == [5]
     fuzzy = [q for q in bob_queries if q["kind"] == "fuzzy"]
     assert fuzzy and fuzzy[0]["skipped"] is None and fuzzy[0]["params"]["top_k"] == 3
     keys = {h.removeprefix("session:") for q in fuzzy for h in q["hit_ids"]}
@@ -95,20 +95,23 @@ async def test_no_recursion_at_depth_zero_or_when_switched_off(db: Database, set
     assert (await h.service.load(off.ask_id)).ablations == ["no-recursion"]
 
 
-async def test_budget_stops_the_sub_conversation(db: Database, settings: Settings) -> None:
-    h = await build(db, two_fact_world(launch_with="carol"), settings=settings.replace(recursion_llm_budget=4))
+async def test_budget_caps_the_sub_conversations_of_an_ask(db: Database, settings: Settings) -> None:
+    # Bob's agent keeps asking Carol's; the budget (2 calls) pays for one answer, then recruiting is refused.
+    settings = settings.replace(recursion_llm_budget=2)
+    h = await build(db, two_fact_world(launch_with="dave"), settings=settings, script=forcing_recruit("bob", "carol"))
 
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
 
     top, child = await conversations(db, outcome.ask_id)
-    assert child.stop_reason == "budget"
+    assert child.participants == ["bob", "carol"]
     calls = [c for c in await llm_calls(db, outcome.ask_id) if c.conversation_id == child.id]
-    assert len(calls) == 4
-    assert "14 March" in outcome.answer  # Carol's agent said it before the budget ran out
+    assert len(calls) == 2  # a sub-conversation is one answer: Carol's agent's turn
+    reasons = [t.data["recruit"]["reason"] for t in await turns(db, top.id) if t.data["recruit"]]
+    assert reasons[0] == "" and set(reasons[1:]) == {"budget"} and len(reasons) > 1
 
 
 async def test_budget_too_small_refuses_recruiting(db: Database, settings: Settings) -> None:
-    h = await build(db, two_fact_world(launch_with="carol"), settings=settings.replace(recursion_llm_budget=3))
+    h = await build(db, two_fact_world(launch_with="carol"), settings=settings.replace(recursion_llm_budget=1))
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
     (top,) = await conversations(db, outcome.ask_id)
     reasons = [t.data["recruit"]["reason"] for t in await turns(db, top.id) if t.data["recruit"]]

@@ -1,0 +1,162 @@
+"""How the offline stand-in model (`bot.agents.scripted_model`) reads a prompt: its upper-case labels, the questions
+a question contains, the memory lines it shows, and whether a line fills a rationale. Only the prompt is read."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from bot.llm.types import LLMRequest
+from bot.prompts import DATA_CLOSE, DATA_OPEN
+
+
+STOPWORDS = frozenset(
+    "a an and are at be by can could did do does for from has have how i in is it me my of on or our please tell "
+    "that the their them there they this to us was we were what when where which who whom why will with would you "
+    "your know about any find out".split()
+)
+HIT = re.compile(
+    r"^\[(?P<id>[^\]]+)\] #(?P<channel>\S+) (?:\S+ \S+ (?P<sender>[^:]+)|\S+): (?P<text>.*?)(?: \| context: .*)?$"
+)
+FACT = re.compile(r"^\[(?P<id>[^\]]+)\] (?P<channel>)(?P<sender>)(?P<text>.+)$")  # the private model's fact line
+BRIEF = re.compile(r"^- (?P<id>\S+) #(?P<channel>\S+) (?P<sender>[^:]*): (?P<text>.*)$")  # a think NOTEBOOK line
+_ORDINAL = r"(?:First|Second|Third|Fourth|Fifth|Finally|Next|Then|Also)"
+_QUESTION_WORD = r"(?:who|whom|whose|what|when|where|which|why|how)"
+
+
+@dataclass
+class PromptView:
+    question: str
+    me: str
+    text: str  # every message of the request
+    instruction: str  # the last user message: the think/act/consensus instruction
+    heard: list[tuple[str, str]]  # (speaker, utterance) from other agents, oldest first
+    said: list[str]  # this agent's own earlier utterances
+
+    @classmethod
+    def of(cls, request: LLMRequest) -> PromptView:
+        text = "\n".join(m["content"] for m in request.messages)
+        heard, said = [], []
+        for m in request.messages[1:-1]:
+            if m["role"] == "assistant":
+                said.append(m["content"])
+            elif found := re.match(r"^(\S+)'s agent: (.*)$", m["content"], re.S):
+                heard.append((found[1], found[2].replace(DATA_OPEN, "").replace(DATA_CLOSE, "").strip()))
+        me = re.search(r"YOU ARE: (\S+)'s agent", text)
+        return cls(label_of(text, "QUESTION"), me[1] if me else "", text, request.messages[-1]["content"], heard, said)
+
+    def block(self, label: str, *, anywhere: bool = False) -> list[str]:
+        """Lines under `LABEL:` up to the next blank or upper-case label line (in the instruction, or anywhere)."""
+        lines = (self.text if anywhere else self.instruction).splitlines()
+        start = next((i for i, line in enumerate(lines) if line.startswith(label + ":")), None)
+        if start is None:
+            return []
+        out = []
+        for line in lines[start + 1 :]:
+            if not line.strip() or re.match(r"^[A-Z][A-Z -]+:", line) or line[0].isalpha() and line[0].isupper():
+                break
+            out.append(line.strip())
+        return out
+
+    @property
+    def whole_history(self) -> bool:
+        return "whole chat history" in self.instruction
+
+
+def label_of(text: str, label: str) -> str:
+    found = re.search(rf"^{label}: (.*)$", text, re.M)
+    return found[1].strip() if found else ""
+
+
+def plan_of(view: PromptView) -> list[dict[str, str]]:
+    """The PLAN line's rationales (the JSON inside its data block)."""
+    raw = label_of(view.instruction, "PLAN").replace(DATA_OPEN, "").replace(DATA_CLOSE, "").strip()
+    return json.loads(raw or "[]")
+
+
+def needs_of(question: str) -> list[str]:
+    """The questions a question contains: its "First: ..."-style or numbered parts, else each sentence that asks
+    something (split again at "and" + a question word); without any, the first sentence."""
+    text = " ".join(question.split())
+    parts = re.split(rf"(?:^|\s){_ORDINAL}:\s+|(?:^|\s)\(?\d+[).]\s+", text)
+    if len(parts) > 1:
+        return [need for part in parts[1:] if (need := _clean(_sentences(part)[0] if part else ""))]
+    sentences = _sentences(text)
+    asking = [s for s in sentences if s.endswith("?")] or sentences[:1]
+    split = [p for s in asking for p in re.split(rf",?\s+and\s+(?={_QUESTION_WORD}\b)", s, flags=re.I)]
+    return [need for p in split if (need := _clean(p))]
+
+
+def _sentences(text: str) -> list[str]:
+    """Sentences, not cut after a short capitalised abbreviation ("Dr. Oberman", "Mrs. Geller")."""
+    ends = r"(?<=[?.!])(?<![A-Z]\.)(?<![A-Z][a-z]\.)(?<![A-Z][a-z]{2}\.)\s+(?=[A-Z(])"
+    return [s.strip() for s in re.split(ends, text) if s.strip()]
+
+
+def _clean(part: str) -> str:
+    part = part.strip().rstrip("?.! ")
+    return part if keywords_of(part) else ""
+
+
+def keywords_of(text: str) -> list[str]:
+    words = re.findall(r"[a-z0-9][a-z0-9'-]+", text.lower().replace("'s ", " "))
+    return [w for w in dict.fromkeys(w.removesuffix("'s") for w in words) if w not in STOPWORDS]
+
+
+def fact_in(text: str, need: str) -> tuple[str, str] | None:
+    found = re.search(re.escape(need) + r": (.+?) \[([^\]]*)\]", text, re.I)
+    return (found[1], found[2]) if found else None
+
+
+# ---------------------------------------------------------------------- matching lines to a rationale
+def lines_of(view: PromptView, label: str, pattern: re.Pattern[str] = HIT) -> list[dict[str, str]]:
+    lines = []
+    for raw in view.block(label):
+        if found := pattern.match(raw) or (pattern is HIT and FACT.match(raw)):
+            fields = {k: v or "" for k, v in found.groupdict().items()}
+            lines.append(fields | {"lowered": fields["text"].lower(), "sender": fields["sender"].lower()})
+    return lines
+
+
+def hits_of(line: dict[str, str], keywords: list[str]) -> int:
+    """How many keywords a line's text holds, by a crude stem (a keyword's first five letters: "launch" ~
+    "launching")."""
+    return sum(k[:5] in line["lowered"] for k in keywords)
+
+
+def _fills(line: dict[str, str], keywords: list[str]) -> int:
+    """A line fills a rationale when it and its sender hold at least half its keywords, two of them in its words
+    unless they hold all (a name alone is no answer); returns how many it holds, 0 when it does not fill it."""
+    in_text = hits_of(line, keywords)
+    held = in_text + (line["sender"] in keywords and line["sender"][:5] not in line["lowered"])
+    return held if 2 * held >= len(keywords) and (in_text >= min(2, len(keywords)) or held == len(keywords)) else 0
+
+
+def filling(
+    lines: list[dict[str, str]], need: str, *, whole_history: bool, people: list[str] | None = None
+) -> list[dict[str, str]]:
+    """The lines that fill a rationale, best first (`_fills`). With the member's whole history read (nothing left to
+    search) and no such line, a rationale naming people is answered by everything they said (only `people`, when
+    given)."""
+    keywords = keywords_of(need)
+    # A session summary says where to look, not what was said: only messages fill a rationale.
+    messages = [line for line in lines if not line["id"].startswith("session:")]
+    scored = [(n, i, line) for i, line in enumerate(messages) if (n := _fills(line, keywords))]
+    if scored or not whole_history:
+        return [line for _, _, line in sorted(scored, key=lambda s: (-s[0], s[1]))]
+    named = {k for k in keywords if people is None or k in people}
+    return [line for line in messages if line["sender"] in named]
+
+
+def asked_of(view: PromptView) -> list[str]:
+    """The members the ask was put to and who asked (EVERYONE ASKED, ASKED BY in the grounding)."""
+    asked = label_of(view.text, "EVERYONE ASKED").split(" (")[0].split(",")
+    names = [*asked, label_of(view.text, "ASKED BY").split(",")[0]]
+    return [p.split()[0].lower() for p in names if p.strip()]
+
+
+def value_of(found: list[dict[str, str]]) -> tuple[str, str]:
+    """A rationale's value (the best line's words) and source (every filling line's id)."""
+    more = f" (and {len(found) - 1} more lines)" if len(found) > 1 else ""
+    return found[0]["text"] + more, ", ".join(line["id"] for line in found)
