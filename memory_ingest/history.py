@@ -56,14 +56,16 @@ class HistoryPuller:
         mirror: Mirror,
         *,
         page_size: int,
-        refresh_members: Callable[[Mirror], Awaitable[None]],
+        learn_member: Callable[[str], Awaitable[bool]],
     ) -> None:
         self.port = port
         self.db = db
         self.store = store
         self.mirror = mirror
         self.page_size = page_size
-        self.refresh_members = refresh_members  # called when a page names a sender the store lacks
+        # Looks up one sender the store lacks (a Slack Connect guest, a member who joined since the mirror) by id.
+        self.learn_member = learn_member
+        self._not_members: set[str] = set()  # looked up this run and unknown to the platform: not asked again
         self.cursors: dict[CursorKey, str] = {}
         self.counts = PullCounts()
         self._batch = _Batch()
@@ -156,9 +158,10 @@ class HistoryPuller:
             await self.store.set_cursors(session, batch.cursors)
 
     async def _memory_worthy(self, messages: list[ChatMessage]) -> list[ChatMessage]:
-        """Drop bots' posts (askwith's own included) and posts by senders the platform does not list."""
-        if any(m.sender_id not in self.mirror.member_ids for m in messages):
-            await self.refresh_members(self.mirror)
+        """Drop bots' posts (askwith's own included) and posts by senders the platform does not know."""
+        for sender in sorted({m.sender_id for m in messages} - self.mirror.member_ids.keys() - self._not_members):
+            if not await self.learn_member(sender):
+                self._not_members.add(sender)
         keep = []
         for message in messages:
             if message.sender_id in self.mirror.bot_ids:

@@ -26,7 +26,7 @@ from bot.store.ingest_status import IngestStatusStore, ObjectKind
 from memory_ingest.history import HistoryPuller, PullCounts
 from memory_ingest.isolation import FailureGuard, Outcome, TokenDisabled
 from memory_ingest.live import LiveMemory
-from memory_ingest.mirror import CarriesPolicies, Mirror, mirror_workspace, refresh_members
+from memory_ingest.mirror import CarriesPolicies, Mirror, mirror_workspace
 from memory_ingest.report import IngestProgress, IngestReport, Stage
 
 
@@ -102,7 +102,7 @@ class IngestWorker:
         todo = [c.id for c in mirror.channels if mirror.channel_ids[c.id] in ingestable and c.id not in skip]
         report.channels_ingested = len(todo)
         puller = HistoryPuller(
-            self.port, self.db, self.store, mirror, page_size=self.page_size, refresh_members=self._refresh
+            self.port, self.db, self.store, mirror, page_size=self.page_size, learn_member=self.learn_member
         )
         await puller.start()
         guard = self.guard(mirror.workspace_id)
@@ -193,7 +193,8 @@ class IngestWorker:
             return False
         policies = self.port.initial_policies() if isinstance(self.port, CarriesPolicies) else {}
         async with self.db.session() as session, session.begin():
-            mirror.member_ids = await self.store.upsert_members(session, mirror.workspace_id, [member], policies)
+            db_id = await self.store.upsert_member(session, mirror.workspace_id, member, policies.get(member.id))
+        mirror.member_ids[member.id] = db_id
         if member.is_bot:
             mirror.bot_ids.add(member.id)
         return True
@@ -222,9 +223,6 @@ class IngestWorker:
         if await self.live.edit_message(mirror.workspace_id, message.id, message.text):
             return True
         return await self.ingest_message(message)
-
-    async def _refresh(self, mirror: Mirror) -> None:
-        await refresh_members(self.port, self.db, self.store, mirror)
 
 
 async def _into(target: dict[str, str], work: Awaitable[dict[str, str]]) -> None:

@@ -57,8 +57,28 @@ class ChatStore:
         members: Iterable[port.Member],
         policies: dict[str, MemberPolicy] | None = None,
     ) -> dict[str, int]:
-        """Mirror members; a new member takes its initial policy from `policies`, an existing one keeps its own."""
-        policies = {} if policies is None else policies
+        """Mirror members; a new member takes its initial policy from `policies`, an existing one keeps its own.
+        Returns every member's id (platform id -> database id)."""
+        await self._write_members(session, workspace_id, members, {} if policies is None else policies)
+        return await self.member_ids(session, workspace_id)
+
+    async def upsert_member(
+        self, session: AsyncSession, workspace_id: int, member: port.Member, policy: MemberPolicy | None = None
+    ) -> int:
+        """Mirror one member (an event named them); returns their database id, without reading everyone's."""
+        await self._write_members(session, workspace_id, [member], {member.id: policy} if policy else {})
+        member_id = await truth.member_id(session, workspace_id, member.id)
+        if member_id is None:
+            raise UnknownMemberError(member.id)
+        return member_id
+
+    async def _write_members(
+        self,
+        session: AsyncSession,
+        workspace_id: int,
+        members: Iterable[port.Member],
+        policies: dict[str, MemberPolicy],
+    ) -> None:
         rows = []
         for m in members:
             policy = policies.get(m.id)
@@ -81,7 +101,6 @@ class ChatStore:
                 set_={column: stmt.excluded[column] for column in MEMBER_PROFILE},
             )
             await session.execute(stmt)
-        return await self.member_ids(session, workspace_id)
 
     async def member_ids(self, session: AsyncSession, workspace_id: int) -> dict[str, int]:
         result = await session.execute(
