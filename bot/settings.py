@@ -33,6 +33,7 @@ _NON_NEGATIVE = frozenset({
     "ingest_interval_seconds", "llm_temperature", "llm_max_retries", "llm_backoff_seconds", "llm_max_tokens",
     "slack_api_max_retries", "recursion_depth", "recursion_llm_budget", "share_quote_chars", "local_llm_threads",
     "web_port", "evidence_budget_tokens", "ask_token_budget", "vector_cache", "sqlite_readers",
+    "member_reconcile_hours",
 })  # fmt: skip
 
 
@@ -363,6 +364,13 @@ class Settings:
     )
     # ------------------------------------------------------------------ misc
     log_level: str = _setting("ASKWITH_LOG_LEVEL", "INFO", "Logging level.")
+    # ---- added by scale
+    member_reconcile_hours: float = _setting(
+        "ASKWITH_MEMBER_RECONCILE_HOURS",
+        24.0,
+        "Slack and Discord: hours between full listings of members and channel memberships (0-168; 0 = every "
+        "scheduled run). Between them, events keep memberships current and a run only lists the channels.",
+    )
 
     # -------------------------------------------------------------------------
     @classmethod

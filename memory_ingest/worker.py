@@ -19,7 +19,7 @@ import time
 from collections.abc import Awaitable
 
 from bot.memory.indexer import IndexStats, SessionIndexer
-from bot.port import ChatMessage, ChatPort
+from bot.port import ChannelKind, ChatMessage, ChatPort
 from bot.store.chat_store import ChatStore
 from bot.store.db import Database
 from bot.store.ingest_status import IngestStatusStore, ObjectKind
@@ -33,6 +33,7 @@ from memory_ingest.report import IngestProgress, IngestReport, Stage
 logger = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 200
+LISTED_KINDS = (ChannelKind.PUBLIC, ChannelKind.PRIVATE)  # listed through the bot: unlisted means it left
 
 
 class IngestWorker:
@@ -44,6 +45,7 @@ class IngestWorker:
         indexer: SessionIndexer | None = None,  # None = clear memory only (no sessions, summaries, embeddings)
         page_size: int = DEFAULT_PAGE_SIZE,
         on_token_disabled: TokenDisabled | None = None,  # tells a member their token stopped working
+        reconcile_s: float = 0.0,  # full listing at most this often when events keep the mirror current; 0: every run
     ) -> None:
         if page_size < 1:
             raise ValueError(f"page_size must be at least 1, not {page_size}")
@@ -55,6 +57,8 @@ class IngestWorker:
         self.status = IngestStatusStore(db)  # per-object status: a failing channel, thread or token stays apart
         self.on_token_disabled = on_token_disabled
         self._mirror: Mirror | None = None
+        self.reconcile_s = reconcile_s
+        self._mirrored_at = 0.0  # time.monotonic() of the last full listing
         self.page_size = page_size
         self._run_lock = asyncio.Lock()  # one run at a time per worker, whoever starts it
 
@@ -71,13 +75,32 @@ class IngestWorker:
     async def mirror(self) -> Mirror:
         """Mirror the workspace's structure (workspace, members, channels, memberships) into the store."""
         self._mirror = await mirror_workspace(self.port, self.db, self.store)
+        self._mirrored_at = time.monotonic()
         return self._mirror
 
+    async def sync(self) -> Mirror:
+        """The workspace's structure for a scheduled run, as cheaply as it is known current: between full listings
+        (every `reconcile_s`), events keep members and memberships current, so only the list of channels is read,
+        a new one looked up alone and one no longer listed left with no readers."""
+        mirror = self._mirror
+        if mirror is None or time.monotonic() - self._mirrored_at >= self.reconcile_s:
+            return await self.mirror()
+        listed = set(await self.port.list_channel_ids())
+        for channel_id in sorted(listed - {c.id for c in mirror.channels}):
+            await self.learn_channel(channel_id)
+        # DMs are listed through members' own tokens, so an unlisted one says nothing (as in a full mirror).
+        unlisted = [c for c in mirror.channels if c.id not in listed and c.kind in LISTED_KINDS]
+        for channel in unlisted:
+            await self.live.forget_channel_readers(mirror.workspace_id, channel.id)
+        mirror.channels = [c for c in mirror.channels if c not in unlisted]
+        return mirror
+
     async def run(self, *, progress: IngestProgress | None = None) -> IngestReport:
-        """One full pass: mirror, pull new history, update fuzzy memory; returns what changed."""
+        """One pass: bring the structure up to date (`sync`), pull new history, update fuzzy memory; returns what
+        changed."""
         async with self._run_lock:
             started = time.perf_counter()
-            mirror = await self.mirror()
+            mirror = await self.sync()
             report = IngestReport(workspace_id=mirror.workspace_id, workspace_name=mirror.workspace_name)
             counts = await self._pull_history(mirror, report, progress)
             report.messages_added, report.messages_skipped = counts.added, counts.skipped

@@ -59,7 +59,13 @@ class GuildLauncher:
 
     async def _services(self, port: DiscordPort) -> DiscordServices:
         settings = self.settings
-        ingest = IngestWorker(port, self.db, indexer=self.indexer, page_size=settings.ingest_page_size)
+        ingest = IngestWorker(
+            port,
+            self.db,
+            indexer=self.indexer,
+            page_size=settings.ingest_page_size,
+            reconcile_s=settings.member_reconcile_hours * 3600,
+        )
         mirror = await ingest.mirror()
         asks = AskService(
             settings=settings,

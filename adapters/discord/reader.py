@@ -110,6 +110,23 @@ class GuildReading:
         self.visibility = GuildVisibility(guild, parents, private)  # what gateway events change from here on
         return channels + scopes
 
+    async def list_channel_ids(self) -> list[str]:
+        """Between full listings: the channels and private threads the server's model holds (events keep it
+        current), plus any top-level channel the server lists that the model does not know (one call)."""
+        if (model := self.visibility) is None:
+            return [c.id for c in await self.list_channels()]
+        async with platform_call("list the server's channels"):
+            payloads = await self.http.get_all_guild_channels(await self.guild_id())
+        listed = {
+            str(p["id"])
+            for p in payloads
+            if int(p["type"]) in convert.TEXT_CHANNEL_TYPES and not self._is_agents_channel(p)
+        }
+        known = [c for c in model.channels if c in listed]
+        threads = [t for t, thread in model.private_threads.items() if thread.parent_id in listed]
+        fresh = listed - set(model.channels)  # looked up alone by the worker (one the bot cannot read is skipped)
+        return sorted({*known, *threads, *fresh})
+
     async def _thread_scopes(
         self,
         guild: GuildPermissions,

@@ -94,7 +94,13 @@ async def open_workspace(
     """One workspace's services over its bot's client: its port, its mirror in the store (which the core scopes
     every ask, memory read and transcript to), its ingestion and its asks."""
     port = SlackPort(client, user_tokens=tokens, agents_channel=settings.slack_agents_channel)
-    ingest = IngestWorker(port, db, indexer=indexer, page_size=settings.ingest_page_size)
+    ingest = IngestWorker(
+        port,
+        db,
+        indexer=indexer,
+        page_size=settings.ingest_page_size,
+        reconcile_s=settings.member_reconcile_hours * 3600,
+    )
     port.on_token_refused = SlackMemoryEvents(port, ingest).token_lost  # a refused member token: skipped
     mirror = await ingest.mirror()
     asks = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=mirror.workspace_id)

@@ -1,0 +1,79 @@
+"""Scheduled runs on Slack with the product's default reconciliation interval: the second run with nothing changed
+reads no member list and no channel's members (only the list of channels); a channel the bot joined meanwhile is
+looked up alone; once the interval has passed, everything is listed again."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from adapters.slack.port import SlackPort
+from bot.port import Channel, ChannelKind
+from bot.settings import Settings
+from bot.store import models
+from bot.store.db import Database
+from bot.world import World
+from memory_ingest.worker import IngestWorker
+from tests.fakes.slack_api import FakeSlackApi
+
+
+STRUCTURE = ("users.list", "users.conversations", "conversations.members", "conversations.info", "users.info")
+
+
+def _structure_calls(api: FakeSlackApi, since: int) -> list[str]:
+    return [c.method for c in api.calls[since:] if c.method in STRUCTURE]
+
+
+def _worker(port: SlackPort, db: Database) -> IngestWorker:
+    reconcile_s = Settings().member_reconcile_hours * 3600  # the product's default
+    return IngestWorker(port, db, page_size=50, reconcile_s=reconcile_s)
+
+
+async def _readers(db: Database, channel_platform_id: str) -> set[str]:
+    async with db.session() as session:
+        rows = await session.execute(
+            select(models.Member.platform_id)
+            .join(models.Membership, models.Membership.member_id == models.Member.id)
+            .join(models.Channel, models.Channel.id == models.Membership.channel_id)
+            .where(models.Channel.platform_id == channel_platform_id)
+        )
+        return set(rows.scalars())
+
+
+async def test_a_second_run_lists_only_the_channels(
+    fake_slack: FakeSlackApi, port: SlackPort, sqlite_db: Database, world: World
+) -> None:
+    worker = _worker(port, sqlite_db)
+    await worker.run()
+    first = _structure_calls(fake_slack, 0)
+    assert "users.list" in first and "conversations.members" in first
+    mark = len(fake_slack.calls)
+    await worker.run()
+    assert set(_structure_calls(fake_slack, mark)) == {"users.conversations"}
+    assert len(_structure_calls(fake_slack, mark)) < len(first)
+
+
+async def test_a_channel_joined_between_runs_is_looked_up_alone(
+    fake_slack: FakeSlackApi, port: SlackPort, sqlite_db: Database, world: World
+) -> None:
+    worker = _worker(port, sqlite_db)
+    await worker.run()
+    world.add_channel(Channel("CCNEW", "new", ChannelKind.PUBLIC, (world.bot_id, "UALICE", "UBOB")))
+    mark = len(fake_slack.calls)
+    await worker.run()
+    assert sorted(set(_structure_calls(fake_slack, mark))) == [
+        "conversations.info",
+        "conversations.members",
+        "users.conversations",
+    ]
+    assert await _readers(sqlite_db, "CCNEW") == {world.bot_id, "UALICE", "UBOB"}
+
+
+async def test_after_the_interval_everything_is_listed_again(
+    fake_slack: FakeSlackApi, port: SlackPort, sqlite_db: Database
+) -> None:
+    worker = _worker(port, sqlite_db)
+    await worker.run()
+    worker.reconcile_s = 0.0  # the interval has passed
+    mark = len(fake_slack.calls)
+    await worker.run()
+    assert "users.list" in _structure_calls(fake_slack, mark)
