@@ -19,7 +19,7 @@ import time
 from collections.abc import Awaitable
 
 from bot.memory.indexer import IndexStats, SessionIndexer
-from bot.port import ChannelKind, ChatMessage, ChatPort
+from bot.port import ChannelKind, ChatMessage, ChatPort, Member
 from bot.store.chat_store import ChatStore
 from bot.store.db import Database
 from bot.store.ingest_status import IngestStatusStore, ObjectKind
@@ -210,17 +210,21 @@ class IngestWorker:
 
     async def learn_member(self, member_id: str) -> bool:
         """Store one member the platform just named (looked up alone); False when the platform does not know them."""
-        mirror = self._mirror or await self.mirror()
         member = await self.port.lookup_member(member_id)
         if member is None:
             return False
+        await self.store_member(member)
+        return True
+
+    async def store_member(self, member: Member) -> None:
+        """Store a member as an event describes them (joined, profile changed), without asking the platform."""
+        mirror = self._mirror or await self.mirror()
         policies = self.port.initial_policies() if isinstance(self.port, CarriesPolicies) else {}
         async with self.db.session() as session, session.begin():
             db_id = await self.store.upsert_member(session, mirror.workspace_id, member, policies.get(member.id))
         mirror.member_ids[member.id] = db_id
         if member.is_bot:
             mirror.bot_ids.add(member.id)
-        return True
 
     async def learn_channel(self, channel_id: str) -> bool:
         """Store one channel and its current readers, looked up alone (a channel created or joined since the last

@@ -4,16 +4,21 @@ looked up alone; once the interval has passed, everything is listed again."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from sqlalchemy import select
 
 from adapters.slack.port import SlackPort
-from bot.port import Channel, ChannelKind
+from adapters.slack.services import SlackServices
+from bot.port import Channel, ChannelKind, Member
 from bot.settings import Settings
 from bot.store import models
 from bot.store.db import Database
 from bot.world import World
 from memory_ingest.worker import IngestWorker
 from tests.fakes.slack_api import FakeSlackApi
+from tests.fakes.slack_shapes import member_json
+from tests.integration.slack.conftest import Slack
 
 
 STRUCTURE = ("users.list", "users.conversations", "conversations.members", "conversations.info", "users.info")
@@ -77,3 +82,30 @@ async def test_after_the_interval_everything_is_listed_again(
     mark = len(fake_slack.calls)
     await worker.run()
     assert "users.list" in _structure_calls(fake_slack, mark)
+
+
+async def test_team_join_and_user_change_are_stored_from_the_event(
+    services: SlackServices, slack: Slack, fake_slack: FakeSlackApi, world: World
+) -> None:
+    """A new member and a renamed one are stored as the events describe them: no member listing, no lookup."""
+    assert services.ingest is not None
+    await services.ingest.mirror()
+    newcomer = Member("UNEWBIE", "newbie", "New Bie")
+    world.add_member(newcomer)
+    renamed = dataclasses.replace(world.members["UBOB"], display_name="Robert")
+    world.members["UBOB"] = renamed
+    mark = len(fake_slack.calls)
+    for event in (
+        {"type": "team_join", "user": member_json(newcomer, world.id)},
+        {"type": "user_change", "user": member_json(renamed, world.id)},
+    ):
+        assert (await slack.event(event)).status == 200
+    await services.drain()
+    assert _structure_calls(fake_slack, mark) == []
+    async with services.db.session() as session:
+        rows = await session.execute(
+            select(models.Member.platform_id, models.Member.display_name).where(
+                models.Member.platform_id.in_(["UNEWBIE", "UBOB"])
+            )
+        )
+        assert dict(rows.all()) == {"UNEWBIE": "New Bie", "UBOB": "Robert"}

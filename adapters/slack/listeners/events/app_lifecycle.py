@@ -1,4 +1,5 @@
-"""`user_change` (a deactivated member reads nothing), `tokens_revoked` (members' tokens disabled, members told) and
+"""`user_change` (names follow; a deactivated member reads nothing), `team_join` (a new member stored),
+`tokens_revoked` (members' tokens disabled, members told) and
 `app_uninstalled` (nobody reads the workspace's memory any more)."""
 
 from __future__ import annotations
@@ -14,6 +15,12 @@ async def user_change_callback(event: dict[str, Any], context: AsyncBoltContext)
     svc = services(context)
     if svc.memory_events is not None:
         svc.spawn(svc.memory_events.user_changed(event))
+
+
+async def team_join_callback(event: dict[str, Any], context: AsyncBoltContext) -> None:
+    svc = services(context)
+    if svc.memory_events is not None:
+        svc.spawn(svc.memory_events.team_joined(event))
 
 
 async def tokens_revoked_callback(event: dict[str, Any], context: AsyncBoltContext) -> None:
