@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import discord
@@ -91,6 +92,9 @@ class DiscordRuntime:
     launcher: GuildLauncher
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     _worker_tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    # The hosting process's hook for a server joined while running (`askwith serve`): it schedules the server's
+    # ingestion and runs its asks like those of the servers present at start.
+    on_joined: Callable[[DiscordServices], None] | None = None
 
     @property
     def services(self) -> DiscordServices:
@@ -111,8 +115,8 @@ class DiscordRuntime:
         self._worker_tasks.append(asyncio.create_task(worker.run(stop=self.stop), name=name))
 
     async def joined(self, guild_id: str) -> None:
-        """The bot was invited to another server while running: serve it at once, its asks run here, its history
-        is pulled now (the schedule of `askwith serve` covers the servers it started with; live events cover all)."""
+        """The bot was invited to another server while running: serve it at once, its history pulled now; the
+        hosting process (`on_joined`) schedules its ingestion and runs its asks, or else they run here."""
         if guild_id in self.client.guild_services:
             return
         services = await self.launcher.start(guild_id)
@@ -123,9 +127,12 @@ class DiscordRuntime:
         guild = discord.Object(id=int(guild_id))
         commands.register(self.client.tree, [guild])
         await self.client.tree.sync(guild=guild)
-        worker = AskWorker(services.asks, poll_seconds=ASK_POLL_SECONDS)
-        self.workers.append(worker)
-        self._run(worker)
+        if self.on_joined is not None:
+            self.on_joined(services)
+        else:
+            worker = AskWorker(services.asks, poll_seconds=ASK_POLL_SECONDS)
+            self.workers.append(worker)
+            self._run(worker)
         await services.ingest.run()
 
     async def left(self, guild_id: str) -> None:
