@@ -33,7 +33,7 @@ _NON_NEGATIVE = frozenset({
     "ingest_interval_seconds", "llm_temperature", "llm_max_retries", "llm_backoff_seconds", "llm_max_tokens",
     "slack_api_max_retries", "recursion_depth", "recursion_llm_budget", "share_quote_chars", "local_llm_threads",
     "web_port", "evidence_budget_tokens", "ask_token_budget", "vector_cache", "sqlite_readers",
-    "member_reconcile_hours",
+    "member_reconcile_hours", "backfill_days",
 })  # fmt: skip
 
 
@@ -370,6 +370,11 @@ class Settings:
         24.0,
         "Slack and Discord: hours between full listings of members and channel memberships (0-168; 0 = every "
         "scheduled run). Between them, events keep memberships current and a run only lists the channels.",
+    )
+    backfill_days: int = _setting(
+        "ASKWITH_BACKFILL_DAYS",
+        0,
+        "Slack and Discord: how many days back a channel's first read goes (0-3650; 0 = its whole history).",
     )
 
     # -------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from bot.port import ChatMessage, ChatPort, HistoryPage
 from bot.store.chat_store import ChatStore
@@ -57,6 +58,7 @@ class HistoryPuller:
         *,
         page_size: int,
         learn_member: Callable[[str], Awaitable[bool]],
+        since: datetime | None = None,  # a channel read for the first time starts here (None: at its beginning)
     ) -> None:
         self.port = port
         self.db = db
@@ -66,6 +68,7 @@ class HistoryPuller:
         # Looks up one sender the store lacks (a Slack Connect guest, a member who joined since the mirror) by id.
         self.learn_member = learn_member
         self._not_members: set[str] = set()  # looked up this run and unknown to the platform: not asked again
+        self.first_cursor = port.cursor_since(since) if since is not None else None
         self.cursors: dict[CursorKey, str] = {}
         self.counts = PullCounts()
         self._batch = _Batch()
@@ -121,7 +124,8 @@ class HistoryPuller:
         return replies
 
     async def _pull(self, key: CursorKey, read: PageReader) -> None:
-        cursor = self.cursors.get(key) or None
+        first_read = key not in self.cursors and not key[1]  # a channel never read: its backfill may be bounded
+        cursor = self.first_cursor if first_read else (self.cursors.get(key) or None)
         while True:
             page = await read(cursor)
             if page.messages or page.cursor != (cursor or ""):

@@ -17,6 +17,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable
+from datetime import UTC, datetime, timedelta
 
 from bot.memory.indexer import IndexStats, SessionIndexer
 from bot.port import ChannelKind, ChatMessage, ChatPort, Member
@@ -46,6 +47,7 @@ class IngestWorker:
         page_size: int = DEFAULT_PAGE_SIZE,
         on_token_disabled: TokenDisabled | None = None,  # tells a member their token stopped working
         reconcile_s: float = 0.0,  # full listing at most this often when events keep the mirror current; 0: every run
+        backfill_days: int = 0,  # a channel's first read goes back this far; 0: its whole history
     ) -> None:
         if page_size < 1:
             raise ValueError(f"page_size must be at least 1, not {page_size}")
@@ -58,6 +60,7 @@ class IngestWorker:
         self.on_token_disabled = on_token_disabled
         self._mirror: Mirror | None = None
         self.reconcile_s = reconcile_s
+        self.backfill_days = backfill_days
         self._mirrored_at = 0.0  # time.monotonic() of the last full listing
         self.page_size = page_size
         self._run_lock = asyncio.Lock()  # one run at a time per worker, whoever starts it
@@ -124,8 +127,15 @@ class IngestWorker:
         skip = await self.status.not_due(mirror.workspace_id, ObjectKind.CHANNEL)
         todo = [c.id for c in mirror.channels if mirror.channel_ids[c.id] in ingestable and c.id not in skip]
         report.channels_ingested = len(todo)
+        since = datetime.now(UTC) - timedelta(days=self.backfill_days) if self.backfill_days else None
         puller = HistoryPuller(
-            self.port, self.db, self.store, mirror, page_size=self.page_size, learn_member=self.learn_member
+            self.port,
+            self.db,
+            self.store,
+            mirror,
+            page_size=self.page_size,
+            learn_member=self.learn_member,
+            since=since,
         )
         await puller.start()
         guard = self.guard(mirror.workspace_id)

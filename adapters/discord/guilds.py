@@ -65,6 +65,7 @@ class GuildLauncher:
             indexer=self.indexer,
             page_size=settings.ingest_page_size,
             reconcile_s=settings.member_reconcile_hours * 3600,
+            backfill_days=settings.backfill_days,
         )
         mirror = await ingest.mirror()
         asks = AskService(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 import discord
@@ -169,6 +170,10 @@ class GuildReading:
 
     def _is_agents_channel(self, payload: dict[str, Any]) -> bool:
         return str(payload["id"]) == self._agents_channel_id or payload.get("name") == AGENTS_CHANNEL_NAME
+
+    def cursor_since(self, when: datetime) -> str:
+        """The message id Discord would give at `when`: history read after it starts there."""
+        return str(discord.utils.time_snowflake(when))
 
     async def read_history(self, channel_id: str, *, cursor: str | None = None, limit: int = 200) -> HistoryPage:
         if channel_id in self._forum_posts:

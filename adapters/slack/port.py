@@ -20,6 +20,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
@@ -243,6 +244,10 @@ class SlackPort(SlackInteractions, ChatPort):
         return channel_from_slack(raw, tuple(members))
 
     # ------------------------------------------------------------------ reading: history
+    def cursor_since(self, when: datetime) -> str:
+        """A sweep that reads messages newer than `when` (a channel's first, bounded backfill)."""
+        return f"{when.timestamp():.6f}"
+
     async def read_history(self, channel_id: str, *, cursor: str | None = None, limit: int = 200) -> HistoryPage:
         """Top-level messages newer than the cursor, one Slack page at a time (see `adapters.slack.history`)."""
         page = await read_history_page(

@@ -100,6 +100,7 @@ async def open_workspace(
         indexer=indexer,
         page_size=settings.ingest_page_size,
         reconcile_s=settings.member_reconcile_hours * 3600,
+        backfill_days=settings.backfill_days,
     )
     port.on_token_refused = SlackMemoryEvents(port, ingest).token_lost  # a refused member token: skipped
     mirror = await ingest.mirror()

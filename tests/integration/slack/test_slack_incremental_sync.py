@@ -5,6 +5,7 @@ looked up alone; once the interval has passed, everything is listed again."""
 from __future__ import annotations
 
 import dataclasses
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select
 
@@ -13,11 +14,12 @@ from adapters.slack.services import SlackServices
 from bot.port import Channel, ChannelKind, Member
 from bot.settings import Settings
 from bot.store import models
+from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.world import World
 from memory_ingest.worker import IngestWorker
 from tests.fakes.slack_api import FakeSlackApi
-from tests.fakes.slack_shapes import member_json
+from tests.fakes.slack_shapes import SlackTimeline, member_json
 from tests.integration.slack.conftest import Slack
 
 
@@ -109,3 +111,24 @@ async def test_team_join_and_user_change_are_stored_from_the_event(
             )
         )
         assert dict(rows.all()) == {"UNEWBIE": "New Bie", "UBOB": "Robert"}
+
+
+async def test_a_bounded_first_backfill_reads_only_its_days(
+    services: SlackServices, fake_slack: FakeSlackApi, port: SlackPort, sqlite_db: Database, world: World
+) -> None:
+    """ASKWITH_BACKFILL_DAYS=30: a channel's first read stops at 30 days back; later runs read on from there."""
+    now = datetime.now(UTC)
+    world.add_channel(Channel("CCOLD", "old", ChannelKind.PUBLIC, (world.bot_id, "UALICE", "UBOB")))
+    world.add_message("CCOLD", "UBOB", "from last winter", ts=now - timedelta(days=200))
+    world.add_message("CCOLD", "UBOB", "from last week", ts=now - timedelta(days=7))
+    fake_slack.timeline = SlackTimeline(world)
+    worker = IngestWorker(port, sqlite_db, page_size=50, backfill_days=30)
+    await worker.mirror()
+    await services.member_settings.set_opted_in(WorkspaceKey("slack", world.id), "UALICE", True)
+    await worker.run()
+    fake_slack.timeline.add("CCOLD", "UBOB", "from today", None)
+    await worker.run()
+    async with sqlite_db.session() as session:
+        stored = set((await session.execute(select(models.Message.text))).scalars())
+    assert {"from last week", "from today"} <= stored
+    assert "from last winter" not in stored
