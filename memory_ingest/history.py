@@ -8,7 +8,8 @@ of lines) are grouped, several pages with their cursors to a transaction, up to 
 Thread replies have a cursor per thread. A thread becomes known (cursor '') in the same transaction as the page
 holding its parent. A new reply to an old thread does not bring its parent back into the channel's history, so
 the port reports a marker per known thread (`ChatPort.thread_states`: reply count and latest reply) and only
-threads whose marker changed since their last read are read again.
+threads whose marker changed since their last read are read again. Threads the port leaves to live events (Slack:
+parents older than 30 days) are read again on a run after downtime (the first of a process), when events were lost.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class HistoryPuller:
         page_size: int,
         learn_member: Callable[[str], Awaitable[bool]],
         since: datetime | None = None,  # a channel read for the first time starts here (None: at its beginning)
+        after_downtime: bool = False,  # events may have been missed: threads left to them are read too, once
     ) -> None:
         self.port = port
         self.db = db
@@ -69,6 +71,7 @@ class HistoryPuller:
         self.learn_member = learn_member
         self._not_members: set[str] = set()  # looked up this run and unknown to the platform: not asked again
         self.first_cursor = port.cursor_since(since) if since is not None else None
+        self.after_downtime = after_downtime
         self.cursors: dict[CursorKey, str] = {}
         self.counts = PullCounts()
         self._batch = _Batch()
@@ -101,7 +104,10 @@ class HistoryPuller:
             return dict.fromkeys(known, "")
         async with self.db.session() as session:
             seen = await self.store.thread_markers(session, self.mirror.channel_ids[channel_id])
-        return {t: states[t] for t in known if t in states and states[t] != seen.get(t, "")}
+        changed = {t: states[t] for t in known if t in states and states[t] != seen.get(t, "")}
+        if self.after_downtime:  # replies to old threads arrive as events, and none arrived while askwith was down
+            changed.update({t: "" for t in known if t not in states})
+        return changed
 
     async def pull_thread(self, channel_id: str, thread_id: str, marker: str = "") -> None:
         """New replies in one known thread, then its marker (a failure propagates: the caller isolates it)."""

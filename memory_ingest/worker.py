@@ -61,6 +61,7 @@ class IngestWorker:
         self._mirror: Mirror | None = None
         self.reconcile_s = reconcile_s
         self.backfill_days = backfill_days
+        self._ran = False  # a run of this process has read history (the next ones are not after downtime)
         self._mirrored_at = 0.0  # time.monotonic() of the last full listing
         self.page_size = page_size
         self._run_lock = asyncio.Lock()  # one run at a time per worker, whoever starts it
@@ -136,6 +137,7 @@ class IngestWorker:
             page_size=self.page_size,
             learn_member=self.learn_member,
             since=since,
+            after_downtime=not self._ran,  # the first run of a process: events were missed while it was down
         )
         await puller.start()
         guard = self.guard(mirror.workspace_id)
@@ -148,6 +150,7 @@ class IngestWorker:
                 _tick(progress, Stage.HISTORY, done, len(todo))
         finally:
             counts = await puller.finish()
+        self._ran = True
         return counts
 
     async def _pull_one_channel(

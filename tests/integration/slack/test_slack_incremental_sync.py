@@ -132,3 +132,31 @@ async def test_a_bounded_first_backfill_reads_only_its_days(
         stored = set((await session.execute(select(models.Message.text))).scalars())
     assert {"from last week", "from today"} <= stored
     assert "from last winter" not in stored
+
+
+async def test_a_reply_to_an_old_thread_missed_while_down_is_read_after_a_restart(
+    services: SlackServices, fake_slack: FakeSlackApi, port: SlackPort, sqlite_db: Database, world: World
+) -> None:
+    """Replies to threads older than the 30-day watch window arrive as events; while askwith was down none arrived,
+    so the first run of the restarted process reads those threads once more."""
+    now = datetime.now(UTC)
+    world.add_channel(Channel("CCOLDT", "oldt", ChannelKind.PUBLIC, (world.bot_id, "UALICE", "UBOB")))
+    parent = world.add_message("CCOLDT", "UBOB", "old plan", ts=now - timedelta(days=40))
+    world.add_message("CCOLDT", "UALICE", "old answer", ts=now - timedelta(days=40, seconds=-1), thread_id=parent.id)
+    fake_slack.timeline = SlackTimeline(world)
+    running = _worker(port, sqlite_db)
+    await running.mirror()
+    await services.member_settings.set_opted_in(WorkspaceKey("slack", world.id), "UALICE", True)
+    await running.run()
+    parent_ts = fake_slack.timeline.message_json(parent)["ts"]
+    fake_slack.timeline.add("CCOLDT", "UBOB", "said while askwith was down", parent_ts)
+    await running.run()
+    assert "said while askwith was down" not in await _texts(sqlite_db)  # a live process leaves it to the event
+
+    await _worker(port, sqlite_db).run()  # the process restarted
+    assert "said while askwith was down" in await _texts(sqlite_db)
+
+
+async def _texts(db: Database) -> set[str]:
+    async with db.session() as session:
+        return set((await session.execute(select(models.Message.text))).scalars())
