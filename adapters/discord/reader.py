@@ -91,6 +91,7 @@ class GuildReading:
         """Channels the bot can read, each with the members who can read its history (not the agents' one), and
         each private thread as a channel of its own (its readers: its members and the parent's moderators)."""
         guild = await self.permissions()
+        self.threads.forget_members()
         async with platform_call("list the server's channels"):
             payloads = await self.http.get_all_guild_channels(guild.guild_id)
         parents: dict[str, dict[str, Any]] = {}
