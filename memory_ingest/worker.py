@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 
 from bot.memory.indexer import IndexStats, SessionIndexer
 from bot.port import ChannelKind, ChatMessage, ChatPort, Member
-from bot.store.chat_store import ChatStore
+from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
 from bot.store.ingest_status import IngestStatusStore, ObjectKind
 from memory_ingest.history import HistoryPuller, PullCounts
@@ -81,6 +81,14 @@ class IngestWorker:
         self._mirror = await mirror_workspace(self.port, self.db, self.store)
         self._mirrored_at = time.monotonic()
         return self._mirror
+
+    async def known_workspace_id(self) -> int:
+        """The workspace's store id without listing it, when it was mirrored before: for a process that runs asks
+        but no sync (`askwith worker`); a workspace never mirrored is mirrored now."""
+        info = await self.port.workspace_info()
+        async with self.db.session() as session:
+            found = await self.store.find_workspace(session, WorkspaceKey(self.port.platform, info.id))
+        return found if found is not None else (await self.mirror()).workspace_id
 
     async def sync(self) -> Mirror:
         """The workspace's structure for a scheduled run, as cheaply as it is known current: between full listings

@@ -162,6 +162,7 @@ async def start_discord(
     client: AskwithClient | None = None,
     indexer: SessionIndexer | None = None,
     worker: bool = True,
+    mirror: bool = True,
 ) -> DiscordRuntime:
     """Log in, mirror every server the bot is in (or DISCORD_GUILD_ID alone), wire the core and the handlers, and
     sync the commands to each server (no gateway yet). A server that fails to start is logged and left out; the
@@ -170,6 +171,7 @@ async def start_discord(
     client = client or build_client()
     await client.login(token)
     launcher = GuildLauncher(client, settings, db, llm, memory, indexer)
+    launcher.mirror = mirror  # False: servers mirrored before are taken as stored (a process with no gateway)
     for guild_id in await served_guilds(client, settings):
         if (services := await launcher.start(guild_id)) is not None:
             client.guild_services[guild_id] = services

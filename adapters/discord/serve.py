@@ -43,6 +43,7 @@ async def _start(context: PlatformContext) -> list[PlatformRuntime]:
         client=client,
         indexer=context.indexer,
         worker=False,  # the hosting process runs the ask worker for every platform
+        mirror=context.listen,  # `askwith worker` runs asks only: no gateway, no sync, no listing at start
     )
     for services in runtime.guilds:
         services.asks.transcript_link = context.links.for_workspace(services.asks.workspace_id)

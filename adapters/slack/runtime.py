@@ -57,7 +57,9 @@ class SlackRuntime:
         `listen=False` (a standalone ask worker) leaves Socket Mode unconnected, so events reach one process."""
         client = web_client(settings)
         tokens = UserTokenStore(db, TokenCipher.from_settings(settings)) if settings.token_encryption_key else None
-        services = await open_workspace(settings, db, client, tokens, llm=llm, memory=memory, indexer=indexer)
+        services = await open_workspace(
+            settings, db, client, tokens, llm=llm, memory=memory, indexer=indexer, mirror=listen
+        )
         install = services.install
         socket = bool(settings.slack_app_token)
         app = build_app(services, socket_mode=socket)
@@ -90,9 +92,11 @@ async def open_workspace(
     llm: LLMClient,
     memory: MemoryAccess,
     indexer: SessionIndexer | None = None,
+    mirror: bool = True,
 ) -> SlackServices:
     """One workspace's services over its bot's client: its port, its mirror in the store (which the core scopes
-    every ask, memory read and transcript to), its ingestion and its asks."""
+    every ask, memory read and transcript to), its ingestion and its asks. `mirror=False` (a process that only runs
+    asks) takes the stored workspace as it is, unless it was never mirrored."""
     port = SlackPort(client, user_tokens=tokens, agents_channel=settings.slack_agents_channel)
     ingest = IngestWorker(
         port,
@@ -103,7 +107,7 @@ async def open_workspace(
         backfill_days=settings.backfill_days,
     )
     port.on_token_refused = SlackMemoryEvents(port, ingest).token_lost  # a refused member token: skipped
-    mirror = await ingest.mirror()
-    asks = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=mirror.workspace_id)
+    workspace_id = (await ingest.mirror()).workspace_id if mirror else await ingest.known_workspace_id()
+    asks = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=workspace_id)
     install = MemberInstallFlow(settings, client, tokens) if tokens is not None and settings.slack_client_id else None
     return SlackServices(settings, db, port, asks, ingest=ingest, install=install)
