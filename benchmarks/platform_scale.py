@@ -9,9 +9,10 @@ Slack (each engine in a process of its own, the fake Slack in another, so peak R
 scheduled run (the full listing: members, channels, each channel's members, written to the store) and a second run
 with nothing changed, with the product's default reconciliation interval; their Web API calls and times.
 Discord (SQLite): the server mirrored at start, then 100 member-role and role events arrive (five a second, as a
-burst of role edits would) while 20 `/ask-with` interactions come in; the event loop's stall p99 (how late a 5 ms
-timer fires), the time to each interaction's first response (the defer), and after the events, for every member
-touched and 300 others, what the store says they read against what Discord's rules say (the oracle).
+burst of role edits would) while 20 `/ask-with` interactions come in, then one a second until every event is
+applied; over that whole time, the event loop's stall p99 (how late a 5 ms timer fires) and the time to each
+interaction's first response (the defer); after it, for every member touched and 300 others, what the store says
+they read against what Discord's rules say (the oracle).
 
 What the figures do NOT show: no history is read (nobody opted in), so the run times are the structure sync alone;
 the fakes answer at once, so Slack's rate limits (users.list is Tier 2, ~20 calls a minute) and Discord's latency

@@ -53,10 +53,7 @@ async def measure_discord(members: int, channels: int, events: int, seed: int) -
         try:
             gateway = FakeGateway(runtime.client, api)
             gateway.connect()
-            touched = await _burst(api, gateway, roles, events, random.Random(seed), figures)
-            settled = time.perf_counter()
-            await _quiet(runtime.services.live)
-            figures["settle_after_burst_seconds"] = round(time.perf_counter() - settled, 1)
+            touched = await _burst(api, gateway, roles, events, random.Random(seed), figures, runtime.services.live)
             figures["oracle_divergences"] = await _divergences(api, db, touched, random.Random(seed + 1))
         finally:
             await runtime.close()
@@ -66,9 +63,16 @@ async def measure_discord(members: int, channels: int, events: int, seed: int) -
 
 
 async def _burst(
-    api: FakeDiscordApi, gateway: FakeGateway, roles: list[Any], events: int, rng: random.Random, figures: dict
+    api: FakeDiscordApi,
+    gateway: FakeGateway,
+    roles: list[Any],
+    events: int,
+    rng: random.Random,
+    figures: dict,
+    live: Any,  # noqa: ANN401 - the server's GatewaySync
 ) -> set[str]:
-    """`events` member and role events at EVENTS_PER_SECOND, with interactions among them; a 5 ms timer meanwhile."""
+    """`events` member and role events at EVENTS_PER_SECOND, with interactions among them, then an interaction a
+    second until every event is applied; a 5 ms timer all along."""
     lateness: list[float] = []
     stop = asyncio.Event()
     ticker = asyncio.create_task(_tick(lateness, stop))
@@ -89,6 +93,13 @@ async def _burst(
         if n % every == 0:
             answers.append(await _first_response(api, gateway, rng.choice(humans), rng.choice(humans)))
         await asyncio.sleep(1 / EVENTS_PER_SECOND)
+    settled = time.perf_counter()
+    applied = asyncio.create_task(_quiet(live))
+    while not applied.done():
+        answers.append(await _first_response(api, gateway, rng.choice(humans), rng.choice(humans)))
+        await asyncio.wait({applied}, timeout=1.0)
+    figures["settle_after_burst_seconds"] = round(time.perf_counter() - settled, 1)
+    figures["interactions"] = len(answers)
     stop.set()
     await ticker
     figures["loop_stall_p50_ms"] = round(percentile(lateness, 50) * 1000, 1)
