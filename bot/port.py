@@ -139,6 +139,16 @@ class ChatPort(ABC):
         thread is read. A thread missing from the dict is left to live events."""
         return None
 
+    def cursor_since(self, when: datetime) -> str | None:
+        """A history cursor that starts reading at `when` (a channel's first, bounded backfill); None when the
+        platform cannot start there (then a channel is read from its beginning)."""
+        return None
+
+    async def list_channel_ids(self) -> list[str]:
+        """Ids of the channels `list_channels` would list, without their members (a cheap check for channels
+        created or left between full listings). Platforms override this; the fallback lists everything."""
+        return [c.id for c in await self.list_channels()]
+
     async def lookup_member(self, member_id: str) -> Member | None:
         """One member, looked up alone (a live event named someone new). Platforms override this with a single
         call; the fallback lists everyone."""

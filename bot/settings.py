@@ -34,6 +34,7 @@ _NON_NEGATIVE = frozenset({
     "slack_api_max_retries", "recursion_depth", "recursion_llm_budget", "share_quote_chars", "local_llm_threads",
     "web_port", "evidence_budget_tokens", "ask_token_budget", "vector_cache", "sqlite_readers",
     "transcript_retention_days",
+    "member_reconcile_hours", "backfill_days",
 })  # fmt: skip
 
 
@@ -389,6 +390,18 @@ class Settings:
         30,
         "Days a live-memory workspace keeps an ask's transcript (only what was shared); 0 = delete it when the ask "
         "ends. Between 0 and 3650.",
+    )
+    # ---- added by scale
+    member_reconcile_hours: float = _setting(
+        "ASKWITH_MEMBER_RECONCILE_HOURS",
+        24.0,
+        "Slack and Discord: hours between full listings of members and channel memberships (0-168; 0 = every "
+        "scheduled run). Between them, events keep memberships current and a run only lists the channels.",
+    )
+    backfill_days: int = _setting(
+        "ASKWITH_BACKFILL_DAYS",
+        0,
+        "Slack and Discord: how many days back a channel's first read goes (0-3650; 0 = its whole history).",
     )
 
     # -------------------------------------------------------------------------

@@ -8,7 +8,8 @@ of lines) are grouped, several pages with their cursors to a transaction, up to 
 Thread replies have a cursor per thread. A thread becomes known (cursor '') in the same transaction as the page
 holding its parent. A new reply to an old thread does not bring its parent back into the channel's history, so
 the port reports a marker per known thread (`ChatPort.thread_states`: reply count and latest reply) and only
-threads whose marker changed since their last read are read again.
+threads whose marker changed since their last read are read again. Threads the port leaves to live events (Slack:
+parents older than 30 days) are read again on a run after downtime (the first of a process), when events were lost.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from bot.port import ChatMessage, ChatPort, HistoryPage
 from bot.store.chat_store import ChatStore
@@ -56,14 +58,20 @@ class HistoryPuller:
         mirror: Mirror,
         *,
         page_size: int,
-        refresh_members: Callable[[Mirror], Awaitable[None]],
+        learn_member: Callable[[str], Awaitable[bool]],
+        since: datetime | None = None,  # a channel read for the first time starts here (None: at its beginning)
+        after_downtime: bool = False,  # events may have been missed: threads left to them are read too, once
     ) -> None:
         self.port = port
         self.db = db
         self.store = store
         self.mirror = mirror
         self.page_size = page_size
-        self.refresh_members = refresh_members  # called when a page names a sender the store lacks
+        # Looks up one sender the store lacks (a Slack Connect guest, a member who joined since the mirror) by id.
+        self.learn_member = learn_member
+        self._not_members: set[str] = set()  # looked up this run and unknown to the platform: not asked again
+        self.first_cursor = port.cursor_since(since) if since is not None else None
+        self.after_downtime = after_downtime
         self.cursors: dict[CursorKey, str] = {}
         self.counts = PullCounts()
         self._batch = _Batch()
@@ -96,7 +104,10 @@ class HistoryPuller:
             return dict.fromkeys(known, "")
         async with self.db.session() as session:
             seen = await self.store.thread_markers(session, self.mirror.channel_ids[channel_id])
-        return {t: states[t] for t in known if t in states and states[t] != seen.get(t, "")}
+        changed = {t: states[t] for t in known if t in states and states[t] != seen.get(t, "")}
+        if self.after_downtime:  # replies to old threads arrive as events, and none arrived while askwith was down
+            changed.update({t: "" for t in known if t not in states})
+        return changed
 
     async def pull_thread(self, channel_id: str, thread_id: str, marker: str = "") -> None:
         """New replies in one known thread, then its marker (a failure propagates: the caller isolates it)."""
@@ -119,7 +130,8 @@ class HistoryPuller:
         return replies
 
     async def _pull(self, key: CursorKey, read: PageReader) -> None:
-        cursor = self.cursors.get(key) or None
+        first_read = key not in self.cursors and not key[1]  # a channel never read: its backfill may be bounded
+        cursor = self.first_cursor if first_read else (self.cursors.get(key) or None)
         while True:
             page = await read(cursor)
             if page.messages or page.cursor != (cursor or ""):
@@ -156,9 +168,10 @@ class HistoryPuller:
             await self.store.set_cursors(session, batch.cursors)
 
     async def _memory_worthy(self, messages: list[ChatMessage]) -> list[ChatMessage]:
-        """Drop bots' posts (askwith's own included) and posts by senders the platform does not list."""
-        if any(m.sender_id not in self.mirror.member_ids for m in messages):
-            await self.refresh_members(self.mirror)
+        """Drop bots' posts (askwith's own included) and posts by senders the platform does not know."""
+        for sender in sorted({m.sender_id for m in messages} - self.mirror.member_ids.keys() - self._not_members):
+            if not await self.learn_member(sender):
+                self._not_members.add(sender)
         keep = []
         for message in messages:
             if message.sender_id in self.mirror.bot_ids:

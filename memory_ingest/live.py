@@ -7,6 +7,7 @@ workspace `workspace_id` (`IngestWorker.workspace_id`, or `LiveMemory.workspace_
     await live.edit_message(ws, "C1:1700.0001", "new text")   # False: not stored (ingest the new version instead)
     await live.delete_messages(ws, ["C1:1700.0001"])          # + tombstones: a later backfill never brings them back
     await live.set_channel_readers(ws, "C1", ["U1", "U2"])    # recompute a channel's readers at once
+    await live.set_member_reads(ws, {"U3": {"C1"}}, scope=["C1", "C2"])  # what members read, after an event
     await live.add_reader(ws, "C1", "U3"); await live.remove_reader(ws, "C1", "U3")
     await live.forget_channel_readers(ws, "C1")               # the bot left / can't verify: nobody reads it
     await live.delete_channel(ws, "C1")                       # gone on the platform: messages, sessions, vectors
@@ -34,7 +35,7 @@ from collections.abc import Iterable, Sequence
 
 from bot.memory.indexer import SessionIndexer
 from bot.port import ChannelKind
-from bot.store import truth
+from bot.store import member_reads, truth
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
 
@@ -94,6 +95,23 @@ class LiveMemory:
                 return False
             await truth.set_readers(session, workspace_id, channel, member_ids)
         return True
+
+    async def set_member_reads(self, workspace_id: int, readable: dict[str, set[str]], *, scope: Iterable[str]) -> int:
+        """Make what each member reads among the `scope` channels exactly `readable[member]` (member and channel
+        platform ids); a deactivated or unknown member is left alone. Returns how many memberships changed."""
+        changed = 0
+        async with self.db.session() as session, session.begin():
+            channels = await ChatStore(self.db).channel_ids(session, workspace_id)
+            in_scope = {channels[c] for c in scope if c in channels}
+            active = await member_reads.active_member_ids(session, workspace_id, sorted(readable))
+            for member_id, reads in readable.items():
+                if (member := active.get(member_id)) is None:
+                    continue
+                wanted = {channels[c] for c in reads if c in channels}
+                changed += await member_reads.set_member_channels(
+                    self.db, session, member, wanted=wanted, scope=in_scope
+                )
+        return changed
 
     async def add_reader(self, workspace_id: int, channel_id: str, member_id: str) -> bool:
         """A member joined a channel: they read its whole history, as on the platform. False if either is unknown."""

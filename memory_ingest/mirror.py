@@ -67,15 +67,6 @@ async def mirror_workspace(port: ChatPort, db: Database, store: ChatStore) -> Mi
     )
 
 
-async def refresh_members(port: ChatPort, db: Database, store: ChatStore, mirror: Mirror) -> None:
-    """Pick up members who joined since `mirror` was taken (a message from an unknown sender triggers this)."""
-    members = await port.list_members()
-    policies = port.initial_policies() if isinstance(port, CarriesPolicies) else {}
-    async with db.session() as session, session.begin():
-        mirror.member_ids = await store.upsert_members(session, mirror.workspace_id, members, policies)
-    mirror.bot_ids |= _bot_ids(members)
-
-
 def _deactivated(members: list[Member]) -> set[str]:
     return {m.id for m in members if m.deactivated}
 

@@ -17,22 +17,24 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable
+from datetime import UTC, datetime, timedelta
 
 from bot.memory.indexer import IndexStats, SessionIndexer
-from bot.port import ChatMessage, ChatPort
-from bot.store.chat_store import ChatStore
+from bot.port import ChannelKind, ChatMessage, ChatPort, Member
+from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
 from bot.store.ingest_status import IngestStatusStore, ObjectKind
 from memory_ingest.history import HistoryPuller, PullCounts
 from memory_ingest.isolation import FailureGuard, Outcome, TokenDisabled
 from memory_ingest.live import LiveMemory
-from memory_ingest.mirror import CarriesPolicies, Mirror, mirror_workspace, refresh_members
+from memory_ingest.mirror import CarriesPolicies, Mirror, mirror_workspace
 from memory_ingest.report import IngestProgress, IngestReport, Stage
 
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 200
+LISTED_KINDS = (ChannelKind.PUBLIC, ChannelKind.PRIVATE)  # listed through the bot: unlisted means it left
 
 
 class IngestWorker:
@@ -44,6 +46,8 @@ class IngestWorker:
         indexer: SessionIndexer | None = None,  # None = clear memory only (no sessions, summaries, embeddings)
         page_size: int = DEFAULT_PAGE_SIZE,
         on_token_disabled: TokenDisabled | None = None,  # tells a member their token stopped working
+        reconcile_s: float = 0.0,  # full listing at most this often when events keep the mirror current; 0: every run
+        backfill_days: int = 0,  # a channel's first read goes back this far; 0: its whole history
     ) -> None:
         if page_size < 1:
             raise ValueError(f"page_size must be at least 1, not {page_size}")
@@ -55,6 +59,10 @@ class IngestWorker:
         self.status = IngestStatusStore(db)  # per-object status: a failing channel, thread or token stays apart
         self.on_token_disabled = on_token_disabled
         self._mirror: Mirror | None = None
+        self.reconcile_s = reconcile_s
+        self.backfill_days = backfill_days
+        self._ran = False  # a run of this process has read history (the next ones are not after downtime)
+        self._mirrored_at = 0.0  # time.monotonic() of the last full listing
         self.page_size = page_size
         self._run_lock = asyncio.Lock()  # one run at a time per worker, whoever starts it
 
@@ -71,13 +79,40 @@ class IngestWorker:
     async def mirror(self) -> Mirror:
         """Mirror the workspace's structure (workspace, members, channels, memberships) into the store."""
         self._mirror = await mirror_workspace(self.port, self.db, self.store)
+        self._mirrored_at = time.monotonic()
         return self._mirror
 
+    async def known_workspace_id(self) -> int:
+        """The workspace's store id without listing it, when it was mirrored before: for a process that runs asks
+        but no sync (`askwith worker`); a workspace never mirrored is mirrored now."""
+        info = await self.port.workspace_info()
+        async with self.db.session() as session:
+            found = await self.store.find_workspace(session, WorkspaceKey(self.port.platform, info.id))
+        return found if found is not None else (await self.mirror()).workspace_id
+
+    async def sync(self) -> Mirror:
+        """The workspace's structure for a scheduled run, as cheaply as it is known current: between full listings
+        (every `reconcile_s`), events keep members and memberships current, so only the list of channels is read,
+        a new one looked up alone and one no longer listed left with no readers."""
+        mirror = self._mirror
+        if mirror is None or time.monotonic() - self._mirrored_at >= self.reconcile_s:
+            return await self.mirror()
+        listed = set(await self.port.list_channel_ids())
+        for channel_id in sorted(listed - {c.id for c in mirror.channels}):
+            await self.learn_channel(channel_id)
+        # DMs are listed through members' own tokens, so an unlisted one says nothing (as in a full mirror).
+        unlisted = [c for c in mirror.channels if c.id not in listed and c.kind in LISTED_KINDS]
+        for channel in unlisted:
+            await self.live.forget_channel_readers(mirror.workspace_id, channel.id)
+        mirror.channels = [c for c in mirror.channels if c not in unlisted]
+        return mirror
+
     async def run(self, *, progress: IngestProgress | None = None) -> IngestReport:
-        """One full pass: mirror, pull new history, update fuzzy memory; returns what changed."""
+        """One pass: bring the structure up to date (`sync`), pull new history, update fuzzy memory; returns what
+        changed."""
         async with self._run_lock:
             started = time.perf_counter()
-            mirror = await self.mirror()
+            mirror = await self.sync()
             report = IngestReport(workspace_id=mirror.workspace_id, workspace_name=mirror.workspace_name)
             counts = await self._pull_history(mirror, report, progress)
             report.messages_added, report.messages_skipped = counts.added, counts.skipped
@@ -101,8 +136,16 @@ class IngestWorker:
         skip = await self.status.not_due(mirror.workspace_id, ObjectKind.CHANNEL)
         todo = [c.id for c in mirror.channels if mirror.channel_ids[c.id] in ingestable and c.id not in skip]
         report.channels_ingested = len(todo)
+        since = datetime.now(UTC) - timedelta(days=self.backfill_days) if self.backfill_days else None
         puller = HistoryPuller(
-            self.port, self.db, self.store, mirror, page_size=self.page_size, refresh_members=self._refresh
+            self.port,
+            self.db,
+            self.store,
+            mirror,
+            page_size=self.page_size,
+            learn_member=self.learn_member,
+            since=since,
+            after_downtime=not self._ran,  # the first run of a process: events were missed while it was down
         )
         await puller.start()
         guard = self.guard(mirror.workspace_id)
@@ -115,6 +158,7 @@ class IngestWorker:
                 _tick(progress, Stage.HISTORY, done, len(todo))
         finally:
             counts = await puller.finish()
+        self._ran = True
         return counts
 
     async def _pull_one_channel(
@@ -187,16 +231,21 @@ class IngestWorker:
 
     async def learn_member(self, member_id: str) -> bool:
         """Store one member the platform just named (looked up alone); False when the platform does not know them."""
-        mirror = self._mirror or await self.mirror()
         member = await self.port.lookup_member(member_id)
         if member is None:
             return False
+        await self.store_member(member)
+        return True
+
+    async def store_member(self, member: Member) -> None:
+        """Store a member as an event describes them (joined, profile changed), without asking the platform."""
+        mirror = self._mirror or await self.mirror()
         policies = self.port.initial_policies() if isinstance(self.port, CarriesPolicies) else {}
         async with self.db.session() as session, session.begin():
-            mirror.member_ids = await self.store.upsert_members(session, mirror.workspace_id, [member], policies)
+            db_id = await self.store.upsert_member(session, mirror.workspace_id, member, policies.get(member.id))
+        mirror.member_ids[member.id] = db_id
         if member.is_bot:
             mirror.bot_ids.add(member.id)
-        return True
 
     async def learn_channel(self, channel_id: str) -> bool:
         """Store one channel and its current readers, looked up alone (a channel created or joined since the last
@@ -222,9 +271,6 @@ class IngestWorker:
         if await self.live.edit_message(mirror.workspace_id, message.id, message.text):
             return True
         return await self.ingest_message(message)
-
-    async def _refresh(self, mirror: Mirror) -> None:
-        await refresh_members(self.port, self.db, self.store, mirror)
 
 
 async def _into(target: dict[str, str], work: Awaitable[dict[str, str]]) -> None:

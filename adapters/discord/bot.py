@@ -99,6 +99,9 @@ class DiscordRuntime:
     # Set by the hosting process: stops a server's scheduled ingestion and ask worker when the bot is removed.
     on_left: Callable[[str], None] | None = None
     _worker_tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    # The hosting process's hook for a server joined while running (`askwith serve`): it schedules the server's
+    # ingestion and runs its asks like those of the servers present at start.
+    on_joined: Callable[[DiscordServices], None] | None = None
 
     @property
     def services(self) -> DiscordServices:
@@ -119,8 +122,8 @@ class DiscordRuntime:
         self._worker_tasks.append(asyncio.create_task(worker.run(stop=self.stop), name=name))
 
     async def joined(self, guild_id: str) -> None:
-        """The bot was invited to another server while running: serve it at once, its asks run here, its history
-        is pulled now (the schedule of `askwith serve` covers the servers it started with; live events cover all)."""
+        """The bot was invited to another server while running: serve it at once, its history pulled now; the
+        hosting process (`on_joined`) schedules its ingestion and runs its asks, or else they run here."""
         if guild_id in self.client.guild_services:
             return
         services = await self.launcher.start(guild_id)
@@ -131,9 +134,12 @@ class DiscordRuntime:
         guild = discord.Object(id=int(guild_id))
         commands.register(self.client.tree, [guild])
         await self.client.tree.sync(guild=guild)
-        worker = AskWorker(services.asks, poll_seconds=ASK_POLL_SECONDS)
-        self.workers.append(worker)
-        self._run(worker)
+        if self.on_joined is not None:
+            self.on_joined(services)
+        else:
+            worker = AskWorker(services.asks, poll_seconds=ASK_POLL_SECONDS)
+            self.workers.append(worker)
+            self._run(worker)
         await services.ingest.run()
 
     async def left(self, guild_id: str) -> None:
@@ -174,6 +180,7 @@ async def start_discord(
     client: AskwithClient | None = None,
     indexer: SessionIndexer | None = None,
     worker: bool = True,
+    mirror: bool = True,
 ) -> DiscordRuntime:
     """Log in, mirror every server the bot is in (or DISCORD_GUILD_ID alone), wire the core and the handlers, and
     sync the commands to each server (no gateway yet). A server that fails to start is logged and left out; the
@@ -182,6 +189,7 @@ async def start_discord(
     client = client or build_client()
     await client.login(token)
     launcher = GuildLauncher(client, settings, db, llm, memory, indexer)
+    launcher.mirror = mirror  # False: servers mirrored before are taken as stored (a process with no gateway)
     for guild_id in await served_guilds(client, settings):
         if (services := await launcher.start(guild_id)) is not None:
             client.guild_services[guild_id] = services

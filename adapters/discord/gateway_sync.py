@@ -3,9 +3,14 @@ deletion forgets it (clear memory at once, fuzzy memory on the indexer pass that
 who can read what recomputes visibility. Bursts of visibility events (a role edit touches every member) coalesce
 into one recomputation; an event never reads history.
 
+Once the server is mirrored, a visibility event changes only what it touches (`adapters.discord.guild_visibility`):
+a member's roles, what that member reads; a role, what its holders read; a channel's overwrites or a private thread's
+members, who reads that channel. The work runs in a thread, so interactions are answered meanwhile; the full
+recomputation is the scheduled mirror's.
+
     sync = GatewaySync(port, ingest)
     await sync.message_edited(message, channel_id)
-    sync.visibility_changed("member_update")
+    await sync.member_roles(member_id, role_ids)
     await sync.settled()      # every requested change applied (tests, benchmarks)
 """
 
@@ -17,6 +22,7 @@ import logging
 import discord
 from sqlalchemy import select
 
+from adapters.discord.guild_visibility import GuildVisibility
 from adapters.discord.port import DiscordPort
 from bot.errors import AskwithError
 from bot.store import models
@@ -61,9 +67,56 @@ class GatewaySync:
             self._visibility = asyncio.create_task(self._visibility_loop(), name="askwith-discord-visibility")
 
     async def member_left(self, member_id: str) -> None:
-        """A member who left the server reads nothing any more, at once; the recomputation follows."""
+        """A member who left the server reads nothing any more, at once."""
         await self.memory.set_member_deactivated(await self._workspace_id(), member_id, True)
-        self.visibility_changed(f"member {member_id} left")
+        if (model := self.port.visibility) is None:
+            self.visibility_changed(f"member {member_id} left")
+            return
+        async with model.lock:
+            model.set_roles(member_id, None)
+
+    async def member_roles(self, member_id: str, role_ids: list[str], *, joined: bool = False) -> None:
+        """A member joined or their roles changed: what they read now, worked out for them alone, off the loop."""
+        if (model := self.port.visibility) is None:
+            self.visibility_changed(f"member {member_id} changed")
+            return
+        known = member_id in (self.ingest._mirror or await self.ingest.mirror()).member_ids
+        # One who joined is looked up alone (one who left and came back is active again).
+        if (joined or not known) and not await self.ingest.learn_member(member_id):
+            return
+        async with model.lock:
+            model.set_roles(member_id, role_ids)
+            readable = await asyncio.to_thread(model.readable, [member_id])
+            await self._write(readable, model)
+
+    async def role_changed(self, role_id: str, permissions: int | None) -> None:
+        """A role created, changed or deleted: its holders' reads, worked out per role set, off the loop."""
+        if (model := self.port.visibility) is None:
+            self.visibility_changed(f"role {role_id} changed")
+            return
+        async with model.lock:
+            holders = model.set_role(role_id, permissions)
+            readable = await asyncio.to_thread(model.readable, holders)
+            await self._write(readable, model)
+
+    async def channel_changed(self, channel_id: str) -> None:
+        """A channel created or its overwrites changed: its readers (and its private threads') looked up alone."""
+        if (model := self.port.visibility) is None:
+            self.visibility_changed(f"channel {channel_id} changed")
+            return
+        threads = [t for t, thread in model.private_threads.items() if thread.parent_id == channel_id]
+        for scope in [channel_id, *threads]:
+            await self.thread_changed(scope)
+
+    async def thread_changed(self, channel_id: str) -> None:
+        """A channel or private thread whose readers may have changed: looked up alone (never a whole mirror); one
+        askwith can no longer read keeps no readers."""
+        if not await self.ingest.learn_channel(channel_id):
+            await self.memory.forget_channel_readers(await self._workspace_id(), channel_id)
+
+    async def _write(self, readable: dict[str, set[str]], model: GuildVisibility) -> None:
+        scope = [*model.channels, *model.private_threads]
+        await self.memory.set_member_reads(await self._workspace_id(), readable, scope=scope)
 
     async def channel_deleted(self, channel_id: str) -> None:
         """A channel or thread deleted on Discord: everything memory holds of it goes (its messages are gone for
@@ -79,7 +132,12 @@ class GatewaySync:
             )
             reply_ids = list(replies.scalars())
         await self.memory.delete_messages(workspace_id, reply_ids)
-        self.visibility_changed(f"channel {channel_id} deleted")
+        if (model := self.port.visibility) is None:
+            self.visibility_changed(f"channel {channel_id} deleted")
+            return
+        async with model.lock:
+            model.set_channel(channel_id, None)
+            model.set_private_thread(channel_id, None)
 
     async def forget_server(self) -> None:
         """The bot left the server: no channel's readers can be verified any more, so nobody reads any of them."""

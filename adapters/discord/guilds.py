@@ -48,6 +48,7 @@ class GuildLauncher:
         self.memory = memory
         self.indexer = indexer
         self.approvals = ApprovalRegistry()  # one registry: a click in a DM resolves whichever server asked
+        self.mirror = True  # False in a process that runs asks but no sync and no gateway (`askwith worker`)
 
     async def start(self, guild_id: str) -> DiscordServices | None:
         port = DiscordPort(self.client, settings=self.settings, approvals=self.approvals, guild_id=guild_id)
@@ -59,18 +60,26 @@ class GuildLauncher:
 
     async def _services(self, port: DiscordPort) -> DiscordServices:
         settings = self.settings
-        ingest = IngestWorker(port, self.db, indexer=self.indexer, page_size=settings.ingest_page_size)
-        mirror = await ingest.mirror()
+        ingest = IngestWorker(
+            port,
+            self.db,
+            indexer=self.indexer,
+            page_size=settings.ingest_page_size,
+            reconcile_s=settings.member_reconcile_hours * 3600,
+            backfill_days=settings.backfill_days,
+        )
+        # A process that only runs asks (`askwith worker`) takes the stored server as it is.
+        workspace_id = (await ingest.mirror()).workspace_id if self.mirror else await ingest.known_workspace_id()
         asks = AskService(
             settings=settings,
             db=self.db,
             port=port,
             llm=self.llm,
             memory=self.memory,
-            workspace_id=mirror.workspace_id,
+            workspace_id=workspace_id,
         )
         key = WorkspaceKey(port.platform, await port.guild_id())
-        log.info("Discord server %s (%s) mirrored", mirror.workspace_name, key.external_id)
+        log.info("Discord server %s started (mirrored: %s)", key.external_id, self.mirror)
         return DiscordServices(settings, self.db, port, asks, ingest, key)
 
 

@@ -67,8 +67,20 @@ class GuildPermissions:
         return permissions.view_channel and permissions.read_message_history
 
     def readers(self, channel: Mapping[str, Any]) -> tuple[str, ...]:
+        """Members who can read the channel's history. Members with the same roles and no overwrite of their own
+        read alike, so each role set is worked out once (50,000 members hold a few hundred role sets)."""
         overwrites = list(channel.get("permission_overwrites", []))
-        return tuple(m for m in self.member_roles if self.can_read(m, overwrites))
+        own = {str(o["id"]) for o in overwrites if int(o["type"]) == MEMBER_OVERWRITE} | {self.owner_id}
+        by_roles: dict[tuple[str, ...], bool] = {}
+        readers = []
+        for member, roles in self.member_roles.items():
+            if member in own:
+                reads = self.can_read(member, overwrites)
+            elif (reads := by_roles.get(roles)) is None:
+                reads = by_roles[roles] = self.can_read(member, overwrites)
+            if reads:
+                readers.append(member)
+        return tuple(readers)
 
     def private_thread_readers(self, parent: Mapping[str, Any], thread_members: set[str]) -> tuple[str, ...]:
         """A private thread: readers of its parent who are its members or moderate the parent's threads."""

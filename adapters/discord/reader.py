@@ -8,14 +8,17 @@ as a channel of its own (see `adapters.discord.threads`). A forum's top level is
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 import discord
 
 from adapters.discord import convert, texts
 from adapters.discord.calls import platform_call
+from adapters.discord.guild_visibility import GuildVisibility, PrivateThread
 from adapters.discord.permissions import GuildPermissions
 from adapters.discord.threads import FORUM_TYPES, ThreadDirectory, is_private, is_thread
 from bot.errors import ChatPlatformError, PlatformObjectGoneError, WorkspaceError
@@ -42,6 +45,7 @@ class GuildReading:
     _places: dict[str, tuple[str, str | None]]
     _forum_posts: dict[str, list[dict[str, Any]]]
     _role_names: dict[str, str]  # role id -> name, refreshed whenever the server is read (readable role mentions)
+    visibility: GuildVisibility | None = None  # who reads what as of the last listing, kept current by events
 
     # ------------------------------------------------------------------ the server
     async def guild_id(self) -> str:
@@ -87,6 +91,7 @@ class GuildReading:
         """Channels the bot can read, each with the members who can read its history (not the agents' one), and
         each private thread as a channel of its own (its readers: its members and the parent's moderators)."""
         guild = await self.permissions()
+        self.threads.forget_members()
         async with platform_call("list the server's channels"):
             payloads = await self.http.get_all_guild_channels(guild.guild_id)
         parents: dict[str, dict[str, Any]] = {}
@@ -102,10 +107,34 @@ class GuildReading:
             channels.append(convert.channel(payload, public=guild.everyone_reads(payload), readers=readers))
         async with platform_call("list the server's threads"):
             threads = await self.threads.scan(guild.guild_id, parents)
-        return channels + await self._thread_scopes(guild, parents, threads)
+        private: dict[str, PrivateThread] = {}
+        scopes = await self._thread_scopes(guild, parents, threads, private)
+        self.visibility = GuildVisibility(guild, parents, private)  # what gateway events change from here on
+        return channels + scopes
+
+    async def list_channel_ids(self) -> list[str]:
+        """Between full listings: the channels and private threads the server's model holds (events keep it
+        current), plus any top-level channel the server lists that the model does not know (one call)."""
+        if (model := self.visibility) is None:
+            return [c.id for c in await self.list_channels()]
+        async with platform_call("list the server's channels"):
+            payloads = await self.http.get_all_guild_channels(await self.guild_id())
+        listed = {
+            str(p["id"])
+            for p in payloads
+            if int(p["type"]) in convert.TEXT_CHANNEL_TYPES and not self._is_agents_channel(p)
+        }
+        known = [c for c in model.channels if c in listed]
+        threads = [t for t, thread in model.private_threads.items() if thread.parent_id in listed]
+        fresh = listed - set(model.channels)  # looked up alone by the worker (one the bot cannot read is skipped)
+        return sorted({*known, *threads, *fresh})
 
     async def _thread_scopes(
-        self, guild: GuildPermissions, parents: dict[str, dict[str, Any]], threads: list[dict[str, Any]]
+        self,
+        guild: GuildPermissions,
+        parents: dict[str, dict[str, Any]],
+        threads: list[dict[str, Any]],
+        private: dict[str, PrivateThread],
     ) -> list[Channel]:
         """Record where each thread's messages go; private threads become channels of their own."""
         self._forum_posts = {p: [] for p, payload in parents.items() if int(payload["type"]) in FORUM_TYPES}
@@ -126,6 +155,7 @@ class GuildReading:
             readers = guild.private_thread_readers(parent, members)
             if self._bot_id() in readers:
                 self._places[thread_id] = (thread_id, None)
+                private[thread_id] = PrivateThread(str(parent["id"]), frozenset(members))
                 scopes.append(convert.private_thread(thread, parent_name=str(parent.get("name")), readers=readers))
         return scopes
 
@@ -141,6 +171,10 @@ class GuildReading:
 
     def _is_agents_channel(self, payload: dict[str, Any]) -> bool:
         return str(payload["id"]) == self._agents_channel_id or payload.get("name") == AGENTS_CHANNEL_NAME
+
+    def cursor_since(self, when: datetime) -> str:
+        """The message id Discord would give at `when`: history read after it starts there."""
+        return str(discord.utils.time_snowflake(when))
 
     async def read_history(self, channel_id: str, *, cursor: str | None = None, limit: int = 200) -> HistoryPage:
         if channel_id in self._forum_posts:
@@ -233,12 +267,13 @@ class GuildReading:
             parent or payload
         ):
             return None
-        guild = await self.permissions()
+        guild = await self.permissions() if self.visibility is None else self.visibility.permissions()
         if parent is not None:
-            readers = guild.private_thread_readers(parent, await self.threads.members(channel_id))
+            members = await self.threads.members(channel_id)
+            readers = await self._readers(channel_id, parent, PrivateThread(str(parent["id"]), frozenset(members)))
             channel = convert.private_thread(payload, parent_name=str(parent.get("name")), readers=readers)
         else:
-            readers = guild.readers(payload)
+            readers = await self._readers(channel_id, payload, None)
             channel = convert.channel(payload, public=guild.everyone_reads(payload), readers=readers)
             if int(payload["type"]) in FORUM_TYPES:
                 self._forum_posts.setdefault(channel_id, [])
@@ -246,6 +281,28 @@ class GuildReading:
             return None
         self._places[channel_id] = (channel_id, None)
         return channel
+
+    async def _readers(
+        self, channel_id: str, payload: dict[str, Any], thread: PrivateThread | None
+    ) -> tuple[str, ...]:
+        """Who reads a channel (or, with `thread`, a private thread of `payload`), worked out off the event loop;
+        the server's model learns the channel, or forgets it when the bot cannot read it."""
+        model = self.visibility
+        if model is None:
+            guild = await self.permissions()
+            if thread is None:
+                return guild.readers(payload)
+            return guild.private_thread_readers(payload, set(thread.member_ids))
+        async with model.lock:
+            if thread is None:
+                model.set_channel(channel_id, payload)
+            else:
+                model.set_channel(thread.parent_id, payload)
+                model.set_private_thread(channel_id, thread)
+            readers = tuple(sorted(await asyncio.to_thread(model.readers, channel_id)))
+            if self._bot_id() not in readers:
+                (model.set_channel if thread is None else model.set_private_thread)(channel_id, None)
+        return readers
 
     async def place(self, discord_channel_id: str) -> tuple[str, str | None] | None:
         """Where messages said in a Discord channel or thread belong in askwith: (channel, thread id or None).

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from functools import partial
 from typing import TYPE_CHECKING
 
 from bot.platforms import PlatformContext, PlatformRuntime, PlatformStarter
@@ -17,6 +18,7 @@ from bot.settings import Settings
 
 if TYPE_CHECKING:
     from adapters.discord.bot import DiscordRuntime
+    from adapters.discord.services import DiscordServices
 
 
 log = logging.getLogger(__name__)
@@ -41,16 +43,30 @@ async def _start(context: PlatformContext) -> list[PlatformRuntime]:
         client=client,
         indexer=context.indexer,
         worker=False,  # the hosting process runs the ask worker for every platform
+        mirror=context.listen,  # `askwith worker` runs asks only: no gateway, no sync, no listing at start
     )
     for services in runtime.guilds:
         services.asks.transcript_link = context.links.for_workspace(services.asks.workspace_id)
     if context.left is not None:
         left = context.left
         runtime.on_left = lambda guild_id: left("discord", guild_id)
+    if context.joined is not None:
+        runtime.on_joined = partial(_joined, context)
     if context.listen:
         gateway = asyncio.create_task(_gateway(runtime), name="askwith-discord-gateway")
         context.stack.push_async_callback(_stop_gateway, runtime, gateway)
-    return [PlatformRuntime("discord", s.asks, s.ingest, key=s.workspace.external_id) for s in runtime.guilds]
+    return [_platform(s) for s in runtime.guilds]
+
+
+def _platform(services: DiscordServices) -> PlatformRuntime:
+    return PlatformRuntime("discord", services.asks, services.ingest, key=services.workspace.external_id)
+
+
+def _joined(context: PlatformContext, services: DiscordServices) -> None:
+    """A server joined while running: scheduled and served like those present at start."""
+    services.asks.transcript_link = context.links.for_workspace(services.asks.workspace_id)
+    if context.joined is not None:
+        context.joined(_platform(services))
 
 
 async def _gateway(runtime: DiscordRuntime) -> None:

@@ -95,3 +95,7 @@ class ThreadDirectory:
 
     def members_changed(self, thread_id: str) -> None:
         self._members.pop(thread_id, None)
+
+    def forget_members(self) -> None:
+        """A full reconciliation lists every private thread's members again (an event may have been missed)."""
+        self._members.clear()

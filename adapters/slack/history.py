@@ -8,7 +8,8 @@ and a run killed or rate-limited part-way resumes at the next page:
     "1700000100.000200"                              done: everything up to this ts is read (the next sweep's oldest)
     "1700000000.000100|1700000100.000200|<slack>"    sweeping: oldest | this sweep's high-water mark | Slack's cursor
 
-Messages are unique by id, so a page read twice (a kill between reading and storing) adds nothing.
+Messages are unique by id, so a page read twice (a kill between reading and storing) adds nothing. A stored Slack
+cursor that Slack no longer accepts (`invalid_cursor`, after a long downtime) restarts that channel's sweep.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from adapters.slack.convert import is_message, message_from_slack, ts_key
+from bot.errors import ChatPlatformError
 from bot.port import HistoryPage
 
 
 Call = Callable[..., Awaitable[Any]]  # SlackPort._call
 SEP = "|"
+INVALID_CURSOR = "invalid_cursor"
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,15 @@ async def read_history_page(
             params["oldest"] = sweep.oldest
         if sweep.slack_cursor:
             params["cursor"] = sweep.slack_cursor
-        response = await call("conversations.history", **params)
+        try:
+            response = await call("conversations.history", **params)
+        except ChatPlatformError as exc:
+            if exc.reason != INVALID_CURSOR or not sweep.slack_cursor:
+                raise
+            # Slack's cursors expire: sweep again from the newest message down to the same `oldest`. Messages are
+            # unique by id, so what this sweep had stored already is not stored twice.
+            sweep = Sweep(sweep.oldest, sweep.high_water, "")
+            continue
         raw = response.get("messages", [])
         next_slack = (response.get("response_metadata") or {}).get("next_cursor") or ""
         newest = max((m["ts"] for m in raw), key=ts_key, default="")

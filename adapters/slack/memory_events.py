@@ -12,7 +12,8 @@ mirror (a member or channel askwith has not met is looked up alone).
       group_left
     channel_archive / group_archive       kept and readable (as on Slack), no longer polled; unarchive resumes
     channel_deleted / group_deleted       everything memory holds of it goes
-    user_change (deleted: true)           the member reads nothing any more
+    user_change                           the member's names follow; deleted: true, they read nothing any more
+    team_join                             the new member is stored (no member listing)
     tokens_revoked                        each member's token disabled, its DMs left with no reader, member told
     (app_uninstalled: the workspace leaves, everything deleted: adapters.slack.leaving)
 """
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from adapters.slack import texts
-from adapters.slack.convert import message_from_slack, message_id
+from adapters.slack.convert import member_from_slack, message_from_slack, message_id
 from adapters.slack.port import SlackPort
 from bot.port import ChannelKind
 from bot.store import truth
@@ -107,10 +108,16 @@ class SlackMemoryEvents:
         if not user.get("id"):
             return
         ws = await self.workspace_id()
-        deactivated = bool(user.get("deleted"))
-        await self.worker.live.set_member_deactivated(ws, user["id"], deactivated)
-        if deactivated:
-            self.port.drop_member_token(user["id"])
+        member = member_from_slack(user)
+        await self.worker.store_member(member)  # names as the event gives them: no call to Slack
+        await self.worker.live.set_member_deactivated(ws, member.id, member.deactivated)
+        if member.deactivated:
+            self.port.drop_member_token(member.id)
+
+    async def team_joined(self, event: dict[str, Any]) -> None:
+        """A new member of the workspace: stored from the event (they read channels as they join them)."""
+        if (user := event.get("user") or {}).get("id"):
+            await self.worker.store_member(member_from_slack(user))
 
     async def tokens_revoked(self, event: dict[str, Any]) -> None:
         for member in (event.get("tokens") or {}).get("oauth") or []:

@@ -20,6 +20,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
@@ -197,6 +198,26 @@ class SlackPort(SlackInteractions, ChatPort):
         self._channel_tokens = tokens  # only tokens usable now: an opted-out member's token is never used again
         return list(found.values())
 
+    async def list_channel_ids(self) -> list[str]:
+        """The conversations `list_channels` lists, without reading anyone's membership: a few pages of
+        `users.conversations` (50 for 10,000 channels) instead of one `conversations.members` per channel."""
+        agents = self._agents_channel
+        ids = [
+            raw["id"]
+            async for raw in self._paged("users.conversations", "channels", types=BOT_CONVERSATION_TYPES)
+            if raw["id"] != agents and raw.get("name") != AGENTS_CHANNEL_NAME
+        ]
+        for grant in await self._grants():
+            try:
+                ids += [
+                    raw["id"]
+                    async for raw in self._paged("users.conversations", "channels", types="im,mpim", token=grant.token)
+                ]
+            except PlatformTokenRevokedError as exc:
+                if self.on_token_refused is not None:
+                    await self.on_token_refused(grant.member_platform_id, exc.reason)
+        return sorted(set(ids))
+
     async def _grants(self) -> list[UserTokenGrant]:
         if self.user_tokens is None:
             return []
@@ -254,6 +275,10 @@ class SlackPort(SlackInteractions, ChatPort):
         return channel_from_slack(raw, tuple(members))
 
     # ------------------------------------------------------------------ reading: history
+    def cursor_since(self, when: datetime) -> str:
+        """A sweep that reads messages newer than `when` (a channel's first, bounded backfill)."""
+        return f"{when.timestamp():.6f}"
+
     async def read_history(self, channel_id: str, *, cursor: str | None = None, limit: int = 200) -> HistoryPage:
         """Top-level messages newer than the cursor, one Slack page at a time (see `adapters.slack.history`)."""
         page = await read_history_page(

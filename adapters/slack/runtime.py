@@ -62,7 +62,9 @@ class SlackRuntime:
         `listen=False` (a standalone ask worker) leaves Socket Mode unconnected, so events reach one process."""
         client = web_client(settings)
         tokens = UserTokenStore(db, TokenCipher.from_settings(settings)) if settings.token_encryption_key else None
-        services = await open_workspace(settings, db, client, tokens, llm=llm, memory=memory, indexer=indexer)
+        services = await open_workspace(
+            settings, db, client, tokens, llm=llm, memory=memory, indexer=indexer, mirror=listen
+        )
         install = services.install
         socket = bool(settings.slack_app_token)
         app = build_app(services, socket_mode=socket)
@@ -95,20 +97,29 @@ async def open_workspace(
     llm: LLMClient,
     memory: MemoryAccess,
     indexer: SessionIndexer | None = None,
+    mirror: bool = True,
 ) -> SlackServices:
     """One workspace's services over its bot's client: its port, its directory in the store (which the core scopes
     every ask, memory read and transcript to), its memory source (mirror: ingestion; live: Slack's search, nothing
-    copied) and its asks."""
+    copied) and its asks. `mirror=False` (a process that only runs asks) takes the stored workspace as it is, unless
+    it was never mirrored."""
     limits = InstallLimits.for_settings(settings)
     port = SlackPort(client, user_tokens=tokens, agents_channel=settings.slack_agents_channel, limits=limits)
-    ingest = IngestWorker(port, db, indexer=indexer, page_size=settings.ingest_page_size)
+    ingest = IngestWorker(
+        port,
+        db,
+        indexer=indexer,
+        page_size=settings.ingest_page_size,
+        reconcile_s=settings.member_reconcile_hours * 3600,
+        backfill_days=settings.backfill_days,
+    )
     port.on_token_refused = SlackMemoryEvents(port, ingest).token_lost  # a refused member token: skipped
-    mirror = await ingest.mirror()  # members and channels only: history is read by `ingest.run`
+    workspace_id = (await ingest.mirror()).workspace_id if mirror else await ingest.known_workspace_id()
     source, live = slack_memory_source(settings), None
     if source == "live":
         memory, live = await live_memory(db, port, tokens, reader_of=memory)
-    logger.info("Slack workspace %s: memory source %s", mirror.workspace_name, source)
-    asks = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=mirror.workspace_id)
+    logger.info("Slack workspace %s: memory source %s", workspace_id, source)
+    asks = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=workspace_id)
     install = None
     if tokens is not None and settings.slack_client_id:
         install = MemberInstallFlow(settings, client, tokens, extra_scopes=member_scopes(settings))

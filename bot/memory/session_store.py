@@ -6,18 +6,15 @@ dropping `memory_session` / `session_message` rows. Used by `SessionIndexer` onl
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.memory.sessions import SessionLine, SessionSpan
-from bot.store import models, truth
+from bot.store import bulk, models, truth
 from bot.store.db import Database, as_utc
-
-
-CHUNK = 500  # rows or ids per statement: stays under SQLite's bound-parameter limit
 
 
 @dataclass(frozen=True)
@@ -25,11 +22,6 @@ class StoredSession:
     id: int
     key: str
     embedded: bool
-
-
-def chunks(items: Sequence[int] | Sequence[str], size: int = CHUNK) -> Iterable[list]:  # type: ignore[type-arg]
-    for start in range(0, len(items), size):
-        yield list(items[start : start + size])
 
 
 async def changed_channels(session: AsyncSession, workspace_id: int) -> list[int]:
@@ -111,7 +103,7 @@ async def insert_sessions(db: Database, session: AsyncSession, workspace_id: int
     stored some already: those are skipped, never duplicated)."""
     by_key = {span.key: span for span in spans}
     created: list[tuple[int, str]] = []
-    for batch in chunks(list(by_key)):
+    for batch in await bulk.chunks(session, list(by_key), per_item=len(models.MemorySession.__table__.columns)):
         rows = [_session_row(workspace_id, by_key[key]) for key in batch]
         stmt = (
             db.insert(models.MemorySession)
@@ -121,8 +113,8 @@ async def insert_sessions(db: Database, session: AsyncSession, workspace_id: int
         )
         created.extend((key_id[0], key_id[1]) for key_id in (await session.execute(stmt)).all())
     links = [{"session_id": id_, "message_id": m} for id_, key in created for m in by_key[key].message_ids]
-    for start in range(0, len(links), CHUNK * 4):
-        await session.execute(db.insert(models.SessionMessage).values(links[start : start + CHUNK * 4]))
+    for rows in await bulk.row_chunks(session, models.SessionMessage, links):
+        await session.execute(db.insert(models.SessionMessage).values(rows))
     return len(created)
 
 
@@ -142,7 +134,7 @@ def _session_row(workspace_id: int, span: SessionSpan) -> dict[str, object]:
 
 async def mark_summarized(session: AsyncSession, session_ids: Sequence[int]) -> None:
     """Sessions whose summary is stored (their vectors come next, `mark_embedded`)."""
-    for batch in chunks(session_ids):
+    for batch in await bulk.chunks(session, session_ids, per_item=1):
         await session.execute(
             update(models.MemorySession).where(models.MemorySession.id.in_(batch)).values(summarized=True)
         )
@@ -154,7 +146,7 @@ async def mark_embedded(session: AsyncSession, window_counts: Mapping[int, int])
     for id_, count in window_counts.items():
         by_count[count].append(id_)
     for count, ids in by_count.items():  # a handful of distinct counts: one statement each per chunk
-        for batch in chunks(ids):
+        for batch in await bulk.chunks(session, ids, per_item=1):
             await session.execute(
                 update(models.MemorySession)
                 .where(models.MemorySession.id.in_(batch))

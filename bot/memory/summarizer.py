@@ -27,7 +27,7 @@ from bot.llm.client import LLMClient
 from bot.llm.types import LLMRequest
 from bot.memory.sessions import SessionLine
 from bot.prompts import render_prompt
-from bot.store import models
+from bot.store import bulk, models
 from bot.store.db import Database
 
 
@@ -103,10 +103,10 @@ class SessionSummarizer:
         ]
         added = 0
         async with self.db.session() as session, session.begin():
-            for start in range(0, len(rows), 500):  # stay under SQLite's bound-parameter limit
+            for chunk in await bulk.row_chunks(session, models.SessionSummary, rows):
                 stmt = (
                     self.db.insert(models.SessionSummary)
-                    .values(rows[start : start + 500])
+                    .values(chunk)
                     .on_conflict_do_nothing(index_elements=["content_hash"])
                     .returning(models.SessionSummary.content_hash)
                 )

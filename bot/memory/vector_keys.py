@@ -16,8 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from sqlalchemy import select
 
-from bot.memory.session_store import chunks
-from bot.store import models
+from bot.store import bulk, models
 from bot.store.db import Database
 
 
@@ -32,7 +31,7 @@ async def vector_keys(db: Database, channel_ids: Sequence[int], *, windows: bool
     """Every channel's vector keys: its embedded sessions' summary keys, or with `windows` their window keys."""
     keys: dict[int, list[str] | None] = {id_: [] for id_ in channel_ids}
     async with db.engine.connect() as conn:
-        for batch in chunks(list(channel_ids)):
+        for batch in await bulk.chunks(conn, list(channel_ids), per_item=1):
             stmt = select(
                 models.MemorySession.channel_id, models.MemorySession.key, models.MemorySession.window_count
             ).where(models.MemorySession.channel_id.in_(batch), models.MemorySession.embedded.is_(True))

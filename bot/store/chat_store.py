@@ -11,15 +11,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import case, delete, exists, func, select, true, update
+from sqlalchemy import case, delete, exists, func, select, true, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import port
 from bot.errors import UnknownMemberError
-from bot.store import models, truth
+from bot.store import bulk, models, truth
 from bot.store.db import Database
 from bot.store.sanitize import db_text
 from bot.world import MemberPolicy
+
+
+MEMBER_PROFILE = ("name", "display_name", "is_bot", "deactivated")  # what a later mirror may change
 
 
 @dataclass(frozen=True)
@@ -54,8 +57,28 @@ class ChatStore:
         members: Iterable[port.Member],
         policies: dict[str, MemberPolicy] | None = None,
     ) -> dict[str, int]:
-        """Mirror members; a new member takes its initial policy from `policies`, an existing one keeps its own."""
-        policies = {} if policies is None else policies
+        """Mirror members; a new member takes its initial policy from `policies`, an existing one keeps its own.
+        Returns every member's id (platform id -> database id)."""
+        await self._write_members(session, workspace_id, members, {} if policies is None else policies)
+        return await self.member_ids(session, workspace_id)
+
+    async def upsert_member(
+        self, session: AsyncSession, workspace_id: int, member: port.Member, policy: MemberPolicy | None = None
+    ) -> int:
+        """Mirror one member (an event named them); returns their database id, without reading everyone's."""
+        await self._write_members(session, workspace_id, [member], {member.id: policy} if policy else {})
+        member_id = await truth.member_id(session, workspace_id, member.id)
+        if member_id is None:
+            raise UnknownMemberError(member.id)
+        return member_id
+
+    async def _write_members(
+        self,
+        session: AsyncSession,
+        workspace_id: int,
+        members: Iterable[port.Member],
+        policies: dict[str, MemberPolicy],
+    ) -> None:
         rows = []
         for m in members:
             policy = policies.get(m.id)
@@ -71,19 +94,13 @@ class ChatStore:
                     "share_policy": str(policy.share) if policy else port.SharePolicy.AUTO.value,
                 }
             )
-        if rows:
-            stmt = self._insert(models.Member).values(rows)
+        for chunk in await bulk.row_chunks(session, models.Member, rows):
+            stmt = self._insert(models.Member).values(chunk)
             stmt = stmt.on_conflict_do_update(
                 index_elements=["workspace_id", "platform_id"],
-                set_={
-                    "name": stmt.excluded.name,
-                    "display_name": stmt.excluded.display_name,
-                    "is_bot": stmt.excluded.is_bot,
-                    "deactivated": stmt.excluded.deactivated,
-                },
+                set_={column: stmt.excluded[column] for column in MEMBER_PROFILE},
             )
             await session.execute(stmt)
-        return await self.member_ids(session, workspace_id)
 
     async def member_ids(self, session: AsyncSession, workspace_id: int) -> dict[str, int]:
         result = await session.execute(
@@ -96,13 +113,11 @@ class ChatStore:
     ) -> dict[str, int]:
         """Mirror channels and replace their memberships with the platform's current ones."""
         channels = list(channels)
-        if channels:
-            stmt = self._insert(models.Channel).values(
-                [
-                    {"workspace_id": workspace_id, "platform_id": c.id, "name": c.name, "kind": str(c.kind)}
-                    for c in channels
-                ]
-            )
+        rows = [
+            {"workspace_id": workspace_id, "platform_id": c.id, "name": c.name, "kind": str(c.kind)} for c in channels
+        ]
+        for chunk in await bulk.row_chunks(session, models.Channel, rows):
+            stmt = self._insert(models.Channel).values(chunk)
             stmt = stmt.on_conflict_do_update(
                 index_elements=["workspace_id", "platform_id"],
                 set_={"name": stmt.excluded.name, "kind": stmt.excluded.kind},
@@ -118,25 +133,22 @@ class ChatStore:
     ) -> None:
         """Make the memberships of `channel_ids` exactly `wanted` ((channel, member) pairs), in a few statements."""
         current: set[tuple[int, int]] = set()
-        ordered = sorted(channel_ids)
-        for start in range(0, len(ordered), 500):  # stay under SQLite's bound-parameter limit
+        for batch in await bulk.chunks(session, sorted(channel_ids), per_item=1):
             rows = await session.execute(
                 select(models.Membership.channel_id, models.Membership.member_id).where(
-                    models.Membership.channel_id.in_(ordered[start : start + 500])
+                    models.Membership.channel_id.in_(batch)
                 )
             )
             current.update((c, m) for c, m in rows.all())
-        for channel_id, member_id in sorted(current - wanted):
+        for pairs in await bulk.chunks(session, sorted(current - wanted), per_item=2):
             await session.execute(
                 delete(models.Membership).where(
-                    models.Membership.channel_id == channel_id, models.Membership.member_id == member_id
+                    tuple_(models.Membership.channel_id, models.Membership.member_id).in_(pairs)
                 )
             )
         new = [{"channel_id": c, "member_id": m} for c, m in sorted(wanted - current)]
-        for start in range(0, len(new), 400):
-            await session.execute(
-                self._insert(models.Membership).values(new[start : start + 400]).on_conflict_do_nothing()
-            )
+        for chunk in await bulk.row_chunks(session, models.Membership, new):
+            await session.execute(self._insert(models.Membership).values(chunk).on_conflict_do_nothing())
 
     async def deactivated_member_ids(self, session: AsyncSession, workspace_id: int) -> set[str]:
         result = await session.execute(
@@ -155,8 +167,8 @@ class ChatStore:
     async def set_exclusions(self, session: AsyncSession, member_id: int, channel_ids: Iterable[int]) -> None:
         await session.execute(delete(models.MemberExclusion).where(models.MemberExclusion.member_id == member_id))
         rows = [{"member_id": member_id, "channel_id": c} for c in sorted(set(channel_ids))]
-        if rows:
-            await session.execute(self._insert(models.MemberExclusion).values(rows).on_conflict_do_nothing())
+        for chunk in await bulk.row_chunks(session, models.MemberExclusion, rows):
+            await session.execute(self._insert(models.MemberExclusion).values(chunk).on_conflict_do_nothing())
 
     # ------------------------------------------------------------------ messages and cursors
     async def add_messages(
@@ -189,10 +201,10 @@ class ChatStore:
                 }
             )
         new = 0
-        for start in range(0, len(rows), 500):  # stay under SQLite's bound-parameter limit
+        for chunk in await bulk.row_chunks(session, models.Message, rows):
             stmt = (
                 self._insert(models.Message)
-                .values(rows[start : start + 500])
+                .values(chunk)
                 .on_conflict_do_nothing(index_elements=["workspace_id", "platform_id"])
                 .returning(models.Message.id)
             )
@@ -221,8 +233,8 @@ class ChatStore:
             {"channel_id": c, "thread_platform_id": t, "cursor": cursor, "updated_at": now}
             for (c, t), cursor in sorted(cursors.items())
         ]
-        for start in range(0, len(rows), 200):
-            stmt = self._insert(models.IngestCursor).values(rows[start : start + 200])
+        for chunk in await bulk.row_chunks(session, models.IngestCursor, rows):
+            stmt = self._insert(models.IngestCursor).values(chunk)
             stmt = stmt.on_conflict_do_update(
                 index_elements=["channel_id", "thread_platform_id"],
                 set_={"cursor": stmt.excluded.cursor, "updated_at": stmt.excluded.updated_at},
@@ -263,8 +275,8 @@ class ChatStore:
             for c, t in sorted(set(threads))
             if t
         ]
-        for start in range(0, len(rows), 200):
-            stmt = self._insert(models.IngestCursor).values(rows[start : start + 200])
+        for chunk in await bulk.row_chunks(session, models.IngestCursor, rows):
+            stmt = self._insert(models.IngestCursor).values(chunk)
             await session.execute(stmt.on_conflict_do_nothing(index_elements=["channel_id", "thread_platform_id"]))
 
     async def find_workspace(self, session: AsyncSession, key: WorkspaceKey) -> int | None:

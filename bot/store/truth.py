@@ -17,17 +17,9 @@ from sqlalchemy import delete, exists, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.port import ChannelKind
-from bot.store import models
+from bot.store import bulk, models
 from bot.store.db import Database
 from bot.store.sanitize import db_text
-
-
-CHUNK = 500  # ids per statement: under SQLite's bound-parameter limit
-
-
-def _chunks(items: Sequence[object]) -> Iterable[list[object]]:
-    for start in range(0, len(items), CHUNK):
-        yield list(items[start : start + CHUNK])
 
 
 # ---------------------------------------------------------------------- lookups
@@ -54,7 +46,7 @@ async def member_id(session: AsyncSession, workspace_id: int, member_platform_id
 async def tombstoned(session: AsyncSession, workspace_id: int, platform_ids: Sequence[str]) -> set[str]:
     """Which of these message ids were deleted on the platform."""
     found: set[str] = set()
-    for batch in _chunks(platform_ids):
+    for batch in await bulk.chunks(session, platform_ids, per_item=1):
         rows = await session.execute(
             select(models.MessageTombstone.platform_id).where(
                 models.MessageTombstone.workspace_id == workspace_id, models.MessageTombstone.platform_id.in_(batch)
@@ -68,7 +60,7 @@ async def tombstoned(session: AsyncSession, workspace_id: int, platform_ids: Seq
 async def drop_sessions_of_messages(session: AsyncSession, message_ids: Sequence[int]) -> list[str]:
     """Drop the fuzzy-memory sessions holding any of these messages; returns their keys (vectors to delete)."""
     rows: list[tuple[int, str]] = []
-    for batch in _chunks(message_ids):
+    for batch in await bulk.chunks(session, message_ids, per_item=1):
         result = await session.execute(
             select(models.MemorySession.id, models.MemorySession.key)
             .join(models.SessionMessage, models.SessionMessage.session_id == models.MemorySession.id)
@@ -96,14 +88,14 @@ async def delete_sessions(session: AsyncSession, session_ids: Sequence[int]) -> 
     """Delete fuzzy-memory sessions and their message links; their channels' memory versions move on."""
     ids = sorted(set(session_ids))
     await bump_memory_versions(session, ids)
-    for batch in _chunks(ids):
+    for batch in await bulk.chunks(session, ids, per_item=1):
         await session.execute(delete(models.SessionMessage).where(models.SessionMessage.session_id.in_(batch)))
         await session.execute(delete(models.MemorySession).where(models.MemorySession.id.in_(batch)))
 
 
 async def bump_memory_versions(session: AsyncSession, session_ids: Sequence[int]) -> None:
     """Move on the memory version of the channels of these sessions: their vectors were written or are going."""
-    for batch in _chunks(session_ids):
+    for batch in await bulk.chunks(session, session_ids, per_item=1):
         of_sessions = select(models.MemorySession.channel_id).where(models.MemorySession.id.in_(batch))
         await session.execute(
             update(models.Channel)
@@ -146,12 +138,12 @@ async def delete_messages(
     one back). Returns (messages deleted, keys of the sessions dropped)."""
     ids = sorted(set(platform_ids))
     now = datetime.now(UTC)
-    for batch in _chunks(ids):
+    for batch in await bulk.chunks(session, ids, per_item=len(models.MessageTombstone.__table__.columns)):
         rows = [{"workspace_id": workspace_id, "platform_id": p, "deleted_at": now} for p in batch]
         stmt = db.insert(models.MessageTombstone).values(rows)
         await session.execute(stmt.on_conflict_do_nothing(index_elements=["workspace_id", "platform_id"]))
     stored: list[int] = []
-    for batch in _chunks(ids):
+    for batch in await bulk.chunks(session, ids, per_item=1):
         result = await session.execute(
             select(models.Message.id).where(
                 models.Message.workspace_id == workspace_id, models.Message.platform_id.in_(batch)
@@ -159,7 +151,7 @@ async def delete_messages(
         )
         stored.extend(result.scalars())
     keys = await drop_sessions_of_messages(session, stored)
-    for batch in _chunks(stored):
+    for batch in await bulk.chunks(session, stored, per_item=1):
         await session.execute(delete(models.Message).where(models.Message.id.in_(batch)))
     return len(stored), keys
 
@@ -204,7 +196,7 @@ async def remove_reader(session: AsyncSession, channel_db_id: int, member_db_id:
 
 async def forget_readers(session: AsyncSession, channel_db_ids: Sequence[int]) -> None:
     """A channel askwith can no longer verify (the bot left, the token reading it is gone): nobody reads it."""
-    for batch in _chunks(sorted(set(channel_db_ids))):
+    for batch in await bulk.chunks(session, sorted(set(channel_db_ids)), per_item=1):
         await session.execute(delete(models.Membership).where(models.Membership.channel_id.in_(batch)))
 
 

@@ -536,7 +536,7 @@ def _json(value: Any) -> Any:
 
 
 def _page(items: list[Any], params: dict[str, Any]) -> tuple[list[Any], str]:
-    start = int(base64.b64decode(params["cursor"]).decode()) if params.get("cursor") else 0
+    start = int(_cursor_text(params["cursor"])) if params.get("cursor") else 0
     limit = int(params.get("limit") or 100)
     end = start + limit
     return items[start:end], (base64.b64encode(str(end).encode()).decode() if end < len(items) else "")
@@ -549,4 +549,15 @@ def _encode_cursor(micros: int) -> str:
 def _decode_cursor(cursor: Any) -> int | None:
     if not cursor:
         return None
-    return ts_parse(base64.b64decode(str(cursor)).decode().removeprefix("next_ts:"))
+    return ts_parse(_cursor_text(cursor).removeprefix("next_ts:"))
+
+
+def _cursor_text(cursor: Any) -> str:
+    """A cursor this fake handed out; anything else (expired, garbled) is refused as Slack refuses it."""
+    try:
+        text = base64.b64decode(str(cursor), validate=True).decode()
+    except ValueError as exc:
+        raise SlackApiError("invalid_cursor") from exc
+    if not (text.isdigit() or text.startswith("next_ts:")):
+        raise SlackApiError("invalid_cursor")
+    return text

@@ -223,6 +223,7 @@ async def test_askwith_worker_runs_a_queued_slack_ask_and_stops_on_sigterm(
     db = await Database.open(settings)
     try:
         ask_id = await _submit(settings, db, fake_slack)
+        listings = len(fake_slack.calls_to("users.list"))
         env = _worker_env(settings, fake_slack)
         was_running, code, out, err = await _worker_until(lambda: bool(fake_slack.posts(alice_dm)), env, tmp_path)
         async with db.session() as session:
@@ -231,6 +232,7 @@ async def test_askwith_worker_runs_a_queued_slack_ask_and_stops_on_sigterm(
         await db.close()
     assert was_running and code == 0, err[-3000:]
     assert "Ask worker running for slack" in out
+    assert len(fake_slack.calls_to("users.list")) == listings, "a worker runs asks: it does not list the workspace"
     assert ask is not None and (ask.status, ask.final_post) == ("done", "posted"), ask.failure
     answer = fake_slack.posts(alice_dm)
     assert len(answer) == 1 and "Bluebird" in answer[0] and "14 March" in answer[0]

@@ -12,6 +12,7 @@ from adapters.local import LocalWorkspace
 from bot.errors import WorkspaceError
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.store.leases import PROCESS_ID, LeaseStore
 from bot.world import World
 from memory_ingest.jobs import ingest_history
 from memory_ingest.report import IngestReport
@@ -35,6 +36,7 @@ class SlowWorker:
         self.running = 0
         self.most_at_once = 0
         self.runs = 0
+        self.db: Database | None = None
 
     async def run(self) -> IngestReport:
         self.running += 1
@@ -78,9 +80,10 @@ async def test_the_scheduled_job_ingests_new_messages_as_they_arrive(sqlite_db: 
         await eventually(lambda: not worker.busy)  # let a run in flight finish before the loop closes
 
 
-async def test_runs_never_overlap_and_failures_do_not_stop_the_schedule() -> None:
+async def test_runs_never_overlap_and_failures_do_not_stop_the_schedule(sqlite_db: Database) -> None:
     slow = SlowWorker(0.35)
     failing = SlowWorker(0.01, fail_with=WorkspaceError("platform unreachable"))
+    slow.db = failing.db = sqlite_db  # where the sync leases are taken
     scheduler = AsyncIOScheduler(timezone=UTC)
     ingest_history.register(scheduler, worker=slow, key="slow", interval_seconds=0.05)  # type: ignore[arg-type]
     ingest_history.register(scheduler, worker=failing, key="failing", interval_seconds=0.05)  # type: ignore[arg-type]
@@ -113,3 +116,20 @@ def test_the_interval_setting_drives_the_schedule(sample_world: World) -> None:
     assert job.trigger.interval.total_seconds() == 42
     assert (job.max_instances, job.coalesce) == (1, True)
     assert build_scheduler(Settings(ingest_interval_seconds=0), workers={"acme": worker}).get_jobs() == []
+
+
+async def test_only_the_lease_holder_runs_the_scheduled_sync(sqlite_db: Database, sample_world: World) -> None:
+    """Two processes serve one workspace: the one holding its sync lease runs; the other takes over only once the
+    leader stops renewing it (its process died)."""
+    worker = IngestWorker(LocalWorkspace(sample_world), sqlite_db)
+    leases = LeaseStore(sqlite_db)
+    assert await leases.acquire("sync:acme", holder="other-process", ttl_s=0.3)
+    assert await ingest_history.ingest_history(worker, "acme", lease_ttl_s=60) is None  # not the leader: no run
+    assert worker.workspace_id is None
+    deadline = asyncio.get_running_loop().time() + 5
+    while (report := await ingest_history.ingest_history(worker, "acme", lease_ttl_s=60)) is None:
+        assert asyncio.get_running_loop().time() < deadline, "the lease never expired"
+        await asyncio.sleep(0.05)
+    assert report.messages_total == 15
+    assert await leases.holder("sync:acme") == PROCESS_ID
+    assert not await leases.acquire("sync:acme", holder="other-process", ttl_s=60)  # renewed: still ours

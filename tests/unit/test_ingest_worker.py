@@ -162,9 +162,39 @@ async def test_a_sender_the_platform_no_longer_lists_is_skipped(sqlite_db: Datab
         async def list_members(self) -> list[Member]:
             return [m for m in self.world.members.values() if m.id != "erin"]
 
+        async def lookup_member(self, member_id: str) -> Member | None:
+            return None if member_id == "erin" else self.world.members.get(member_id)
+
     report = await IngestWorker(Forgetful(sample_world), sqlite_db).run()
     assert report.messages_skipped == 1  # erin's DM to dave
     assert report.messages_added == 14
+
+
+async def test_a_sender_missing_from_the_listing_is_looked_up_once_by_id(
+    sqlite_db: Database, sample_world: World
+) -> None:
+    """A guest from another organisation (Slack Connect) is not in the member listing but posts: they are looked up
+    alone, once, and their messages kept; the listing is never read again for them, page after page."""
+
+    class Connect(LocalWorkspace):
+        listings = 0
+        lookups: list[str] = []
+
+        async def list_members(self) -> list[Member]:
+            self.listings += 1
+            return [m for m in self.world.members.values() if m.id != "erin"]
+
+        async def lookup_member(self, member_id: str) -> Member | None:
+            self.lookups.append(member_id)
+            return self.world.members.get(member_id)
+
+    for i in range(5):
+        sample_world.add_message("D-dave-erin", "erin", f"guest note {i}")
+    port = Connect(sample_world)
+    report = await IngestWorker(port, sqlite_db, page_size=1).run()
+    assert report.messages_skipped == 0
+    assert report.messages_added == 20
+    assert port.listings == 1 and port.lookups == ["erin"]
 
 
 class ProcessKilled(BaseException):

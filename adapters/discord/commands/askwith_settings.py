@@ -33,7 +33,7 @@ async def _reply(interaction: discord.Interaction, change: Change) -> None:
         try:
             settings = await change(svc, member_id)
         except UnknownMemberError:
-            await svc.ingest.mirror()  # joined since the last mirroring: learn the server's members now
+            await svc.ingest.learn_member(member_id)  # joined since the last mirroring: looked up alone
             settings = await change(svc, member_id)
     except UnknownMemberError:
         text = texts.not_known_yet()
@@ -54,7 +54,7 @@ async def show(interaction: discord.Interaction) -> None:
         try:
             message = await panel(svc, member_id)
         except UnknownMemberError:
-            await svc.ingest.mirror()  # joined since the last mirroring: learn the server's members now
+            await svc.ingest.learn_member(member_id)  # joined since the last mirroring: looked up alone
             message = await panel(svc, member_id)
     except UnknownMemberError:
         await interaction.followup.send(texts.not_known_yet(), ephemeral=True)

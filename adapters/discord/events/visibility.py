@@ -1,6 +1,6 @@
 """Events that change who can read what: members joining, leaving or changing roles; roles changing; channels and
-their permission overwrites changing; threads created, archived, deleted or gaining and losing members. Each asks
-for one recomputation of visibility (bursts coalesce, see `adapters.discord.gateway_sync`); none reads history."""
+their permission overwrites changing; private threads created or gaining and losing members. Each changes only what
+it touches (see `adapters.discord.gateway_sync`); none reads history and none re-mirrors the server."""
 
 from __future__ import annotations
 
@@ -9,63 +9,79 @@ from typing import Any
 import discord
 
 
-VISIBILITY_EVENTS = (
-    "on_member_join",
-    "on_member_update",
-    "on_guild_role_create",
-    "on_guild_role_update",
-    "on_guild_role_delete",
-    "on_guild_channel_create",
-    "on_guild_channel_update",
-    "on_thread_create",
-    "on_raw_thread_update",
-    "on_thread_member_join",
-    "on_raw_thread_member_remove",
-)
-
-
-THREAD_MEMBER_EVENTS = ("on_thread_member_join", "on_raw_thread_member_remove")
-
-
 def register(client: discord.Client) -> None:
-    for name in VISIBILITY_EVENTS:
-        client.event(_changed(client, name))
+    def live(guild_id: int | None) -> Any:  # noqa: ANN401 - the server's GatewaySync, or None
+        services = client.services_for(guild_id) if guild_id is not None else None  # type: ignore[attr-defined]
+        return None if services is None else services.live
 
     @client.event
-    async def on_guild_channel_delete(channel: discord.abc.GuildChannel) -> None:
-        if (svc := client.services_for(channel.guild.id)) is not None:  # type: ignore[attr-defined]
-            await svc.live.channel_deleted(str(channel.id))
+    async def on_member_join(member: discord.Member) -> None:
+        if (sync := live(member.guild.id)) is not None:
+            await sync.member_roles(str(member.id), _role_ids(member), joined=True)
 
     @client.event
-    async def on_raw_thread_delete(payload: discord.RawThreadDeleteEvent) -> None:
-        if (svc := client.services_for(payload.guild_id)) is not None:  # type: ignore[attr-defined]
-            await svc.live.channel_deleted(str(payload.thread_id))
+    async def on_member_update(_before: discord.Member, after: discord.Member) -> None:
+        if (sync := live(after.guild.id)) is not None:
+            await sync.member_roles(str(after.id), _role_ids(after))
 
     @client.event
     async def on_raw_member_remove(payload: discord.RawMemberRemoveEvent) -> None:
-        if (svc := client.services_for(payload.guild_id)) is not None:  # type: ignore[attr-defined]
-            await svc.live.member_left(str(payload.user.id))
+        if (sync := live(payload.guild_id)) is not None:
+            await sync.member_left(str(payload.user.id))
+
+    for name in ("on_guild_role_create", "on_guild_role_update", "on_guild_role_delete"):
+        client.event(_role_handler(live, name))
+
+    @client.event
+    async def on_guild_channel_create(channel: discord.abc.GuildChannel) -> None:
+        if (sync := live(channel.guild.id)) is not None:
+            await sync.channel_changed(str(channel.id))
+
+    @client.event
+    async def on_guild_channel_update(_before: discord.abc.GuildChannel, after: discord.abc.GuildChannel) -> None:
+        if (sync := live(after.guild.id)) is not None:
+            await sync.channel_changed(str(after.id))
+
+    @client.event
+    async def on_guild_channel_delete(channel: discord.abc.GuildChannel) -> None:
+        if (sync := live(channel.guild.id)) is not None:
+            await sync.channel_deleted(str(channel.id))
+
+    @client.event
+    async def on_raw_thread_delete(payload: discord.RawThreadDeleteEvent) -> None:
+        if (sync := live(payload.guild_id)) is not None:
+            await sync.channel_deleted(str(payload.thread_id))
+
+    @client.event
+    async def on_thread_create(thread: discord.Thread) -> None:
+        if thread.is_private() and (sync := live(thread.guild.id)) is not None:
+            await sync.thread_changed(str(thread.id))  # a public thread is read by its parent's readers
+
+    @client.event
+    async def on_thread_member_join(member: discord.ThreadMember) -> None:
+        await _thread_members_changed(live(member.thread.guild.id), str(member.thread_id))  # a cached thread
+
+    @client.event
+    async def on_raw_thread_member_remove(payload: discord.RawThreadMembersUpdate) -> None:
+        await _thread_members_changed(live(payload.guild_id), str(payload.thread_id))
 
 
-def _changed(client: discord.Client, name: str) -> Any:
-    async def handler(*args: Any) -> None:
-        guild_id = guild_of(args[0]) if args else None
-        if guild_id is not None and (svc := client.services_for(guild_id)) is not None:  # type: ignore[attr-defined]
-            if name in THREAD_MEMBER_EVENTS:
-                svc.port.threads.members_changed(str(args[0].thread_id))
-            svc.live.visibility_changed(name.removeprefix("on_"))
+def _role_handler(live: Any, name: str) -> Any:  # noqa: ANN401 - a discord.py event coroutine
+    async def handler(*roles: discord.Role) -> None:
+        role = roles[-1]  # update passes (before, after)
+        if (sync := live(role.guild.id)) is not None:
+            deleted = name == "on_guild_role_delete"
+            await sync.role_changed(str(role.id), None if deleted else role.permissions.value)
 
     handler.__name__ = name  # discord.py registers an event by its coroutine's name
     return handler
 
 
-def guild_of(subject: Any) -> int | None:
-    """The server an event's first argument belongs to: a member, role, channel, thread, raw event or the guild."""
-    if isinstance(subject, discord.Guild):
-        return subject.id
-    if (guild_id := getattr(subject, "guild_id", None)) is not None:
-        return int(guild_id)
-    if (guild := getattr(subject, "guild", None)) is not None:
-        return int(guild.id)
-    thread = getattr(subject, "thread", None)  # a ThreadMember
-    return int(thread.guild.id) if thread is not None else None
+async def _thread_members_changed(sync: Any, thread_id: str) -> None:  # noqa: ANN401 - GatewaySync or None
+    if sync is not None:
+        sync.port.threads.members_changed(thread_id)
+        await sync.thread_changed(thread_id)
+
+
+def _role_ids(member: discord.Member) -> list[str]:
+    return [str(role.id) for role in member.roles]  # @everyone among them: the model leaves it out

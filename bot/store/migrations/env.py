@@ -9,7 +9,7 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 from bot.settings import Settings
-from bot.store import negotiation_models  # noqa: F401  (registers the negotiation tables)
+from bot.store import lease_models, negotiation_models  # noqa: F401  (registers their tables)
 from bot.store.db import create_engine
 from bot.store.models import Base
 

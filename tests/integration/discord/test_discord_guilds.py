@@ -140,10 +140,14 @@ async def test_a_server_joined_while_running_is_served_and_one_left_is_forgotten
         second = FakeDiscordApi(beta_world(first_world), guild_id=BETA_ID, guild_name="Beta")
         api.add_guild(second)
         beta = FakeGateway(runtime.client, second)
+        announced: list[str] = []  # what `askwith serve` hears of (to schedule its ingestion and run its asks)
+        runtime.on_joined = lambda services: announced.append(services.workspace.external_id)
 
         beta.connect(invited=True)  # the bot is invited to Beta: GUILD_CREATE for a server it was not in
 
         await api.wait_for(lambda: api.requests("PUT", rf"/applications/\d+/guilds/{BETA_ID}/commands"))
+        await eventually(lambda: _now(announced), {BETA_ID})
+        assert len(runtime.workers) == 1, "the hosting process runs the new server's asks"
         await opt_in_at(beta, first_world.member_by_name("alice"), answers=api)
         await runtime.client.guild_services[BETA_ID].ingest.run()
         assert await servers.found(BETA_ID, "alice", "swordfish") == [SECRET]
@@ -164,6 +168,10 @@ async def test_a_server_joined_while_running_is_served_and_one_left_is_forgotten
     finally:
         await runtime.close()
         await api.stop()
+
+
+async def _now(values: list[str]) -> set[str]:
+    return set(values)
 
 
 def _harness(servers: Servers):  # noqa: ANN202 - the little of DiscordHarness that `opt_in` uses

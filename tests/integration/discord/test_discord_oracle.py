@@ -3,7 +3,9 @@ role, role-permission and overwrite changes, private threads and their members, 
 and delivered to the real discord.py client as gateway events. After every step, for every member, what clear memory
 and fuzzy memory can return equals what the member can see on Discord at that moment (`tests.fakes.discord_oracle`).
 
-100 steps in the default suite, 1,000 in the slow one (`-m slow`); ASKWITH_ORACLE_SEED changes the seed.
+100 steps in the default suite, 1,000 in the slow one (`-m slow`); ASKWITH_ORACLE_SEED changes the seed. Then again
+with visibility events dropped, duplicated and reordered (`tests.fakes.discord_chaos`), a reconciliation repairing
+what was dropped or late: 40 steps by default, 1,000 in the slow suite.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from bot.store.db import Database
 from bot.store.member_settings import MemberSettingsStore
 from bot.world import World
 from tests.fakes.discord_api import FakeDiscordApi
+from tests.fakes.discord_chaos import Chaos
 from tests.fakes.discord_gateway import FakeGateway
 from tests.fakes.discord_oracle import can_read, visible_messages
 from tests.fakes.discord_shapes import (
@@ -349,3 +352,30 @@ async def test_memory_equals_what_each_member_sees_after_every_step(oracle: Orac
     assert len(oracle.said()) > steps // 5, "the run exercised memory"
     if steps >= 500:
         assert {"edit", "delete", "join", "leave", "private_thread", "thread_members"} <= set(log), "every kind ran"
+
+
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("steps", [40, pytest.param(1_000, marks=pytest.mark.slow)])
+async def test_memory_follows_events_dropped_duplicated_and_reordered(oracle: Oracle, steps: int) -> None:
+    """The same, with visibility events delivered as an unreliable network would: some twice (applied as once, no
+    repair), some late, after the next one, and some never; a reconciliation (the full mirror) repairs those."""
+    chaos = Chaos(random.Random(SEED + 1))
+    oracle.gateway = FakeGateway(chaos.client(oracle.runtime.client), oracle.api)
+    await oracle.opt_in_newcomers()
+    oracle.gateway.connect()
+    await oracle.runtime.services.ingest.run()
+    log: list[str] = []
+    reconciled = 0
+    for number in range(1, steps + 1):
+        log.append(oracle.step())
+        await oracle.quiet()
+        if chaos.unsynced:
+            chaos.flush()
+            await oracle.quiet()
+            await oracle.runtime.services.ingest.mirror()
+            chaos.unsynced, reconciled = False, reconciled + 1
+        await oracle.opt_in_newcomers()
+        divergences = await oracle.divergences()
+        assert not divergences, f"step {number} ({log[-1]}, {chaos.counts}), after {log[-6:-1]}: {divergences}"
+    if steps >= 500:
+        assert min(chaos.counts.values()) > 0 and reconciled < steps // 4, (chaos.counts, reconciled)

@@ -32,7 +32,7 @@ from tests.fakes.asks import QUESTION, two_fact_world
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_requests import message_shortcut_body, view_submission_body
 from tests.fakes.slack_shapes import slack_world
-from tests.integration.slack.conftest import Slack
+from tests.integration.slack.conftest import Slack, ack_text
 
 
 BOT = "UASKWITHBOT"
@@ -463,3 +463,15 @@ async def test_a_plain_reply_in_an_answers_thread_is_the_members_own_talk(
     await asks.drain()
     assert len(_bot_messages(fake_slack, TEAM)) == 1  # no new ask: in a channel, follow-ups mention the bot
     assert await asks.asks.ask_in_thread(TEAM, f"{TEAM}:{first['ts']}") == 1
+
+
+async def test_ask_with_a_user_group_asks_its_members(
+    slack: Slack, asks: SlackServices, fake_slack: FakeSlackApi
+) -> None:
+    """`/ask-with @launch …`: Slack sends the group as `<!subteam^S…|@launch>`; its members are the colleagues."""
+    fake_slack.usergroups["SLAUNCH"] = ["UALICE", "UBOB"]  # the asker herself is left out
+    response = await slack.command("UALICE", "/ask-with", f"<!subteam^SLAUNCH|@launch> {QUESTION}")
+    assert ack_text(response) == texts.asking(["<@UBOB>"])
+    await asks.drain()
+    assert (await asks.asks.load(1)).colleagues == ["bob"]
+    assert [c.params.get("usergroup") for c in fake_slack.calls_to("usergroups.users.list")] == ["SLAUNCH"]

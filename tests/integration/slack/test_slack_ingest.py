@@ -97,3 +97,32 @@ async def test_an_idle_run_reads_no_thread_and_a_new_reply_rereads_only_its_thre
     assert (await services.ingest.run()).messages_added == 1
     reread = fake_slack.calls_to("conversations.replies")[before:]
     assert [c.params["ts"] for c in reread] == [fake_slack.timeline.message_json(parents[7])["ts"]]
+
+
+async def test_a_stored_cursor_slack_rejects_restarts_that_channels_sweep(
+    services: SlackServices, fake_slack: FakeSlackApi, world: World
+) -> None:
+    """After a long downtime Slack refuses the stored cursor (`invalid_cursor`): the channel is swept again from
+    its newest message, nothing is stored twice, and the channel is not left failing forever."""
+    said = _busy_world(world)
+    fake_slack.timeline = SlackTimeline(world)
+    mirror = await services.ingest.mirror()
+    await services.member_settings.set_opted_in(WorkspaceKey("slack", world.id), "UALICE", True)
+    await services.ingest.run()
+    channel = mirror.channel_ids["CCGENERAL"]
+    async with services.db.session() as session, session.begin():
+        done_up_to = await services.ingest.store.get_cursor(session, channel)
+        assert done_up_to and "|" not in done_up_to
+        # Mid-sweep when the process stopped; the Slack cursor it kept has expired since.
+        await services.ingest.store.set_cursor(session, channel, f"{done_up_to}||expired-cursor")
+    for i in range(250):
+        fake_slack.timeline.add("CCGENERAL", "UBOB", f"while away {i}", None)
+        said.append(f"while away {i}")
+
+    report = await services.ingest.run()
+    assert report.problems == []
+    stored = await _stored(services)
+    assert [t for t, n in Counter(stored).items() if n > 1] == []
+    assert set(said) <= set(stored)
+    refused = [c for c in fake_slack.calls_to("conversations.history") if c.params.get("cursor") == "expired-cursor"]
+    assert len(refused) == 1

@@ -33,6 +33,7 @@ from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.world import World
+from tests.fakes.discord_chaos import Chaos
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_changes import SlackChanges, visible_messages
 from tests.fakes.slack_shapes import ts_str
@@ -246,3 +247,46 @@ async def test_memory_equals_what_each_member_can_see_after_every_step(
         assert not divergences, divergences[:5]
     assert applied == steps
     assert set(oracle.done) == set(ACTIONS), oracle.done  # every kind of change happened
+
+
+MEMBERSHIP_EVENTS = {"member_joined_channel", "member_left_channel", "channel_left", "group_left", "user_change"}
+
+
+@pytest.mark.parametrize("steps", [30, pytest.param(1_000, marks=[pytest.mark.slow, pytest.mark.timeout(3600)])])
+async def test_memory_follows_membership_events_dropped_duplicated_and_reordered(
+    live: SlackServices, slack: Slack, fake_slack: FakeSlackApi, world: World, steps: int
+) -> None:
+    """Membership events delivered twice (applied as once), late (after the next event) or never: after a
+    reconciliation (the full listing) repairs what was dropped or late, memory equals what each member sees."""
+    for channel in ("CCGENERAL", "GCLAUNCH"):
+        for member in world.channels[channel].member_ids[:2]:
+            world.add_message(channel, member, f"zq w0{channel} by {member} about the launch plan")
+    fake_slack.timeline = type(fake_slack.timeline)(world)
+    assert live.ingest is not None
+    await live.ingest.run()
+    oracle = Oracle(fake_slack, SlackChanges(fake_slack), random.Random(SEED + 1))
+    chaos = Chaos(random.Random(SEED + 2))
+    async with live.db.session() as session:
+        viewers = {m: await resolve_viewer(session, live.ingest.workspace_id or 0, m) for m in HUMANS}
+    for step in range(steps):
+        delivered: list[dict] = []
+        for event in oracle.step():
+            if event["type"] in MEMBERSHIP_EVENTS:
+                chaos.deliver(delivered.append, event)
+            else:
+                delivered.append(event)
+        if chaos.unsynced:  # the reconciliation: late events arrive at last, then the full listing
+            chaos.flush()
+        for event in delivered:
+            assert (await slack.event(event)).status == 200
+        await live.drain()
+        if chaos.unsynced:
+            await live.ingest.mirror()
+            chaos.unsynced = False
+        await live.ingest.live.settle()
+        for member, viewer in viewers.items():
+            truth = {t for t in visible_messages(fake_slack, member) if t.startswith("zq")}
+            cleared, fuzzed, _ = await remembered(live, viewer)
+            assert cleared == truth and fuzzed == truth, (step, member, chaos.counts)
+    if steps >= 500:
+        assert min(chaos.counts.values()) > 0, chaos.counts

@@ -1,4 +1,5 @@
-"""`/ask-with @bob [@carol …] <question>`: acknowledge at once, then let the core run the ask.
+"""`/ask-with @bob [@carol …] <question>`: acknowledge at once, then let the core run the ask. A leading user group
+(`@eng`) stands for its members.
 
 Slack wants an answer within 3 seconds: the request is parsed and checked by the core (fast: database look-ups
 only), the member gets an ephemeral "your agent is asking…" (or the reason it can't), and the ask runs after the
@@ -14,6 +15,7 @@ from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.async_context import AsyncBoltContext
 
 from adapters.slack import texts
+from adapters.slack.chat_asks import ChatAsks
 from adapters.slack.command_text import parse_ask
 from adapters.slack.services import services
 from bot.asks.service import AskRequest
@@ -22,7 +24,9 @@ from bot.errors import AskRejectedError
 
 async def ask_with_callback(ack: AsyncAck, command: dict[str, Any], context: AsyncBoltContext, logger: Logger) -> None:
     svc = services(context)
-    parsed = parse_ask(command.get("text", ""))
+    # A user group (`<!subteam^S…|@eng>`) names its members: one `usergroups.users.list` call each.
+    text, _ = await ChatAsks(svc).expand_groups(command.get("text", ""), command["user_id"])
+    parsed = parse_ask(text)
     if parsed.wants_help:
         await ack(text=texts.ASK_HELP, response_type="ephemeral")
         return

@@ -5,6 +5,7 @@ from slack_bolt.async_app import AsyncApp
 from adapters.slack.listeners.events.app_home import app_home_opened_callback
 from adapters.slack.listeners.events.app_lifecycle import (
     app_uninstalled_callback,
+    team_join_callback,
     tokens_revoked_callback,
     user_change_callback,
 )
@@ -34,6 +35,7 @@ LISTENERS = {
     "channel_deleted": deleted_callback,
     "group_deleted": deleted_callback,
     "user_change": user_change_callback,
+    "team_join": team_join_callback,
     "tokens_revoked": tokens_revoked_callback,
     "app_uninstalled": app_uninstalled_callback,
 }

@@ -1,6 +1,7 @@
-"""`user_change` (a deactivated member reads nothing), `tokens_revoked` (members' tokens disabled, members told; the
-bot's token: the workspace leaves) and `app_uninstalled` (the workspace leaves: everything askwith holds for it is
-deleted and its work stops, `adapters.slack.leaving`)."""
+"""`user_change` (names follow; a deactivated member reads nothing), `team_join` (a new member stored),
+`tokens_revoked` (members' tokens disabled, members told; the bot's token: the workspace leaves) and
+`app_uninstalled` (the workspace leaves: everything askwith holds for it is deleted and its work stops,
+`adapters.slack.leaving`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,12 @@ async def user_change_callback(event: dict[str, Any], context: AsyncBoltContext)
     svc = services(context)
     if svc.memory_events is not None:
         svc.spawn(svc.memory_events.user_changed(event))
+
+
+async def team_join_callback(event: dict[str, Any], context: AsyncBoltContext) -> None:
+    svc = services(context)
+    if svc.memory_events is not None:
+        svc.spawn(svc.memory_events.team_joined(event))
 
 
 async def tokens_revoked_callback(event: dict[str, Any], context: AsyncBoltContext) -> None:
