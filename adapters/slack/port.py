@@ -200,22 +200,29 @@ class SlackPort(SlackInteractions, ChatPort):
 
     async def list_channel_ids(self) -> list[str]:
         """The conversations `list_channels` lists, without reading anyone's membership: a few pages of
-        `users.conversations` (50 for 10,000 channels) instead of one `conversations.members` per channel."""
+        `users.conversations` (50 for 10,000 channels) instead of one `conversations.members` per channel. The DMs
+        a member's token lists are read with that token from then on, as after `list_channels`."""
+        me = await self.identity()
         agents = self._agents_channel
         ids = [
             raw["id"]
             async for raw in self._paged("users.conversations", "channels", types=BOT_CONVERSATION_TYPES)
             if raw["id"] != agents and raw.get("name") != AGENTS_CHANNEL_NAME
         ]
+        tokens: dict[str, str] = {}
         for grant in await self._grants():
             try:
-                ids += [
-                    raw["id"]
-                    async for raw in self._paged("users.conversations", "channels", types="im,mpim", token=grant.token)
-                ]
+                async for raw in self._paged("users.conversations", "channels", types="im,mpim", token=grant.token):
+                    if raw.get("user") == me.bot_user_id:
+                        self._bot_dms.add(raw["id"])
+                        continue  # the member's DM with askwith: questions, never memory
+                    if raw["id"] not in ids:
+                        tokens.setdefault(raw["id"], grant.token)
+                    ids.append(raw["id"])
             except PlatformTokenRevokedError as exc:
                 if self.on_token_refused is not None:
                     await self.on_token_refused(grant.member_platform_id, exc.reason)
+        self._channel_tokens = tokens
         return sorted(set(ids))
 
     async def _grants(self) -> list[UserTokenGrant]:
@@ -258,12 +265,17 @@ class SlackPort(SlackInteractions, ChatPort):
             return None
 
     async def lookup_channel(self, channel_id: str) -> Channel | None:
-        """A channel the bot can read, with its members (`conversations.info` + `conversations.members`)."""
+        """A channel the bot can read, or a DM a member's token lists, with its members (`conversations.info` +
+        `conversations.members`, with that member's token for their DM)."""
+        token = self._channel_tokens.get(channel_id)
         try:
-            raw = (await self._call("conversations.info", channel=channel_id))["channel"]
-            if channel_kind(raw) != ChannelKind.DM and not raw.get("is_member"):
+            raw = (await self._call("conversations.info", channel=channel_id, **self._token_kwargs(channel_id)))[
+                "channel"
+            ]
+            if token is None and channel_kind(raw) != ChannelKind.DM and not raw.get("is_member"):
                 return None
-            return await self._channel(raw, (await self.identity()).bot_user_id, token=None)
+            viewer = self._token_owner.get(token, "") if token else (await self.identity()).bot_user_id
+            return await self._channel(raw, viewer or (await self.identity()).bot_user_id, token=token)
         except (PlatformObjectGoneError, PlatformAccessError):
             return None
 

@@ -39,6 +39,7 @@ KEYED_ELSEWHERE = {
 NOT_WORKSPACE_DATA = {
     "inbound_delivery": "ids of platform deliveries already handled (no content), expire on their own",
     "session_summary": "summaries by content hash; the ones no session uses any more are deleted",
+    "sync_lease": "which process leads a workspace's scheduled sync (no content); expires on its own",
     "workspace": "the workspace's own row, deleted last",
 }
 ASK_TABLES = frozenset({"ask", "conversation", "turn", "memory_query", "llm_call", "consensus", "approval",
