@@ -71,6 +71,17 @@ class WorkspaceNotIngestedError(WorkspaceError):
         self.spec = spec
 
 
+class LiveMemoryWorkspaceError(WorkspaceError):
+    """A workspace whose memory is searched live on the platform: askwith keeps no copy of it to ingest."""
+
+    def __init__(self, spec: str) -> None:
+        super().__init__(
+            f"Workspace {spec!r} is searched live on Slack (ASKWITH_SLACK_MEMORY): askwith keeps no copy of its "
+            "history, so there is nothing to ingest."
+        )
+        self.spec = spec
+
+
 class ChatPlatformError(WorkspaceError):
     """The chat platform's API refused a call (missing scope, not in channel, ...); the text names call and reason."""
 

@@ -5,7 +5,7 @@ Adapters render these strings as they are; the model never sees them (its text l
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from bot.port import SharePolicy
 
@@ -267,10 +267,12 @@ def memory_off_effect() -> str:
     )
 
 
-def forgot(channels: int) -> str:
+def forgot(deleted: Mapping[str, int]) -> str:
+    """`/askwith forget` done: what was deleted (rows per kind, `bot.store.forget.forget_member`)."""
     return (
-        f"Done: askwith deleted what it remembered only because of you ({channels} conversation(s) read with your "
-        "own token) and no longer holds your token. Channels stay remembered for the colleagues in them."
+        f"Done: askwith deleted your memory: {deleted.get('channel', 0)} conversation(s) only you could see "
+        f"({deleted.get('message', 0)} message(s)), {deleted.get('ask', 0)} ask(s) of yours with their transcripts, "
+        "and your token; your memory is off. Channels a colleague with memory on reads stay remembered for them."
     )
 
 

@@ -13,7 +13,7 @@ workspace `workspace_id` (`IngestWorker.workspace_id`, or `LiveMemory.workspace_
     await live.delete_channel(ws, "C1")                       # gone on the platform: messages, sessions, vectors
     await live.set_channel_kind(ws, "C1", ChannelKind.PRIVATE)
     await live.set_member_deactivated(ws, "U1", True)         # reads nothing any more
-    await live.forget_member(ws, "U1", other_readers={"UBOT"})  # what memory holds only because of U1's token
+    await live.forget_member(ws, "U1", other_readers={"UBOT"})  # `/askwith forget`: what memory holds for U1
     await live.settle()                                       # wait for the fuzzy re-index these changes queued
 
 Each call is one transaction on the store: clear memory (and its full-text index, which follows the message table)
@@ -38,6 +38,7 @@ from bot.port import ChannelKind
 from bot.store import member_reads, truth
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
+from bot.store.forget import forget_member
 
 
 logger = logging.getLogger(__name__)
@@ -160,18 +161,13 @@ class LiveMemory:
             if member is not None:
                 await truth.set_deactivated(session, member, deactivated)
 
-    async def forget_member(self, workspace_id: int, member_id: str, *, other_readers: Iterable[str]) -> int:
-        """Delete what memory holds only because of this member's own token: their DMs and group DMs that none of
-        `other_readers` (the bot, members whose own tokens also read them) is party to. Returns channels deleted."""
-        async with self.db.session() as session:
-            channels = await truth.token_only_channels(session, workspace_id, member_id, other_readers=other_readers)
-        keys: list[str] = []
-        async with self.db.session() as session, session.begin():
-            for channel in channels:
-                keys.extend(await truth.delete_channel(session, channel))
-            await truth.purge_orphan_summaries(session)
-        await self._drop_vectors(workspace_id, keys)
-        return len(channels)
+    async def forget_member(
+        self, workspace_id: int, member_id: str, *, other_readers: Iterable[str]
+    ) -> dict[str, int]:
+        """A member's `/askwith forget` (`bot.store.forget.forget_member`): their tokens, opt-in, conversations only
+        they could see (`other_readers`: the bot, members whose own tokens also read them) with their vectors, and
+        their asks. Returns rows deleted per kind."""
+        return await forget_member(self.db, workspace_id, member_id, other_readers=other_readers, vectors=self.indexer)
 
     # ------------------------------------------------------------------ fuzzy memory
     async def settle(self) -> None:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 import discord
@@ -177,7 +177,8 @@ def settings_summary(opted_in: bool, share: SharePolicy, excluded_channel_ids: S
         f"\u2022 Memory: {memory}\n"
         f"\u2022 Sharing: `{share.value}`: {messages.SHARE_MEANING[share]}\n"
         f"\u2022 Kept out of your agent's memory: {excluded}\n"
-        "Change them with `/askwith on|off`, `/askwith share`, `/askwith exclude`, `/askwith include`."
+        "Change them with `/askwith on|off`, `/askwith share`, `/askwith exclude`, `/askwith include`; "
+        "`/askwith forget` deletes your memory."
     )
 
 
@@ -236,6 +237,10 @@ def panel_shared(requester: str, with_agent: str, question: str, text: str, at: 
 
 def discord_escape(text: str) -> str:
     return discord.utils.escape_mentions(discord.utils.escape_markdown(" ".join(text.split())))
+
+
+def forgot(deleted: Mapping[str, int]) -> str:
+    return messages.forgot(deleted)
 
 
 def not_known_yet() -> str:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from bot import messages
 from bot.port import ApprovalDecision, ApprovalKind, ApprovalRequest, SharePolicy
@@ -69,7 +69,7 @@ SETTINGS_HELP = (
     "• `/askwith exclude #channel` / `/askwith include #channel` — keep a channel out of your agent's memory\n"
     "• `/askwith connect` — let your agent read your DMs (a one-time Slack authorisation)\n"
     "• `/askwith disconnect` — revoke that authorisation and forget your token\n"
-    "• `/askwith forget` — disconnect, and delete what askwith remembers only because of you (your DMs)"
+    "• `/askwith forget` — disconnect, turn memory off and delete your memory: what only you could see, your asks"
 )
 
 
@@ -152,8 +152,8 @@ def memory_turned_off(summary: str) -> str:
     return f"{summary}\n{messages.memory_off_effect().replace('forget it', 'run `/askwith forget`')}"
 
 
-def forgot(channels: int) -> str:
-    return messages.forgot(channels)
+def forgot(deleted: Mapping[str, int]) -> str:
+    return messages.forgot(deleted)
 
 
 def disconnected(had_token: bool) -> str:

@@ -12,6 +12,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from adapters.local.registry import LocalWorkspaces
+from bot.errors import LiveMemoryWorkspaceError
+from bot.memory.live import memory_source
 from bot.port import ChatPort
 from bot.settings import Settings
 from bot.store.db import run
@@ -34,12 +36,21 @@ def ingest(
 ) -> None:
     """Mirror a workspace and pull new history into members' memory (incremental, resumable)."""
     settings = Settings.load()
+    refuse_live(settings, workspace)
     if page_size is not None:
         settings = settings.replace(ingest_page_size=page_size)
     report = run(ingest_workspace(settings, workspace))
     out.print(report_table(report))
     if (problems := problems_table(report)) is not None:
         out.print(problems)
+
+
+def refuse_live(settings: Settings, spec: str) -> None:
+    """A workspace named `platform:id` whose memory source is live is never mirrored (Slack's terms for distributed
+    apps forbid keeping a copy)."""
+    platform, named, _ = spec.partition(":")
+    if named and memory_source(settings, platform) == "live":
+        raise LiveMemoryWorkspaceError(spec)
 
 
 async def ingest_workspace(settings: Settings, spec: str) -> IngestReport:

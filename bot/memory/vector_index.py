@@ -178,7 +178,9 @@ class VectorIndex:
         return await asyncio.to_thread(self._query, workspace_id, text, channel_ids, top_k, known)
 
     async def count(self, workspace_id: int) -> int:
-        return await asyncio.to_thread(lambda: self._collection(workspace_id).count())
+        """Vectors held for the workspace; 0 for one that has none, without creating its collection (`askwith
+        status` counts every workspace and must not leave empty collections behind)."""
+        return await asyncio.to_thread(self._count, workspace_id)
 
     async def keys(self, workspace_id: int) -> set[str]:
         return await asyncio.to_thread(lambda: set(self._collection(workspace_id).get(include=[])["ids"]))
@@ -297,9 +299,18 @@ class VectorIndex:
     def _drop(self, workspace_id: int) -> None:
         with self._lock:
             self._collections.pop(workspace_id, None)
-            client = self._connected()
-            if self._name(workspace_id) in {c.name for c in client.list_collections()}:
-                client.delete_collection(self._name(workspace_id))
+            if self._exists(workspace_id):
+                self._connected().delete_collection(self._name(workspace_id))
+
+    def _count(self, workspace_id: int) -> int:
+        with self._lock:
+            if workspace_id not in self._collections and not self._exists(workspace_id):
+                return 0
+        return self._collection(workspace_id).count()
+
+    def _exists(self, workspace_id: int) -> bool:
+        # Called with self._lock held.
+        return self._name(workspace_id) in {c.name for c in self._connected().list_collections()}
 
 
 def _metadata(doc: VectorDoc) -> dict[str, Any]:

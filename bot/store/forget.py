@@ -6,16 +6,19 @@ table with a foreign key to a scoped table by that key (recursively), and the fe
 `KEYED_ELSEWHERE` / `NOT_WORKSPACE_DATA`. A table in none of these makes `workspace_tables` raise, so a new table
 cannot be forgotten silently (a unit test imports every model and calls it).
 
+A member's `/askwith forget` (Slack and Discord) deletes that member's part the same way: `forget_member`.
+
     deleted = await forget_workspace(db, workspace_id, indexes=[index, index.windows()])
+    deleted = await forget_member(db, workspace_id, "U0123", other_readers={bot_id}, vectors=indexer)
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from sqlalchemy import ColumnElement, Table, and_, delete, exists, func, select
+from sqlalchemy import ColumnElement, Table, and_, delete, exists, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.asks import models as ask_models  # noqa: F401 - registers the asks' tables
@@ -23,6 +26,7 @@ from bot.errors import UnscopedTableError
 from bot.store import (
     models,
     negotiation_models,  # noqa: F401 - registers the negotiations' tables
+    truth,
 )
 from bot.store.db import Database
 
@@ -148,3 +152,84 @@ async def count_workspace_rows(db: Database, workspace_id: int, key: tuple[str, 
         workspace = select(func.count()).select_from(models.Workspace).where(models.Workspace.id == workspace_id)
         counts["workspace"] = int(await session.scalar(workspace))
     return counts
+
+
+class SessionVectors(Protocol):
+    async def drop_vectors(self, workspace_id: int, session_keys: list[str]) -> None: ...
+
+
+async def forget_member(
+    db: Database,
+    workspace_id: int,
+    member_platform_id: str,
+    *,
+    other_readers: Iterable[str] = (),
+    vectors: SessionVectors | None = None,
+) -> dict[str, int]:
+    """A member's `/askwith forget`: their tokens, their opt-in (now off) and channel exclusions, every conversation
+    only they could see (no other opted-in member reads it, or, a DM or group DM, it was read only with their token:
+    `other_readers` are the bot and members whose own tokens read too) with its messages, sessions and vectors, and
+    the asks they made with their transcripts. Other members' memory and asks stay. Returns rows deleted per kind."""
+    async with db.session() as session:
+        workspace = await session.get(models.Workspace, workspace_id)
+        member = await session.scalar(
+            select(models.Member).where(
+                models.Member.workspace_id == workspace_id, models.Member.platform_id == member_platform_id
+            )
+        )
+        only_theirs = await _channels_only_of(session, workspace_id, member.id) if member is not None else set()
+        only_theirs |= set(
+            await truth.token_only_channels(session, workspace_id, member_platform_id, other_readers=other_readers)
+        )
+    deleted: dict[str, int] = {"channel": len(only_theirs)}
+    keys: list[str] = []
+    async with db.session() as session, session.begin():
+        messages = select(func.count()).select_from(models.Message)
+        deleted["message"] = int(await session.scalar(messages.where(models.Message.channel_id.in_(only_theirs))))
+        for channel in sorted(only_theirs):
+            keys.extend(await truth.delete_channel(session, channel))
+        deleted["memory_session"] = len(keys)
+        deleted["session_summary"] = await _orphan_summaries(session)
+        if workspace is not None:
+            tokens = (models.UserToken.platform == workspace.platform) & (
+                models.UserToken.workspace_external_id == workspace.external_id
+            )
+            found = delete(models.UserToken).where(tokens, models.UserToken.member_platform_id == member_platform_id)
+            deleted["user_token"] = int((await session.execute(found)).rowcount or 0)
+        if member is not None:
+            deleted["ask"] = await _delete_asks_of(session, workspace_id, member.name)
+            excluded = delete(models.MemberExclusion).where(models.MemberExclusion.member_id == member.id)
+            deleted["member_exclusion"] = int((await session.execute(excluded)).rowcount or 0)
+            opt_out = update(models.Member).where(models.Member.id == member.id).values(opted_in=False)
+            await session.execute(opt_out)
+    if keys and vectors is not None:
+        await vectors.drop_vectors(workspace_id, keys)
+    logger.warning("Workspace %s: member %s's memory is deleted (%s)", workspace_id, member_platform_id, deleted)
+    return deleted
+
+
+async def _channels_only_of(session: AsyncSession, workspace_id: int, member_db_id: int) -> set[int]:
+    """The member's channels that no other opted-in, active, human member reads."""
+    theirs = select(models.Membership.channel_id).where(models.Membership.member_id == member_db_id)
+    others = (
+        select(models.Membership.channel_id)
+        .join(models.Member, models.Member.id == models.Membership.member_id)
+        .where(
+            models.Member.workspace_id == workspace_id,
+            models.Member.id != member_db_id,
+            models.Member.opted_in.is_(True),
+            models.Member.is_bot.is_(False),
+            models.Member.deactivated.is_(False),
+            models.Membership.channel_id.in_(theirs),
+        )
+    )
+    return set((await session.execute(theirs)).scalars()) - set((await session.execute(others)).scalars())
+
+
+async def _delete_asks_of(session: AsyncSession, workspace_id: int, handle: str) -> int:
+    """The asks the member made; their conversations, turns, queries, calls, approvals and votes go with them
+    (foreign keys cascade)."""
+    asks = delete(ask_models.Ask).where(
+        ask_models.Ask.workspace_id == workspace_id, ask_models.Ask.requester == handle
+    )
+    return int((await session.execute(asks)).rowcount or 0)

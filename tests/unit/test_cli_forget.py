@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bot.cli import _register_all, app
+from bot.memory.vector_index import VectorIndex
 from bot.settings import Settings
 from bot.store.db import Database, run
 from bot.store.forget import count_workspace_rows, workspace_id_of
@@ -59,3 +60,11 @@ def test_forget_deletes_every_row_of_the_workspace_and_status_lists_it(runner: C
     assert run(_counts("local", "TSTAYS")) == other
     unknown = runner.invoke(app, ["forget", "--workspace", "slack:TNOPE", "--yes"])
     assert unknown.exit_code != 0
+
+
+def test_status_counts_vectors_without_creating_collections(runner: CliRunner) -> None:
+    run(_mirror("TCOUNTED"))
+    status = runner.invoke(app, ["status"], env={"COLUMNS": "200"})
+    assert status.exit_code == 0 and "local:TCOUNTED" in status.output, status.output
+    client = VectorIndex.from_settings(Settings.load(env_file=None))._shared_client()
+    assert [c.name for c in client.list_collections()] == []

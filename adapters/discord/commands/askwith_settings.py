@@ -1,4 +1,4 @@
-"""`/askwith show|on|off|share|exclude|include`: a member's own askwith settings, answered only to them; `show`
+"""`/askwith show|on|off|share|exclude|include|forget`: a member's own askwith settings, answered only to them; `show`
 opens the interactive panel (settings as controls, recent asks, what their agent shared).
 
 Opting in lets askwith remember what the member can see; the share policy says whether their agent shares freely,
@@ -92,6 +92,17 @@ async def include(interaction: discord.Interaction, channel: app_commands.AppCom
     await _reply(
         interaction, lambda svc, member: svc.member_settings.set_excluded(svc.workspace, member, channel_id, False)
     )
+
+
+@askwith.command(name="forget", description="Turn memory off and delete your memory and your asks")
+async def forget(interaction: discord.Interaction) -> None:
+    """The member's memory goes (`bot.store.forget.forget_member`): what only they could see, their asks."""
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    svc = services_of(interaction)
+    workspace_id = svc.ingest.workspace_id or (await svc.ingest.mirror()).workspace_id
+    bot_id = str(interaction.client.user.id) if interaction.client.user else ""
+    deleted = await svc.ingest.live.forget_member(workspace_id, str(interaction.user.id), other_readers={bot_id})
+    await interaction.followup.send(texts.forgot(deleted), ephemeral=True)
 
 
 def register(tree: app_commands.CommandTree[discord.Client], guilds: list[discord.abc.Snowflake]) -> None:

@@ -4,7 +4,11 @@ asks, and what their agent shared with whom."""
 
 from __future__ import annotations
 
+from sqlalchemy import func, select
+
 from bot.port import SharePolicy
+from bot.store import models
+from bot.store.forget import count_workspace_rows
 from tests.fakes.asks import QUESTION
 from tests.integration.discord.chat_helpers import answered
 from tests.integration.discord.conftest import DiscordHarness, People
@@ -73,3 +77,44 @@ async def test_the_panel_changes_settings_and_shows_asks_and_what_the_agent_shar
     await api.wait_for(lambda: controls(discord_bot, bob_panel)[2]["label"] == "Memory: off (turn on)")
     assert not (await svc.member_settings.get(svc.workspace, people.id("bob"))).opted_in
     assert api.ephemeral[bob_panel]["content"].startswith("askwith stops at once")
+
+
+async def test_forget_deletes_the_members_asks_and_leaves_colleagues_alone(
+    discord_bot: DiscordHarness, people: People
+) -> None:
+    api = discord_bot.api
+    svc = discord_bot.runtime.services
+    await ready(discord_bot, people)
+    discord_bot.gateway.dm(people.alice, f"ask <@{people.id('bob')}> {QUESTION}")
+    await answered(discord_bot, api.dm_with(people.id("alice")).id)
+    await load_ask(discord_bot, 1)
+    workspace_id = svc.ingest.workspace_id or 0
+    before = await _counts(discord_bot, workspace_id)
+    assert before["ask"] == 1 and before["message"] > 0, before
+    bobs = await _messages_read_by(discord_bot, people.id("bob"))
+
+    token = discord_bot.gateway.slash("askwith", people.alice, subcommand="forget")  # type: ignore[arg-type]
+    reply = await api.wait_for(lambda: [f for f in api.followups_for(token) if api.shown(f.id)])
+    assert reply[0].ephemeral and api.shown(reply[0].id).startswith("Done: askwith deleted your memory"), reply
+    assert "1 ask(s) of yours" in api.shown(reply[0].id)
+    after = await _counts(discord_bot, workspace_id)
+    assert after["ask"] == 0 and after["turn"] == 0 and after["member"] == before["member"], after
+    assert not (await svc.member_settings.get(svc.workspace, people.id("alice"))).opted_in
+    assert (await svc.member_settings.get(svc.workspace, people.id("bob"))).opted_in
+    assert await _messages_read_by(discord_bot, people.id("bob")) == bobs > 0  # bob's memory is untouched
+
+
+async def _counts(bot: DiscordHarness, workspace_id: int) -> dict[str, int]:
+    svc = bot.runtime.services
+    return await count_workspace_rows(svc.db, workspace_id, (svc.workspace.platform, svc.workspace.external_id))
+
+
+async def _messages_read_by(bot: DiscordHarness, member_id: str) -> int:
+    reads = (
+        select(models.Membership.channel_id)
+        .join(models.Member, models.Member.id == models.Membership.member_id)
+        .where(models.Member.platform_id == member_id)
+    )
+    async with bot.runtime.services.db.session() as session:
+        query = select(func.count()).select_from(models.Message).where(models.Message.channel_id.in_(reads))
+        return int(await session.scalar(query))

@@ -211,7 +211,9 @@ async def test_forget_deletes_what_memory_holds_only_because_of_the_member(
     await live.ingest.run()
     assert await search(live, "UBOB", "around") != []
     reply = ack_text(await slack.command("UALICE", "/askwith", "forget"))
-    assert reply == texts.forgot(3)
+    assert reply.startswith("Done: askwith deleted your memory: 3 conversation(s) only you could see"), reply
+    assert "your memory is off" in reply
+    assert not (await live.member_settings.get(await live.workspace(), "UALICE")).opted_in
     assert await search(live, "UBOB", "around") == []
     assert await search(live, "UALICE", "offsite") != []  # #general stays
     assert await user_tokens.grants("slack", world.id) == []
