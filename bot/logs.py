@@ -20,9 +20,8 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
-from dataclasses import fields
 
-from bot.settings import Settings
+from bot.settings import Settings, secret_setting_names
 
 
 # Libraries that log their routine steps at INFO (Alembic's "Context impl SQLiteImpl", each HTTP request, each
@@ -62,7 +61,7 @@ def configure_logging(settings: Settings) -> None:
 
 
 def secret_values(settings: Settings) -> list[str]:
-    return [v for f in fields(settings) if f.metadata.get("secret") and (v := str(getattr(settings, f.name) or ""))]
+    return [str(getattr(settings, name)) for name in secret_setting_names() if getattr(settings, name)]
 
 
 def install_redaction(secrets: Iterable[str]) -> RedactingFilter:
