@@ -32,6 +32,7 @@ from tests.integration.test_serve_platforms import Served
 
 
 LINK_SECRET = "library-log-link-secret-5e6f"
+BOLT_OAUTH = "slack_bolt.oauth.async_callback_options"
 
 
 @pytest.fixture
@@ -108,10 +109,8 @@ async def test_an_oauth_install_a_sign_in_link_and_a_command_at_debug_log_no_cod
 @pytest.mark.parametrize(
     ("name", "line", "secret"),
     [
-        ("slack_bolt.oauth.async_callback_options", "OAuth callback (request: {'code': ['c0de-1'], 'state': ['st4te']})",
-         "c0de-1"),
-        ("slack_bolt.oauth.async_callback_options", "OAuth callback (request: {'code': ['c0de-1'], 'state': ['st4te']})",
-         "st4te"),
+        (BOLT_OAUTH, "OAuth callback (request: {'code': ['c0de-1'], 'state': ['st4te']})", "c0de-1"),
+        (BOLT_OAUTH, "OAuth callback (request: {'code': ['c0de-1'], 'state': ['st4te']})", "st4te"),
         ("uvicorn.access", '1.2.3.4 - "GET /asks/1?%74=tok.en1 HTTP/1.1" 303', "tok.en1"),
         ("uvicorn.access", '1.2.3.4 - "GET /asks/1?x=1&%2574=tok.en2 HTTP/1.1" 303', "tok.en2"),
         ("uvicorn.access", '1.2.3.4 - "GET /slack/oauth_redirect?%63ode=c0de-2&st%61te=s2 HTTP/1.1" 200', "c0de-2"),
