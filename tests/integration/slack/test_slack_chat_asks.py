@@ -463,3 +463,10 @@ async def test_a_plain_reply_in_an_answers_thread_is_the_members_own_talk(
     await asks.drain()
     assert len(_bot_messages(fake_slack, TEAM)) == 1  # no new ask: in a channel, follow-ups mention the bot
     assert await asks.asks.ask_in_thread(TEAM, f"{TEAM}:{first['ts']}") == 1
+
+
+@pytest.mark.parametrize("value", ["abc", str(2**70), "", "-1"])
+@pytest.mark.parametrize("action_id", [VOTE_UP_ACTION, "askwith_vote_down", CANCEL_ACTION])
+async def test_a_forged_ask_id_on_a_button_is_a_400(slack: Slack, action_id: str, value: str) -> None:
+    response = await slack.click("UALICE", "CCGENERAL", action_id, value)
+    assert response.status == 400, (response.status, response.body)
