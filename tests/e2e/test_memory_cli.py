@@ -133,7 +133,7 @@ def test_a_huge_message_is_printed_folded(cli: typer.Typer, tmp_path: Path) -> N
     world_file = tmp_path / "huge.json"
     world.save(world_file)
     assert invoke(cli, tmp_path, "ingest", "--workspace", str(world_file)).exit_code == 0
-    result = invoke(cli, tmp_path, "memory", "search", "-w", str(world_file), "--as", "alice", "--lexical", "zebra")
-    assert result.exit_code == 0, result.output
-    assert "more characters)" in result.output
-    assert len(result.output) < 5_000, len(result.output)
+    result = askwith(tmp_path, "memory", "search", "-w", str(world_file), "--as", "alice", "--lexical", "zebra")
+    assert result.returncode == 0, result.stderr
+    assert "more characters)" in result.stdout
+    assert len(result.stdout) < 5_000, len(result.stdout)
