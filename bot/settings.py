@@ -63,14 +63,6 @@ class Settings(BaseSettings):
         "",
         "SQLAlchemy async URL. Empty = SQLite file in ASKWITH_DATA_DIR. PostgreSQL: postgresql+asyncpg://user@host/db",
     )
-    sqlite_readers: int = _setting(
-        "ASKWITH_SQLITE_READERS",
-        1,
-        "Processes that run a SQLite database's reads (searches) beside the process serving asks, so they use "
-        "another core. 0 = every read in the serving process. More help on machines with more cores.",
-        ge=0,
-        le=8,
-    )
     chroma_host: str = _setting(
         "ASKWITH_CHROMA_HOST", "", "Chroma server host. Empty = embedded Chroma in ASKWITH_DATA_DIR."
     )

@@ -71,7 +71,7 @@ class Database:
         readers = None
         if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-            readers = ReaderProcesses(parsed.database, settings.sqlite_readers) if settings.sqlite_readers else None
+            # ASKWITH_SQLITE_READERS is gone: reads run in the serving process (the reader processes are retired).
         db = cls(create_engine(url, readers=readers), readers=readers)
         if migrate:
             await db.migrate()

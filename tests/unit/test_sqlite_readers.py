@@ -18,9 +18,8 @@ from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.settings import Settings
 from bot.store import sqlite_driver
-from bot.store.db import Database, create_engine
+from bot.store.db import create_engine
 from bot.store.sqlite_readers import ReaderProcesses, plain
 
 
@@ -147,31 +146,6 @@ def test_each_event_loop_gets_readers_of_its_own(tmp_path: Path) -> None:
         assert readers.pids() != pids  # the first loop's reader ended with it
     finally:
         readers.close()
-
-
-async def test_closing_the_database_stops_its_readers(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path / "data", embedder="hash", sqlite_readers=2)
-    db = await Database.open(settings)
-    assert db.readers is not None
-    async with db.engine.connect() as conn:
-        assert (await conn.execute(text("SELECT count(*) FROM ask"))).scalar_one() == 0
-    pids = db.readers.pids()
-    assert len(pids) == 2  # started together at the first read
-    await db.close()
-    assert db.readers.pids() == []
-    for pid in pids:  # ended and reaped
-        with pytest.raises(ProcessLookupError):
-            os.kill(pid, 0)
-
-
-async def test_no_readers_when_switched_off_or_in_memory(tmp_path: Path) -> None:
-    off = await Database.open(Settings(data_dir=tmp_path / "off", embedder="hash", sqlite_readers=0))
-    memory = await Database.open(Settings(data_dir=tmp_path / "mem"), url="sqlite+aiosqlite://")
-    try:
-        assert off.readers is None and memory.readers is None
-    finally:
-        await off.close()
-        await memory.close()
 
 
 def test_only_plain_parameters_travel_to_a_reader() -> None:
