@@ -41,7 +41,8 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 def _setting(env: str, default: Any, doc: str, *, secret: bool = False, **bounds: Any) -> Any:
     """One field: its environment variable, default, documentation and bounds (`ge`, `gt`, `le`, `lt`)."""
     return Field(
-        default, validation_alias=env, description=doc, allow_inf_nan=False if bounds else None,
+        default, validation_alias=env, description=doc,
+        allow_inf_nan=False if bounds or isinstance(default, float) else None,
         json_schema_extra={"env": env, "secret": secret}, **bounds,
     )  # fmt: skip
 

@@ -14,7 +14,6 @@ from bot.settings import Settings, documented_settings
 
 
 ENVS = [env for env, _default, _doc in documented_settings()]
-NAME_BY_ENV = {str(info.validation_alias): name for name, info in Settings.model_fields.items()}
 AWKWARD = [
     "nan", "-nan", "NaN", "inf", "-inf", "Infinity", "1e309", "-1e309", "1e-400", "0", "-0", "0.0", "-1", "-1.5",
     "1e6", "65536", "70000", "2147483648", "9" * 400, "9" * 5000, "1_000", " 5 ", "0x10", "true", "no", "",
@@ -37,8 +36,8 @@ def _check_one(env: str, raw: str) -> None:
         assert message.startswith(env), message
         assert "\n" not in message and len(message) < 400, message
         return
-    value = getattr(settings, NAME_BY_ENV[env])
-    info = Settings.model_fields[NAME_BY_ENV[env]]
+    name, info = next((n, i) for n, i in Settings.model_fields.items() if i.validation_alias == env)
+    value = getattr(settings, name)
     if isinstance(value, float):
         assert math.isfinite(value), (env, raw, value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
