@@ -36,6 +36,9 @@ class PlatformRuntime:
     key: str = ""  # which workspace of the platform (a Discord server), when it serves several
     mount_path: str | None = None  # where `asgi` is mounted on the web server
     asgi: Any = None  # an ASGI application (Slack's HTTP endpoint)
+    # Whether the workspace still has askwith (a Slack workspace that uninstalled it answers False): /healthz lists
+    # only those that do.
+    serving: Callable[[], bool] = lambda: True
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,7 @@ class ChatMessage:
     text: str
     thread_id: str | None = None  # id of the thread's parent message; None for a top-level message
     reply_count: int = 0
+    edited_at: datetime | None = None  # when this version was written by an edit; None = as first posted
 
 
 @dataclass(frozen=True)

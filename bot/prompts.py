@@ -13,16 +13,27 @@ from typing import Any
 import yaml
 from jinja2 import Environment, StrictUndefined, Template
 
+from bot.text_fold import as_latin, normalise
+
 
 _ENV = Environment(undefined=StrictUndefined, keep_trailing_newline=False, trim_blocks=True, lstrip_blocks=True)
 DATA_OPEN, DATA_CLOSE = "<chat-data untrusted>", "</chat-data>"
-_MARKER = re.compile(r"<\s*(/?)\s*chat-data", re.IGNORECASE)
+# A marker as a reader (the model) would take it: any slash, the words joined by a dash, space or underscore, or none.
+_MARKER = re.compile(r"<\s*([/\u2044\u2215\u29f8]?)\s*chat[\s_-]*data", re.IGNORECASE)
 
 
 def untrusted(text: object) -> str:
-    """Chat text (memory, other agents' words) for a prompt, as data: on one line (it cannot start a label line of
-    its own) and unable to close the `<chat-data untrusted>` block it sits in (its markers are defused)."""
-    return _MARKER.sub(lambda m: f"‹{m[1]}chat-data", " ".join(str(text).split()))
+    """Chat text (memory, other agents' words) for a prompt, as data: normalised as it reads (`text_fold.normalise`:
+    compatibility forms, invisible characters, entities and dashes), on one line (it cannot start a label line of its
+    own) and unable to close the `<chat-data untrusted>` block it sits in (its markers, look-alike letters included,
+    are defused)."""
+    plain = " ".join(normalise(str(text)).split())
+    seen = as_latin(plain)  # the same length: a marker found in it is at the same place in `plain`
+    pieces, last = [], 0
+    for found in _MARKER.finditer(seen):
+        pieces.append(f"{plain[last : found.start()]}‹{found[1]}chat-data")
+        last = found.end()
+    return "".join(pieces) + plain[last:]
 
 
 _ENV.filters["data"] = untrusted

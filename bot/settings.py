@@ -1,45 +1,51 @@
-"""The one settings object, read from the environment and an optional `.env` file.
+"""The one settings object, read from the environment and an optional `.env` file, checked by one schema.
 
-Every field names its environment variable and documents itself; `.env.example` lists them all with their defaults
-(a unit test keeps the two in step). Secrets are only ever read from the environment, never from code or logs.
+`Settings` is a pydantic-settings model: each field names its environment variable, documents itself (with its unit)
+and carries its bounds, so a value out of range, NaN, an infinity or text where a number belongs is refused at start-up
+in one line naming the variable (`InvalidSettingError`), never a traceback. `.env.example` lists every setting with
+its default (a unit test keeps the two in step). Secrets are only ever read from the environment, never from code or
+logs, and a refused secret is never repeated.
 
     settings = Settings.load()
     settings.require("bench_data_dir")  # raises MissingSettingError naming ASKWITH_BENCH_DATA_DIR
+
+Adding a setting: one `_setting(ENV, default, doc, ...)` line in the class, with the unit in its doc and bounds as
+keyword arguments the way pydantic's `Field` takes them, e.g.
+`_setting("ASKWITH_X_SECONDS", 30.0, "How long X waits, in seconds.", gt=0, le=3600)`. A float field refuses NaN and
+infinities by itself; a text field refuses control and invisible characters and more than 8,192 characters. Anything
+else a value must satisfy is a `field_validator` below the fields (the time zone is one) raising `ValueError` with what
+is expected. A `_setting` with no bounds still works (the field is checked for its type only).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
-import types
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
+from pydantic import Field, ValidationError, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from bot.errors import InvalidSettingError, MissingSettingError
-
-
-# Numbers that must be positive (a count of 0 or a 0 s timeout hangs or does nothing) or at least 0 (0 = none/off).
-_POSITIVE = frozenset({
-    "chroma_port", "session_gap_minutes", "session_max_messages", "ingest_page_size", "llm_timeout_seconds",
-    "llm_concurrency", "max_turns", "approval_timeout_seconds", "worker_heartbeat_seconds", "worker_stale_seconds",
-    "local_llm_context_tokens", "local_llm_startup_seconds", "negotiation_approval_timeout_seconds",
-    "link_ttl_seconds",
-})  # fmt: skip
-_NON_NEGATIVE = frozenset({
-    "ingest_interval_seconds", "llm_temperature", "llm_max_retries", "llm_backoff_seconds", "llm_max_tokens",
-    "slack_api_max_retries", "recursion_depth", "recursion_llm_budget", "share_quote_chars", "local_llm_threads",
-    "web_port", "evidence_budget_tokens", "ask_token_budget", "vector_cache", "sqlite_readers",
-    "transcript_retention_days",
-    "member_reconcile_hours", "backfill_days",
-})  # fmt: skip
+from bot.errors import InvalidSecretSettingError, InvalidSettingError, MissingSettingError
 
 
-def _setting(env: str, default: Any, doc: str, *, secret: bool = False) -> Any:
-    return field(default=default, metadata={"env": env, "doc": doc, "secret": secret})
+# Longest text setting: a URL, a comma list of admins or a token is far shorter; a megabyte is a mistake.
+MAX_TEXT_CHARS = 8192
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+SLACK_MEMORY_SOURCES = ("auto", "mirror", "live")
+
+
+def _setting(env: str, default: Any, doc: str, *, secret: bool = False, **bounds: Any) -> Any:
+    """One field: its environment variable, default, documentation and bounds (`ge`, `gt`, `le`, `lt`)."""
+    return Field(
+        default, validation_alias=env, description=doc,
+        allow_inf_nan=False if bounds or isinstance(default, float) else None,
+        json_schema_extra={"env": env, "secret": secret}, **bounds,
+    )  # fmt: skip
 
 
 # Evidence tokens per think/act/consensus prompt, by the main model's context window ("several thousand" for 128k).
@@ -49,8 +55,7 @@ EVIDENCE_BUDGET_BY_PROFILE = {"large": 6000, "small": 1200}
 ASK_TOKEN_BUDGET_BY_PROFILE = {"large": 120_000, "small": 30_000}
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(BaseSettings):
     # ------------------------------------------------------------------ storage
     data_dir: Path = _setting(
         "ASKWITH_DATA_DIR", Path("askwith-data"), "Where askwith keeps its state (database, Chroma, caches)."
@@ -60,16 +65,12 @@ class Settings:
         "",
         "SQLAlchemy async URL. Empty = SQLite file in ASKWITH_DATA_DIR. PostgreSQL: postgresql+asyncpg://user@host/db",
     )
-    sqlite_readers: int = _setting(
-        "ASKWITH_SQLITE_READERS",
-        1,
-        "Processes that run a SQLite database's reads (searches) beside the process serving asks, so they use "
-        "another core. 0 = every read in the serving process. More help on machines with more cores.",
-    )
     chroma_host: str = _setting(
         "ASKWITH_CHROMA_HOST", "", "Chroma server host. Empty = embedded Chroma in ASKWITH_DATA_DIR."
     )
-    chroma_port: int = _setting("ASKWITH_CHROMA_PORT", 8000, "Chroma server port (used with ASKWITH_CHROMA_HOST).")
+    chroma_port: int = _setting(
+        "ASKWITH_CHROMA_PORT", 8000, "Chroma server port (used with ASKWITH_CHROMA_HOST).", ge=1, le=65535
+    )
     chroma_prefix: str = _setting(
         "ASKWITH_CHROMA_PREFIX",
         "askwith",
@@ -82,15 +83,21 @@ class Settings:
     )
     # ------------------------------------------------------------------ memory
     session_gap_minutes: int = _setting(
-        "ASKWITH_SESSION_GAP_MINUTES", 30, "A silence this long starts a new memory session."
+        "ASKWITH_SESSION_GAP_MINUTES",
+        30,
+        "A silence this long, in minutes, starts a new memory session.",
+        ge=1,
+        le=10_080,
     )
     session_max_messages: int = _setting(
-        "ASKWITH_SESSION_MAX_MESSAGES", 40, "Largest number of messages in one session."
+        "ASKWITH_SESSION_MAX_MESSAGES", 40, "Largest number of messages in one session.", ge=1, le=10_000
     )
     window_messages: int = _setting(
         "ASKWITH_WINDOW_MESSAGES",
         3,
         "Neighbouring messages embedded together for hybrid retrieval's dense side. 0 = no windows (lexical only).",
+        ge=0,
+        le=50,
     )
     vector_cache: int = _setting(
         "ASKWITH_VECTOR_CACHE",
@@ -98,6 +105,8 @@ class Settings:
         "Memory vectors (session summaries and message windows) kept in memory for exact search within a viewer's "
         "channels, about 1.5 KB each with the MiniLM model. A viewer whose channels hold more is searched through "
         "Chroma's index. 0 = always Chroma's index.",
+        ge=0,
+        le=10_000_000,
     )
     agent_search: str = _setting(
         "ASKWITH_AGENT_SEARCH",
@@ -105,14 +114,19 @@ class Settings:
         "How agents search clear memory: hybrid (full-text ranking fused with dense search over message windows) or "
         "lexical (full-text ranking only).",
     )
-    timezone: str = _setting(
-        "ASKWITH_TIMEZONE", "UTC", "The workspace's time zone (IANA name): how dates typed in queries are read."
-    )
     ingest_interval_seconds: int = _setting(
-        "ASKWITH_INGEST_INTERVAL_SECONDS", 300, "How often the long-running process pulls new history (0 = never)."
+        "ASKWITH_INGEST_INTERVAL_SECONDS",
+        300,
+        "How often, in seconds, the long-running process pulls new history (0 = never).",
+        ge=0,
+        le=604_800,
     )
     ingest_page_size: int = _setting(
-        "ASKWITH_INGEST_PAGE_SIZE", 200, "Messages per history page; each page is stored in one transaction."
+        "ASKWITH_INGEST_PAGE_SIZE",
+        200,
+        "Messages per history page; each page is stored in one transaction.",
+        ge=1,
+        le=1000,
     )
     bench_data_dir: Path | None = _setting(
         "ASKWITH_BENCH_DATA_DIR", None, "Directory holding the InformativeBench source data (FriendsTV/, sources/)."
@@ -142,18 +156,32 @@ class Settings:
     llm_api_key: str = _setting(
         "ASKWITH_LLM_API_KEY", "", "API key for the endpoint (local servers accept any).", secret=True
     )
-    llm_temperature: float = _setting("ASKWITH_LLM_TEMPERATURE", 0.2, "Sampling temperature (the paper uses 0.2).")
-    llm_timeout_seconds: float = _setting("ASKWITH_LLM_TIMEOUT_SECONDS", 60.0, "Per-request timeout.")
-    llm_max_retries: int = _setting("ASKWITH_LLM_MAX_RETRIES", 4, "Retries on 429, 5xx and timeouts, with backoff.")
-    llm_concurrency: int = _setting("ASKWITH_LLM_CONCURRENCY", 8, "Most LLM requests in flight at once.")
+    llm_temperature: float = _setting(
+        "ASKWITH_LLM_TEMPERATURE", 0.2, "Sampling temperature, from 0 to 2 (the paper uses 0.2).", ge=0, le=2
+    )
+    llm_timeout_seconds: float = _setting(
+        "ASKWITH_LLM_TIMEOUT_SECONDS", 60.0, "Per-request timeout, in seconds.", gt=0, le=3600
+    )
+    llm_max_retries: int = _setting(
+        "ASKWITH_LLM_MAX_RETRIES", 4, "Retries on 429, 5xx and timeouts, with backoff.", ge=0, le=20
+    )
+    llm_concurrency: int = _setting(
+        "ASKWITH_LLM_CONCURRENCY", 8, "Most LLM requests in flight at once.", ge=1, le=1024
+    )
     llm_backoff_seconds: float = _setting(
-        "ASKWITH_LLM_BACKOFF_SECONDS", 1.0, "First retry wait; doubles each retry (with jitter), capped at 30 s."
+        "ASKWITH_LLM_BACKOFF_SECONDS",
+        1.0,
+        "First retry wait, in seconds; doubles each retry (with jitter), capped at 30 s.",
+        ge=0,
+        le=60,
     )
     llm_max_tokens: int = _setting(
         "ASKWITH_LLM_MAX_TOKENS",
         0,
         "Longest reply, in tokens, for calls that set no length of their own (0 = the endpoint's default). A small "
         "local model may ramble until its context is full; a cap makes such a reply fail fast and be repaired.",
+        ge=0,
+        le=1_000_000,
     )
     llm_cache_dir: Path | None = _setting(
         "ASKWITH_LLM_CACHE_DIR", None, "On-disk response cache (identical requests answered from disk). Empty = off."
@@ -193,7 +221,11 @@ class Settings:
         "SLACK_API_URL", "https://slack.com/api/", "Slack Web API base URL (tests point it at a local fake)."
     )
     slack_api_max_retries: int = _setting(
-        "SLACK_API_MAX_RETRIES", 5, "Retries of a Slack Web API call answered with 429 (waits Retry-After)."
+        "SLACK_API_MAX_RETRIES",
+        5,
+        "Retries of a Slack Web API call answered with 429 (waits Retry-After).",
+        ge=0,
+        le=20,
     )
     token_encryption_key: str = _setting(
         "ASKWITH_TOKEN_ENCRYPTION_KEY",
@@ -202,12 +234,20 @@ class Settings:
         secret=True,
     )
     # ------------------------------------------------------------------ agents and asks
-    max_turns: int = _setting("ASKWITH_MAX_TURNS", 10, "Most utterances in one agent conversation.")
+    max_turns: int = _setting("ASKWITH_MAX_TURNS", 10, "Most utterances in one agent conversation.", ge=1, le=200)
     recursion_depth: int = _setting(
-        "ASKWITH_RECURSION_DEPTH", 2, "How deep agents may bring in further colleagues' agents (0 = never)."
+        "ASKWITH_RECURSION_DEPTH",
+        2,
+        "How deep agents may bring in further colleagues' agents (0 = never).",
+        ge=0,
+        le=5,
     )
     recursion_llm_budget: int = _setting(
-        "ASKWITH_RECURSION_LLM_BUDGET", 12, "Most LLM calls all sub-conversations of one ask may spend together."
+        "ASKWITH_RECURSION_LLM_BUDGET",
+        12,
+        "Most LLM calls all sub-conversations of one ask may spend together.",
+        ge=0,
+        le=10_000,
     )
     context_profile: str = _setting(
         "ASKWITH_CONTEXT_PROFILE",
@@ -220,6 +260,8 @@ class Settings:
         0,
         "Tokens of evidence (memory lines, notebook, blackboard, partner utterances) one think/act/consensus prompt "
         "may carry; what does not fit is cut and the prompt says so. 0 = the profile's figure.",
+        ge=0,
+        le=1_000_000,
     )
     ask_token_budget: int = _setting(
         "ASKWITH_ASK_TOKEN_BUDGET",
@@ -227,6 +269,8 @@ class Settings:
         "Prompt tokens one ask may spend across all its LLM calls (turns, sub-conversations, closing statements, "
         "consensus). A talk ends early, recorded as stopped by the budget, when another turn would leave too little "
         "for the closing statements and consensus. 0 = the profile's figure (large 120000, small 30000).",
+        ge=0,
+        le=100_000_000,
     )
     whole_history: bool = _setting(
         "ASKWITH_WHOLE_HISTORY",
@@ -235,15 +279,24 @@ class Settings:
         "(recorded in the transcript). false = always search.",
     )
     timezone: str = _setting(
-        "ASKWITH_TIMEZONE", "UTC", "Time zone the agents ground 'today' in (an IANA name such as Europe/Paris)."
+        "ASKWITH_TIMEZONE",
+        "UTC",
+        "The workspace's time zone (an IANA name such as Europe/Paris): how dates typed in queries are read and what "
+        "'today' is for the agents.",
     )
     approval_timeout_seconds: float = _setting(
-        "ASKWITH_APPROVAL_TIMEOUT_SECONDS", 600.0, "How long an 'ask me' member has to approve a share (then: deny)."
+        "ASKWITH_APPROVAL_TIMEOUT_SECONDS",
+        600.0,
+        "How long, in seconds, an 'ask me' member has to approve a share (then: deny).",
+        gt=0,
+        le=604_800,
     )
     share_quote_chars: int = _setting(
         "ASKWITH_SHARE_QUOTE_CHARS",
         2000,
         "Most characters of a member's messages their agent may pass on verbatim in one ask (more are cut).",
+        ge=0,
+        le=1_000_000,
     )
     ablations: str = _setting(
         "ASKWITH_ABLATIONS",
@@ -251,10 +304,18 @@ class Settings:
         "Comma list of switched-off mechanisms: no-infonav, no-clear-memory, no-fuzzy-memory, no-recursion.",
     )
     worker_heartbeat_seconds: float = _setting(
-        "ASKWITH_WORKER_HEARTBEAT_SECONDS", 5.0, "How often a worker marks the ask it runs as alive."
+        "ASKWITH_WORKER_HEARTBEAT_SECONDS",
+        5.0,
+        "How often, in seconds, a worker marks the ask it runs as alive.",
+        gt=0,
+        le=3600,
     )
     worker_stale_seconds: float = _setting(
-        "ASKWITH_WORKER_STALE_SECONDS", 60.0, "A running ask not marked alive for this long is taken over."
+        "ASKWITH_WORKER_STALE_SECONDS",
+        60.0,
+        "A running ask not marked alive for this many seconds is taken over.",
+        gt=0,
+        le=86_400,
     )
     # ------------------------------------------------------------------ local LLM
     local_llm: str = _setting(
@@ -265,15 +326,25 @@ class Settings:
         "ASKWITH_LLM_BASE_URL and ASKWITH_LLM_MODEL.",
     )
     local_llm_context_tokens: int = _setting(
-        "ASKWITH_LOCAL_LLM_CONTEXT_TOKENS", 8192, "Context window of the local model, in tokens (llama.cpp n_ctx)."
+        "ASKWITH_LOCAL_LLM_CONTEXT_TOKENS",
+        8192,
+        "Context window of the local model, in tokens (llama.cpp n_ctx).",
+        ge=256,
+        le=1_048_576,
     )
     local_llm_threads: int = _setting(
         "ASKWITH_LOCAL_LLM_THREADS",
         0,
         "CPU threads for the local model (0 = llama.cpp's default). On a busy machine 1 is often fastest.",
+        ge=0,
+        le=1024,
     )
     local_llm_startup_seconds: float = _setting(
-        "ASKWITH_LOCAL_LLM_STARTUP_SECONDS", 120.0, "How long the local server may take to load and answer."
+        "ASKWITH_LOCAL_LLM_STARTUP_SECONDS",
+        120.0,
+        "How long, in seconds, the local server may take to load and answer.",
+        gt=0,
+        le=3600,
     )
     # ------------------------------------------------------------------ private model (privacy level L2)
     private_llm_base_url: str = _setting(
@@ -297,7 +368,10 @@ class Settings:
     negotiation_approval_timeout_seconds: float = _setting(
         "ASKWITH_NEGOTIATION_APPROVAL_TIMEOUT_SECONDS",
         86400.0,
-        "How long an agreed task trade waits for both members' Accept before it lapses.",
+        "How long, in seconds (a day by default), an agreed task trade waits for both members' Accept before it "
+        "lapses.",
+        gt=0,
+        le=2_592_000,
     )
     # ------------------------------------------------------------------ discord
     discord_bot_token: str = _setting(
@@ -320,7 +394,13 @@ class Settings:
         "127.0.0.1",
         "Address the web app binds to. The local member picker (no sign-in) only exists on a loopback address.",
     )
-    web_port: int = _setting("ASKWITH_WEB_PORT", 8765, "Port of the web app (transcripts, local workspace, metrics).")
+    web_port: int = _setting(
+        "ASKWITH_WEB_PORT",
+        8765,
+        "Port of the web app (transcripts, local workspace, metrics); 0 = any free port.",
+        ge=0,
+        le=65535,
+    )
     public_url: str = _setting(
         "ASKWITH_PUBLIC_URL",
         "",
@@ -333,13 +413,20 @@ class Settings:
         secret=True,
     )
     link_ttl_seconds: int = _setting(
-        "ASKWITH_LINK_TTL_SECONDS", 604800, "How long a transcript link stays valid (it can be opened again)."
+        "ASKWITH_LINK_TTL_SECONDS",
+        604800,
+        "How long, in seconds (a week by default), a transcript link stays valid (it can be opened again).",
+        ge=1,
+        le=31_536_000,
     )
     web_session_seconds: int = _setting(
         "ASKWITH_WEB_SESSION_SECONDS",
         28800,
-        "How long a web sign-in (by link or picker) lasts. Sessions live in the serving process: signing out ends "
-        "one at once (a copied cookie stops working), and a restart signs everyone out.",
+        "How long, in seconds (8 hours by default), a web sign-in (by link or picker) lasts. Sessions live in the "
+        "serving process: signing out ends one at once (a copied cookie stops working), and a restart signs everyone "
+        "out.",
+        ge=1,
+        le=2_592_000,
     )
     web_admins: str = _setting(
         "ASKWITH_WEB_ADMINS",
@@ -356,7 +443,10 @@ class Settings:
     max_request_bytes: int = _setting(
         "ASKWITH_MAX_REQUEST_BYTES",
         1048576,
-        "Largest request body any HTTP endpoint accepts (Slack events, web forms); larger ones get 413 unread.",
+        "Largest request body, in bytes, any HTTP endpoint accepts (Slack events, web forms); larger ones get 413 "
+        "unread.",
+        ge=1024,
+        le=104_857_600,
     )
     serve_workspace: str = _setting(
         "ASKWITH_SERVE_WORKSPACE",
@@ -364,14 +454,16 @@ class Settings:
         "Local workspace `askwith serve` hosts when no platform token is set: acme, friendstv, a world file or an id.",
     )
     # ------------------------------------------------------------------ misc
-    log_level: str = _setting("ASKWITH_LOG_LEVEL", "INFO", "Logging level.")
-    # ---- added by ux
+    log_level: str = _setting("ASKWITH_LOG_LEVEL", "INFO", "Logging level: DEBUG, INFO, WARNING, ERROR or CRITICAL.")
+    # ------------------------------------------------------------------ asks
     max_question_chars: int = _setting(
         "ASKWITH_MAX_QUESTION_CHARS",
         2000,
-        "Longest question an ask takes, in characters (100-20000); a longer one is refused with a message saying so.",
+        "Longest question an ask takes, in characters; a longer one is refused with a message saying so.",
+        ge=100,
+        le=20_000,
     )
-    # ---- added by slack
+    # ------------------------------------------------------------------ Slack memory source and data kept
     slack_memory: str = _setting(
         "ASKWITH_SLACK_MEMORY",
         "auto",
@@ -389,47 +481,110 @@ class Settings:
         "ASKWITH_TRANSCRIPT_RETENTION_DAYS",
         30,
         "Days a live-memory workspace keeps an ask's transcript (only what was shared); 0 = delete it when the ask "
-        "ends. Between 0 and 3650.",
+        "ends.",
+        ge=0,
+        le=3650,
     )
-    # ---- added by scale
+    # ------------------------------------------------------------------ platform sync
     member_reconcile_hours: float = _setting(
         "ASKWITH_MEMBER_RECONCILE_HOURS",
         24.0,
-        "Slack and Discord: hours between full listings of members and channel memberships (0-168; 0 = every "
-        "scheduled run). Between them, events keep memberships current and a run only lists the channels.",
+        "Slack and Discord: hours between full listings of members and channel memberships (0 = every scheduled "
+        "run). Between them, events keep memberships current and a run only lists the channels.",
+        ge=0,
+        le=168,
     )
     backfill_days: int = _setting(
         "ASKWITH_BACKFILL_DAYS",
         0,
-        "Slack and Discord: how many days back a channel's first read goes (0-3650; 0 = its whole history).",
+        "Slack and Discord: how many days back a channel's first read goes (0 = its whole history).",
+        ge=0,
+        le=3650,
     )
+
+    # ------------------------------------------------------------------ checks beyond bounds
+    model_config = SettingsConfigDict(frozen=True, validate_by_name=True, validate_by_alias=True, extra="forbid")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # `Settings(...)` is exactly what it is given over the defaults (tests build them so); `load` alone reads the
+        # environment and the .env file, both given to it explicitly.
+        return (init_settings,)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _plain_text(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            if len(value) > MAX_TEXT_CHARS:
+                raise ValueError(f"text of at most {MAX_TEXT_CHARS} characters")
+            if not value.isprintable():  # control, format (bidi) and unassigned characters: a paste gone wrong
+                raise ValueError("text without control or invisible characters")
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_time_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError, OSError):
+            raise ValueError("IANA time zone name such as Europe/Paris") from None
+        return value
+
+    @field_validator("slack_memory")
+    @classmethod
+    def _known_slack_memory(cls, value: str) -> str:
+        if value.strip().lower() not in SLACK_MEMORY_SOURCES:
+            raise ValueError(f"one of {', '.join(SLACK_MEMORY_SOURCES)}")
+        return value.strip().lower()
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_log_level(cls, value: str) -> str:
+        if value.strip().upper() not in LOG_LEVELS:
+            raise ValueError(f"log level ({', '.join(LOG_LEVELS)})")
+        return value.strip().upper()
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise _one_line(exc, values) from None
 
     # -------------------------------------------------------------------------
     @classmethod
-    def load(cls, *, env: Mapping[str, str] | None = None, env_file: Path | str | None = ".env") -> Settings:
-        """Read settings from `env` (default: the process environment) over the values of `env_file`."""
+    def load(cls, *, env: Mapping[str, str | None] | None = None, env_file: Path | str | None = ".env") -> Settings:
+        """Read settings from `env` (default: the process environment) over the values of `env_file`.
+
+        An empty value means the default. Raises InvalidSettingError (one line, naming the variable) on a bad value.
+        """
         source: dict[str, str | None] = {}
         if env_file is not None and Path(env_file).is_file():
             source.update(dotenv_values(env_file))
         source.update(os.environ if env is None else env)
-        hints = get_type_hints(cls)
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            raw = source.get(f.metadata["env"])
-            if raw is None or raw == "":
-                continue
-            values[f.name] = _in_range(f.name, _parse(raw, hints[f.name], f.metadata["env"]), raw, f.metadata["env"])
-        return cls(**values)
+        given = {}
+        for info in cls.model_fields.values():
+            raw = source.get(_env(info))
+            if raw is not None and raw != "":
+                given[_env(info)] = raw
+        return cls(**given)
 
     def replace(self, **changes: Any) -> Settings:
-        return dataclasses.replace(self, **changes)
+        """A copy with `changes` (field names), not checked again: tests and benchmarks use values users may not."""
+        return self.model_copy(update=changes)
 
     def require(self, name: str) -> Any:
         """Return a setting that must be set for the calling feature, or raise one clear line naming it."""
         value = getattr(self, name)
         if value is None or value == "":
-            meta = next(f.metadata for f in fields(self) if f.name == name)
-            raise MissingSettingError(meta["env"], meta["doc"])
+            info = type(self).model_fields[name]
+            raise MissingSettingError(_env(info), info.description or "")
         return value
 
     @property
@@ -474,41 +629,69 @@ class Settings:
 
     def __repr__(self) -> str:  # never print secrets
         shown = ", ".join(
-            f"{f.name}={'***' if f.metadata['secret'] and getattr(self, f.name) else getattr(self, f.name)!r}"
-            for f in fields(self)
+            f"{name}={'***' if _secret(info) and getattr(self, name) else getattr(self, name)!r}"
+            for name, info in type(self).model_fields.items()
         )
         return f"Settings({shown})"
+
+    __str__ = __repr__
 
 
 def documented_settings() -> list[tuple[str, str, str]]:
     """(environment variable, default as written in .env.example, doc) for every setting."""
     rows = []
-    for f in fields(Settings):
-        default = "" if f.default is None else str(f.default)
-        rows.append((f.metadata["env"], default, f.metadata["doc"]))
+    for info in Settings.model_fields.values():
+        default = "" if info.default is None else str(info.default)
+        limits = _limits(info)
+        rows.append(
+            (_env(info), default, f"{info.description} Allowed: {limits}." if limits else str(info.description))
+        )
     return rows
 
 
-def _in_range(name: str, value: Any, raw: str, env: str) -> Any:
-    if name in _POSITIVE and value <= 0:
-        raise InvalidSettingError(env, raw, "number greater than 0")
-    if name in _NON_NEGATIVE and value < 0:
-        raise InvalidSettingError(env, raw, "number of 0 or more")
-    return value
+def secret_setting_names() -> list[str]:
+    """Field names of the settings that hold secrets (never printed, never logged)."""
+    return [name for name, info in Settings.model_fields.items() if _secret(info)]
 
 
-def _parse(raw: str, hint: Any, env: str) -> Any:
-    if get_origin(hint) in (Union, types.UnionType):
-        hint = next(a for a in get_args(hint) if a is not type(None))
-    try:
-        if hint is bool:
-            if raw.strip().lower() in {"1", "true", "yes", "on"}:
-                return True
-            if raw.strip().lower() in {"0", "false", "no", "off"}:
-                return False
-            raise ValueError(raw)
-        if get_origin(hint) is tuple:
-            return tuple(part.strip() for part in raw.split(",") if part.strip())
-        return hint(raw)
-    except ValueError as exc:
-        raise InvalidSettingError(env, raw, getattr(hint, "__name__", str(hint))) from exc
+def _env(info: FieldInfo) -> str:
+    return str(info.validation_alias)
+
+
+def _secret(info: FieldInfo) -> bool:
+    return bool(isinstance(info.json_schema_extra, dict) and info.json_schema_extra.get("secret"))
+
+
+def _one_line(exc: ValidationError, values: Mapping[str, Any]) -> InvalidSettingError | InvalidSecretSettingError:
+    """The first problem of a refused settings object, as one line naming its variable and what it expects."""
+    error = exc.errors(include_url=False)[0]
+    key = str(error["loc"][0]) if error["loc"] else ""
+    info = Settings.model_fields.get(key) or next((i for i in Settings.model_fields.values() if _env(i) == key), None)
+    if info is None:  # a name that is no setting (a typo in a test or a caller)
+        return InvalidSettingError(key or "settings", "", f"setting name ({error['msg']})")
+    env = _env(info)
+    expected = _expected(error, info)
+    if _secret(info):
+        return InvalidSecretSettingError(env, expected)
+    raw = values.get(env, values.get(key, error.get("input")))
+    shown = str(raw) if len(str(raw)) <= 80 else f"{str(raw)[:80]}..."
+    return InvalidSettingError(env, shown, expected)
+
+
+def _expected(error: Any, info: FieldInfo) -> str:
+    if error["type"] == "value_error":
+        return str(error["ctx"]["error"])
+    kind = {int: "whole number", float: "finite number", bool: "true or false", Path: "path"}.get(
+        info.annotation, "value"
+    )
+    return f"{kind} {_limits(info)}".strip()
+
+
+def _limits(info: FieldInfo) -> str:
+    """The field's bounds in words: "at least 1 and at most 65,535"."""
+    limits = []
+    for bound in info.metadata:
+        for attr, word in (("ge", "at least"), ("gt", "more than"), ("le", "at most"), ("lt", "less than")):
+            if (figure := getattr(bound, attr, None)) is not None:
+                limits.append(f"{word} {figure:,}")
+    return " and ".join(limits)

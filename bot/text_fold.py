@@ -50,6 +50,11 @@ def fold(text: str) -> str:
     return normalise(text).casefold()
 
 
+def as_latin(text: str) -> str:
+    """Letters of other scripts drawn like Latin ones read as those, one character for one (same length and places)."""
+    return text.translate(_CONFUSABLES)
+
+
 def skeleton(text: str) -> str:
     """`fold`, then letters of other scripts drawn like Latin ones read as those, and accents dropped: two texts with
     the same skeleton look the same to a reader."""

@@ -140,8 +140,10 @@ class World:
                 for m in self.members.values()
             ],
             "channels": [{**asdict(c), "member_ids": list(c.member_ids)} for c in self.channels.values()],
-            "messages": [
-                {**asdict(m), "ts": m.ts.astimezone(UTC).isoformat()} for msgs in self.messages.values() for m in msgs
+            "messages": [  # a world holds each message as it reads now: when it was last edited is not kept
+                {**_message_fields(m), "ts": m.ts.astimezone(UTC).isoformat()}
+                for msgs in self.messages.values()
+                for m in msgs
             ],
         }
 
@@ -243,3 +245,9 @@ def _policy_dict(policy: MemberPolicy) -> dict[str, Any]:
         "share": str(policy.share),
         "excluded_channels": list(policy.excluded_channels),
     }
+
+
+def _message_fields(message: ChatMessage) -> dict[str, Any]:
+    fields = asdict(message)
+    fields.pop("edited_at", None)
+    return fields

@@ -4,7 +4,7 @@ The platform-neutral API every adapter (Slack, Discord, local) uses; ids are pla
 workspace `workspace_id` (`IngestWorker.workspace_id`, or `LiveMemory.workspace_id(key)`):
 
     live = worker.live                                        # one per ingestion worker (or LiveMemory(db, indexer))
-    await live.edit_message(ws, "C1:1700.0001", "new text")   # False: not stored (ingest the new version instead)
+    await live.edit_message(ws, "C1:1700.0001", "new text", written_at=edited)  # False: not stored (ingest it)
     await live.delete_messages(ws, ["C1:1700.0001"])          # + tombstones: a later backfill never brings them back
     await live.set_channel_readers(ws, "C1", ["U1", "U2"])    # recompute a channel's readers at once
     await live.set_member_reads(ws, {"U3": {"C1"}}, scope=["C1", "C2"])  # what members read, after an event
@@ -15,6 +15,10 @@ workspace `workspace_id` (`IngestWorker.workspace_id`, or `LiveMemory.workspace_
     await live.set_member_deactivated(ws, "U1", True)         # reads nothing any more
     await live.forget_member(ws, "U1", other_readers={"UBOT"})  # `/askwith forget`: what memory holds for U1
     await live.settle()                                       # wait for the fuzzy re-index these changes queued
+
+Messages keep their newest version whatever order the platform delivers create, edit and delete in: a version
+replaces the stored one only when it was written later (`ChatMessage.edited_at`, else its `ts`), and a deletion
+leaves a tombstone that a late create or edit never gets past.
 
 Each call is one transaction on the store: clear memory (and its full-text index, which follows the message table)
 is right when the call returns. Sessions holding an edited or deleted message are dropped at once with their vectors
@@ -32,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 
 from bot.memory.indexer import SessionIndexer
 from bot.port import ChannelKind
@@ -62,10 +67,13 @@ class LiveMemory:
             return await ChatStore(self.db).find_workspace(session, key)
 
     # ------------------------------------------------------------------ messages
-    async def edit_message(self, workspace_id: int, message_id: str, text: str) -> bool:
-        """Apply an edit; False when the message is not stored (nothing to edit: ingest the new version)."""
+    async def edit_message(
+        self, workspace_id: int, message_id: str, text: str, *, written_at: datetime | None = None
+    ) -> bool:
+        """Apply a version of a message written at `written_at` (None: now) if it is newer than the stored one;
+        False when the message is not stored (nothing to edit: ingest the new version)."""
         async with self.db.session() as session, session.begin():
-            keys = await truth.edit_message(session, workspace_id, message_id, text)
+            keys = await truth.edit_message(session, workspace_id, message_id, text, written_at=written_at)
             if keys:
                 await truth.purge_orphan_summaries(session)
         if keys is None:

@@ -227,6 +227,8 @@ class IngestWorker:
                 await self.store.ensure_thread_cursors(session, [(db_channel, message.thread_id)])
         if added:
             self.live.changed(mirror.workspace_id)
+        elif message.edited_at is not None:  # stored meanwhile (an edit racing its post): the newer version stays
+            await self.live.edit_message(mirror.workspace_id, message.id, message.text, written_at=message.edited_at)
         return added == 1
 
     async def learn_member(self, member_id: str) -> bool:
@@ -268,7 +270,8 @@ class IngestWorker:
         """A message edited on the platform: its stored text replaced, or, not stored yet, its new version
         ingested (so a backfill racing the edit cannot keep the old text). True if memory changed."""
         mirror = self._mirror or await self.mirror()
-        if await self.live.edit_message(mirror.workspace_id, message.id, message.text):
+        written = message.edited_at or message.ts
+        if await self.live.edit_message(mirror.workspace_id, message.id, message.text, written_at=written):
             return True
         return await self.ingest_message(message)
 

@@ -68,6 +68,7 @@ def message(
         text=readable(str(payload.get("content") or ""), mentioned_users(payload), roles or {}),
         thread_id=thread_id,
         reply_count=int(thread.get("message_count") or 0),
+        edited_at=_timestamp(str(edited)) if (edited := payload.get("edited_timestamp")) else None,
     )
 
 

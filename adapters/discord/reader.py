@@ -240,7 +240,9 @@ class GuildReading:
         users = {str(m.id): m.display_name for m in message.mentions}
         roles = {str(r.id): r.name for r in message.role_mentions}
         text = convert.readable(message.content, users, roles)
-        return ChatMessage(str(message.id), channel_id, sender, message.created_at, text, thread_id)
+        return ChatMessage(
+            str(message.id), channel_id, sender, message.created_at, text, thread_id, edited_at=message.edited_at
+        )
 
     async def lookup_member(self, member_id: str) -> Member | None:
         """One member, looked up alone (a live event named someone new); None when not in the server."""

@@ -70,9 +70,9 @@ class LocalWorkspace(ChatPort):
 
     @classmethod
     def load(cls, path: Path | str, **kwargs: ApprovalResponder | str | None) -> LocalWorkspace:
-        world = World.load(path)
-        Journal.beside(Path(path)).replay(world)  # posts made after the world file was last saved
-        return cls(world, path=Path(path), **kwargs)
+        workspace = cls(World.load(path), path=Path(path), **kwargs)  # the bot and its channel first: it posted too
+        Journal.beside(Path(path)).replay(workspace.world)  # posts made after the world file was last saved
+        return workspace
 
     def save(self, path: Path | str | None = None) -> None:
         """Write the world file (atomically); the journal, now contained in it, is emptied."""

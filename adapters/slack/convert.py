@@ -85,6 +85,7 @@ def message_from_slack(channel_id: str, message: dict[str, Any]) -> ChatMessage:
         text=message.get("text", ""),
         thread_id=message_id(channel_id, thread_ts) if is_reply else None,
         reply_count=int(message.get("reply_count") or 0),
+        edited_at=ts_to_datetime(edited) if (edited := (message.get("edited") or {}).get("ts")) else None,
     )
 
 

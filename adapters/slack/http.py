@@ -38,6 +38,7 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 from adapters.slack import texts
 from adapters.slack.install import MemberInstallFlow
 from bot.errors import PlatformInstallError
+from bot.json_limits import form_too_deep, too_deep
 
 
 logger = logging.getLogger(__name__)
@@ -137,7 +138,10 @@ class SlackHttpApp:
         refused = self._refuse_unsigned(headers, raw)
         if refused is not None:
             return refused
-        bolt_request = AsyncBoltRequest(body=raw.decode("utf-8"), query=request.query_string, headers=headers)
+        text = raw.decode("utf-8", "replace")
+        if too_deep(text) or form_too_deep(text):  # bolt's JSON parsing would recurse without bound
+            return 400, _TEXT, "Request body nested too deeply"
+        bolt_request = AsyncBoltRequest(body=text, query=request.query_string, headers=headers)
         body = bolt_request.body if isinstance(bolt_request.body, dict) else {}
         inline = body.get("type") in ANSWERED_INLINE or "ssl_check" in body
         busy = self._in_flight >= self.max_dispatching and not inline

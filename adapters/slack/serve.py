@@ -6,6 +6,8 @@ Slack's libraries are imported inside `start`, so registering the starter costs 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bot.errors import InvalidSettingError
 from bot.platforms import PlatformContext, PlatformRuntime, PlatformStarter
 from bot.settings import Settings
@@ -61,6 +63,10 @@ async def _start_many(context: PlatformContext) -> list[PlatformRuntime]:
     announced: set[str] = set()
     started = False
 
+    def installed(team: str) -> Callable[[], bool]:
+        """Whether `team` still has askwith installed (an uninstall closes its services)."""
+        return lambda: team in runtime.workspaces.teams
+
     def prepare(team: str, services: SlackServices) -> None:
         services.asks.transcript_link = context.links.for_workspace(services.asks.workspace_id)
         if context.left is not None:
@@ -68,7 +74,7 @@ async def _start_many(context: PlatformContext) -> list[PlatformRuntime]:
             services.left = lambda: left("slack", team)
         if started and context.joined is not None and team not in announced:
             announced.add(team)
-            context.joined(PlatformRuntime("slack", services.asks, services.ingest, key=team))
+            context.joined(PlatformRuntime("slack", services.asks, services.ingest, key=team, serving=installed(team)))
 
     runtime = await SlackOAuthRuntime.start(
         context.settings,
@@ -80,7 +86,7 @@ async def _start_many(context: PlatformContext) -> list[PlatformRuntime]:
     )
     context.stack.push_async_callback(runtime.stop)
     teams = [
-        PlatformRuntime("slack", svc.asks, svc.ingest, key=team)
+        PlatformRuntime("slack", svc.asks, svc.ingest, key=team, serving=installed(team))
         for team, svc in zip(runtime.workspaces.teams, runtime.workspaces.all(), strict=True)
     ]
     announced.update(runtime.workspaces.teams)

@@ -19,6 +19,7 @@ from bot import messages
 from bot.agents.agent import Agent
 from bot.agents.sharing import Outgoing, Shareable, ShareScreen
 from bot.agents.steps import StatementStep, TurnStep
+from bot.approval_limits import ApprovalLimits
 from bot.approvals import PENDING, ApprovalStore
 from bot.port import ApprovalDecision, ApprovalRequest, ChatPort, SharePolicy
 
@@ -43,6 +44,7 @@ class SharingGate:
         approvals: ApprovalStore | None = None,
         park: Park | None = None,
         poll_s: float = 1.0,
+        limits: ApprovalLimits | None = None,
     ) -> None:
         self.port = port
         self.ask_id = ask_id
@@ -53,6 +55,7 @@ class SharingGate:
         self.approvals = approvals  # None: the port's own wait is the only record (CLI, tests without a worker)
         self.park = park or nullcontext
         self.poll_s = poll_s  # how often a parked ask looks for a decision stored by another process
+        self.limits = limits  # how often a requester's asks may prompt one member (None: unlimited)
 
     async def share(
         self, agent: Agent, step: Shareable, turns: list[TurnStep], *, question: str, conversation_id: int
@@ -86,6 +89,8 @@ class SharingGate:
         return decision is ApprovalDecision.APPROVED
 
     async def _decision(self, request: ApprovalRequest) -> ApprovalDecision:
+        if self.limits is not None and not self.limits.admit(self.requester, request.member_id, request.id):
+            return ApprovalDecision.UNREACHABLE  # too many prompts to this member for this requester: not asked
         if self.approvals is None:
             return await self.port.request_approval(request, timeout_s=self.timeout_s)
         # The stored deadline is the backstop for a prompt no process holds any more; it ends a moment after the

@@ -36,6 +36,7 @@ from bot.agents.multiparty import AskResult, run_ask
 from bot.agents.privacy import SharingGate
 from bot.agents.progress import Stage
 from bot.agents.roster import Roster
+from bot.approval_limits import ApprovalLimits
 from bot.approvals import ApprovalStore
 from bot.asks import models
 from bot.asks.answer_view import AnswerView, answer_view
@@ -89,6 +90,7 @@ class AskService:
         self.roster = Roster(db, workspace_id)
         self.transcript_link = transcript_link  # (ask id, requester handle) -> web URL for the final post
         self.approvals = ApprovalStore(db)
+        self.approval_limits = ApprovalLimits()  # one requester cannot flood a colleague with prompts
         self._parked: dict[int, int] = {}  # ask id -> branches of it waiting on a member right now
         self.progress = ProgressHub()  # stages of the asks this process runs (bot.asks.progress)
         self.stage_writes = stage_writes(db)
@@ -274,6 +276,7 @@ class AskService:
                 quote_cap=self.settings.share_quote_chars,
                 approvals=self.approvals,
                 park=lambda member_id: self._park(ask.id, member_id),
+                limits=self.approval_limits,
             ),  # fmt: skip
             budget=RecursionBudget(self.settings.recursion_llm_budget),
             # A resumed ask goes on from what its saved calls spent.

@@ -9,7 +9,7 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
 
-from bot.cli.printable import printable
+from bot.cli.printable import folded, printable
 from bot.memory.types import ClearHit, FuzzyHit, MessageView
 
 
@@ -45,7 +45,7 @@ def _fuzzy_hit(rank: int, hit: FuzzyHit) -> RenderableType:
         (f"similarity {hit.score:.3f}", "dim"),
     )
     label = "summary" if hit.summary_method == "llm" else "extractive summary (no LLM configured)"
-    summary = Text.assemble((f"{label}: ", "italic dim"), printable(hit.summary))
+    summary = Text.assemble((f"{label}: ", "italic dim"), printable(folded(hit.summary)))
     body = [summary, *(_line(m, highlight=False) for m in hit.messages)]
     return Group(head, Padding(Group(*body), (0, 0, 1, 3), expand=False))
 
@@ -53,7 +53,7 @@ def _fuzzy_hit(rank: int, hit: FuzzyHit) -> RenderableType:
 def _line(message: MessageView, *, highlight: bool) -> Text:
     marker, style = ("> ", "bold") if highlight else ("  ", "dim")
     sender = (printable(f"{message.sender}: "), "green")
-    return Text.assemble(marker, (f"{_when(message.ts)} ", "dim"), sender, (printable(message.text), style))
+    return Text.assemble(marker, (f"{_when(message.ts)} ", "dim"), sender, (printable(folded(message.text)), style))
 
 
 def _when(moment: datetime) -> str:

@@ -198,6 +198,7 @@ class ChatStore:
                     "sender_id": member_ids[m.sender_id],
                     "ts": m.ts.astimezone(UTC),
                     "text": db_text(m.text),
+                    "edited_at": m.edited_at.astimezone(UTC) if m.edited_at else None,
                 }
             )
         new = 0

@@ -111,6 +111,8 @@ class Message(Base):
     sender_id: Mapped[int] = mapped_column(ForeignKey("member.id", ondelete="CASCADE"), index=True)
     ts: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     text: Mapped[str] = mapped_column(Text)
+    # When the stored version was written (None: as posted, at `ts`): an older version arriving late never replaces it.
+    edited_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
 
 
 class IngestCursor(Base):

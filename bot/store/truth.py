@@ -112,23 +112,35 @@ async def purge_orphan_summaries(session: AsyncSession) -> int:
 
 
 # ---------------------------------------------------------------------- edits and deletions
-async def edit_message(session: AsyncSession, workspace_id: int, platform_id: str, text: str) -> list[str] | None:
-    """Replace a stored message's text (the full-text index follows by trigger or generated column) and drop the
-    sessions holding it; returns their keys, or None when the message is not stored (nothing to edit)."""
+async def edit_message(
+    session: AsyncSession, workspace_id: int, platform_id: str, text: str, *, written_at: datetime | None = None
+) -> list[str] | None:
+    """Replace a stored message's text with a version written at `written_at` (None: now), unless the stored version
+    is as new or newer (an edit or a retried post delivered late never brings back older words). The full-text index
+    follows by trigger or generated column and the sessions holding the message are dropped; returns their keys,
+    [] when nothing changed, or None when the message is not stored (nothing to edit)."""
     row = (
         await session.execute(
-            select(models.Message.id, models.Message.text).where(
-                models.Message.workspace_id == workspace_id, models.Message.platform_id == platform_id
-            )
+            select(models.Message.id, models.Message.text, models.Message.ts, models.Message.edited_at)
+            .where(models.Message.workspace_id == workspace_id, models.Message.platform_id == platform_id)
+            .with_for_update()  # PostgreSQL: two versions arriving at once are compared one after the other
         )
     ).first()
     if row is None:
         return None
-    clean = db_text(text)
-    if row[1] == clean:
+    written = _aware(written_at or datetime.now(UTC))
+    if written <= _aware(row.edited_at or row.ts):
         return []
-    await session.execute(update(models.Message).where(models.Message.id == row[0]).values(text=clean))
-    return await drop_sessions_of_messages(session, [row[0]])
+    clean = db_text(text)
+    await session.execute(
+        update(models.Message).where(models.Message.id == row.id).values(text=clean, edited_at=written)
+    )
+    return [] if row.text == clean else await drop_sessions_of_messages(session, [row.id])
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite hands timestamps back without their zone; they are stored in UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 async def delete_messages(

@@ -122,3 +122,18 @@ def test_an_unknown_member_is_one_clear_line(acme: Path) -> None:
     result = askwith(acme, "memory", "search", "--workspace", "acme", "--as", "zed", "thursday")
     assert result.returncode == 1
     assert result.stderr.strip().splitlines()[-1] == "error: There is no member called 'zed' in this workspace."
+
+
+def test_a_huge_message_is_printed_folded(cli: typer.Typer, tmp_path: Path) -> None:
+    from tests.fakes.asks import two_fact_world
+
+    world = two_fact_world()
+    huge = "zebra crossing budget " * 50_000  # 1.1 MB in one message (the red team pasted 5 MB)
+    world.add_message("C-notes", "alice", huge)
+    world_file = tmp_path / "huge.json"
+    world.save(world_file)
+    assert invoke(cli, tmp_path, "ingest", "--workspace", str(world_file)).exit_code == 0
+    result = askwith(tmp_path, "memory", "search", "-w", str(world_file), "--as", "alice", "--lexical", "zebra")
+    assert result.returncode == 0, result.stderr
+    assert "more characters)" in result.stdout
+    assert len(result.stdout) < 5_000, len(result.stdout)

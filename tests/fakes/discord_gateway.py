@@ -10,7 +10,9 @@ applied to the fake's world first, as Discord would, then handed to the client's
 
 from __future__ import annotations
 
+import random
 import secrets
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -40,6 +42,25 @@ class FakeGateway:
     def __init__(self, client: discord.Client, api: FakeDiscordApi) -> None:
         self.client = client
         self.api = api
+        # Set to a list to hold message events (create, update, delete) back until `release`, as a gateway that
+        # resumes after a drop replays them: late, in another order, some twice.
+        self.held: list[Callable[[], None]] | None = None
+
+    def _message_event(self, deliver: Callable[[], None]) -> None:
+        if self.held is None:
+            deliver()
+        else:
+            self.held.append(deliver)
+
+    def release(self, rng: random.Random, *, duplicates: float = 0.3) -> int:
+        """Deliver the held message events shuffled, some twice; returns how many were delivered."""
+        held, self.held = self.held or [], []
+        again = [d for d in held if rng.random() < duplicates]
+        out = held + again
+        rng.shuffle(out)
+        for deliver in out:
+            deliver()
+        return len(out)
 
     # ------------------------------------------------------------------ interactions
     def slash(
@@ -225,7 +246,7 @@ class FakeGateway:
             payload.pop("guild_id", None)
         else:
             payload["member"] = {k: v for k, v in member_json(author, []).items() if k != "user"}
-        self.client._connection.parse_message_create(payload)  # type: ignore[arg-type]
+        self._message_event(lambda: self.client._connection.parse_message_create(payload))  # type: ignore[arg-type]
         return message
 
     def dm(self, author: Member, text: str) -> ChatMessage:
@@ -269,7 +290,7 @@ class FakeGateway:
         edited = self.api.edit_message(message.channel_id, message.id, text)
         payload = self.api.message_out(edited)
         payload["edited_timestamp"] = iso(datetime.now(UTC))
-        self.client._connection.parse_message_update(payload)  # type: ignore[arg-type]
+        self._message_event(lambda: self.client._connection.parse_message_update(payload))  # type: ignore[arg-type]
         return edited
 
     def delete(self, message: ChatMessage) -> None:
@@ -280,7 +301,7 @@ class FakeGateway:
             "channel_id": message.thread_id or message.channel_id,
             "guild_id": self.api.guild_id,
         }
-        self.client._connection.parse_message_delete(payload)  # type: ignore[arg-type]
+        self._message_event(lambda: self.client._connection.parse_message_delete(payload))  # type: ignore[arg-type]
 
     def bulk_delete(self, messages: list[ChatMessage]) -> None:
         """A moderator purges messages of one channel (MESSAGE_DELETE_BULK)."""
@@ -288,7 +309,7 @@ class FakeGateway:
             self.api.delete_message(message)
         where = messages[0].thread_id or messages[0].channel_id
         payload = {"ids": [m.id for m in messages], "channel_id": where, "guild_id": self.api.guild_id}
-        self.client._connection.parse_message_delete_bulk(payload)  # type: ignore[arg-type]
+        self._message_event(lambda: self.client._connection.parse_message_delete_bulk(payload))  # type: ignore[arg-type]
 
     def member_joins(self, member: Member) -> None:
         """Someone joins the server (GUILD_MEMBER_ADD)."""

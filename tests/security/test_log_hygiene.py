@@ -55,6 +55,8 @@ async def test_a_full_run_at_debug_logs_no_body_secret_token_code_or_link(tmp_pa
         link_token = link[1]
         opened = await http.get(f"/asks/1?t={link_token}")
         assert opened.status_code == 303 and opened.headers["location"] == "/asks/1"  # the token leaves the URL
+        escaped = await http.get(f"/asks/1?%74={link_token}")  # the key percent-escaped: the server reads `t=`
+        assert escaped.status_code == 303
 
         install = await http.get("/slack/install")
         state = parse_qs(urlsplit(install.headers["location"]).query)["state"][0]

@@ -18,7 +18,7 @@ from bot.asks.service import AskService
 from bot.errors import AskError, WorkspaceError
 
 
-class CancelButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"askwith:cancel:(?P<ask_id>\d+)"):
+class CancelButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"askwith:cancel:(?P<ask_id>\d{1,18})"):
     def __init__(self, ask_id: int) -> None:
         button = discord.ui.Button(
             label=texts.CANCEL, style=discord.ButtonStyle.secondary, custom_id=f"askwith:cancel:{ask_id}"
@@ -48,7 +48,7 @@ class CancelButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"as
 
 
 class VoteButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"askwith:vote:(?P<vote>up|down):(?P<ask_id>\d+)"
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"askwith:vote:(?P<vote>up|down):(?P<ask_id>\d{1,18})"
 ):
     def __init__(self, vote: str, ask_id: int) -> None:
         label = texts.THUMBS_UP if vote == "up" else texts.THUMBS_DOWN

@@ -1,4 +1,5 @@
-"""`/healthz`: 200 while the database answers, 503 when it does not (for load balancers and orchestrators)."""
+"""`/healthz`: 200 while the database answers, 503 when it does not (for load balancers and orchestrators); the
+platforms listed are the workspaces served now (one that uninstalled askwith is gone from the list)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ async def healthz(request: Request) -> JSONResponse:
         "status": "ok",
         "database": "ok",
         "llm": "configured" if runtime.llm is not None else "not configured",
-        "platforms": [p.name for p in runtime.platforms] or ["local"],
+        "platforms": [p.name for p in runtime.platforms if p.serving()] or ["local"],
     }
     return JSONResponse(body)
 

@@ -475,3 +475,10 @@ async def test_ask_with_a_user_group_asks_its_members(
     await asks.drain()
     assert (await asks.asks.load(1)).colleagues == ["bob"]
     assert [c.params.get("usergroup") for c in fake_slack.calls_to("usergroups.users.list")] == ["SLAUNCH"]
+
+
+@pytest.mark.parametrize("value", ["abc", str(2**70), "", "-1"])
+@pytest.mark.parametrize("action_id", [VOTE_UP_ACTION, "askwith_vote_down", CANCEL_ACTION])
+async def test_a_forged_ask_id_on_a_button_is_a_400(slack: Slack, action_id: str, value: str) -> None:
+    response = await slack.click("UALICE", "CCGENERAL", action_id, value)
+    assert response.status == 400, (response.status, response.body)

@@ -242,3 +242,30 @@ async def test_app_uninstalled_leaves_nothing_of_the_workspace(
     counts = await count_workspace_rows(live.db, workspace_id, ("slack", world.id))
     assert counts["message"] == 0 and all(n == 0 for n in counts.values()), counts
     assert await user_tokens.grants("slack", world.id) == []
+
+
+# ---------------------------------------------------------------------- events in any order
+async def test_an_edit_delivered_before_its_post_leaves_the_edit(
+    live: SlackServices, slack: Slack, fake_slack: FakeSlackApi
+) -> None:
+    changes = SlackChanges(fake_slack)
+    posted = changes.post("CCGENERAL", "UBOB", "zz9 token is tok-1234")
+    edited = changes.edit("CCGENERAL", posted["ts"], "zz9 token is in the vault")
+    await deliver(slack, live, edited, posted, posted)  # the edit first, then the post and a retry of it
+    assert await search(live, "UALICE", "zz9") == ["zz9 token is in the vault"]
+
+
+async def test_edits_in_any_order_leave_the_newest_and_a_late_post_stays_deleted(
+    live: SlackServices, slack: Slack, fake_slack: FakeSlackApi
+) -> None:
+    changes = SlackChanges(fake_slack)
+    posted = changes.post("CCGENERAL", "UBOB", "zz8 standup moves to room alpha")
+    second = changes.edit("CCGENERAL", posted["ts"], "zz8 standup moves to room beta")
+    third = changes.edit("CCGENERAL", posted["ts"], "zz8 standup moves to room gamma")
+    for event in (third, posted, second, posted):  # one after the other: each is handled before the next
+        await deliver(slack, live, event)
+    assert await search(live, "UALICE", "zz8") == ["zz8 standup moves to room gamma"]
+    gone = changes.post("CCGENERAL", "UCAROL", "lunch order qq7")
+    for event in (changes.delete("CCGENERAL", gone["ts"]), gone, gone):
+        await deliver(slack, live, event)
+    assert await search(live, "UALICE", "qq7") == []

@@ -7,6 +7,9 @@ among the conversations askwith is in. Any difference is a divergence; there mus
 Every message says `zq w<n>`: `w<n>` is unique per text version, so texts identify versions, and one clear search
 for `zq` returns every message a member can see: deletions win over posts once the workspace holds `LIVE_CAP`
 messages, which keeps that under the search's hit limit.
+
+Message events (posts, edits, deletions) reach askwith as Slack can deliver them: late, shuffled and some twice
+(`Mailbag`); memory is compared with Slack whenever none is still on its way.
 """
 
 from __future__ import annotations
@@ -184,6 +187,40 @@ ACTIONS = {
 }
 
 
+@dataclass
+class Mailbag:
+    """Slack's delivery as it can be: message events (posts, edits, deletions) held back for a few steps, then
+    delivered shuffled, some twice (a retry). Other events flush the bag first, so who can read what changes in order
+    while the messages' own events arrive in any order."""
+
+    rng: random.Random
+    held: list[dict] = field(default_factory=list)
+    reordered: int = 0
+    duplicated: int = 0
+
+    @property
+    def holding(self) -> bool:
+        return bool(self.held)
+
+    def deliver(self, events: list[dict], *, last: bool) -> list[dict]:
+        if events and all(e.get("type") == "message" and e.get("subtype") in MESSAGE_SUBTYPES for e in events):
+            self.held.extend(events)
+            if self.rng.random() < 0.3:
+                self.held.append(self.rng.choice(events))
+                self.duplicated += 1
+            if not last and len(self.held) < self.rng.randint(1, 6):
+                return []
+            events = []
+        out, self.held = self.held, []
+        before = list(out)
+        self.rng.shuffle(out)
+        self.reordered += out != before
+        return out + events
+
+
+MESSAGE_SUBTYPES = (None, "thread_broadcast", "message_changed", "message_deleted")
+
+
 @pytest.fixture
 async def live(
     services: SlackServices, sqlite_db: Database, settings: Settings, world: World
@@ -228,13 +265,16 @@ async def test_memory_equals_what_each_member_can_see_after_every_step(
         viewers = {m: await resolve_viewer(session, live.ingest.workspace_id or 0, m) for m in HUMANS}
     divergences: list[str] = []
     applied = 0
+    mailbag = Mailbag(random.Random(SEED + 1))
     for step in range(steps):
         events = oracle.step()
         applied += bool(events)
-        for event in events:
+        for event in mailbag.deliver(events, last=step == steps - 1):
             assert (await slack.event(event)).status == 200
         await live.drain()
         await live.ingest.live.settle()
+        if mailbag.holding:  # memory may lag what Slack shows until the late events arrive
+            continue
         for member, viewer in viewers.items():
             truth = {t for t in visible_messages(fake_slack, member) if t.startswith("zq")}
             cleared, fuzzed, summarized = await remembered(live, viewer)
@@ -245,6 +285,7 @@ async def test_memory_equals_what_each_member_can_see_after_every_step(
             if not summarized <= versions:
                 divergences.append(f"step {step} {member} summaries mention {sorted(summarized - versions)}")
         assert not divergences, divergences[:5]
+    assert mailbag.reordered and mailbag.duplicated, "the events were delivered in order and once each"
     assert applied == steps
     assert set(oracle.done) == set(ACTIONS), oracle.done  # every kind of change happened
 

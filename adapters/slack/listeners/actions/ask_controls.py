@@ -7,12 +7,14 @@ the ask (the core checks). Each click is acknowledged first; the core's work run
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from logging import Logger
 from typing import Any
 
 from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_bolt.response import BoltResponse
 
 from adapters.slack import texts
 from adapters.slack.answer_blocks import GROUP_CANCEL_ACTION, VOTE_UP_ACTION
@@ -21,6 +23,16 @@ from adapters.slack.services import SlackServices, services
 from bot import messages
 from bot.asks.control import CancelResult
 from bot.errors import AskError
+from bot.record_ids import record_id
+
+
+async def ask_id_checked(action: dict[str, Any], next: Callable[[], Awaitable[None]]) -> BoltResponse | None:  # noqa: A002
+    """Listener middleware of the Cancel and vote buttons: a value that is no ask id (forged: `abc`, 2**70) is a 400
+    before anything runs, never a 500 or a task failing unseen."""
+    if record_id(action.get("value")) is None:
+        return BoltResponse(status=400, body="")
+    await next()
+    return None
 
 
 async def cancel_callback(
@@ -28,7 +40,7 @@ async def cancel_callback(
 ) -> None:
     await ack()
     svc = services(context)
-    svc.spawn(_cancel(svc, int(action.get("value", "0")), body["user"]["id"], respond))
+    svc.spawn(_cancel(svc, int(action["value"]), body["user"]["id"], respond))
 
 
 async def _cancel(svc: SlackServices, ask_id: int, clicker: str, respond: AsyncRespond) -> None:
@@ -55,7 +67,7 @@ async def vote_callback(
     await ack()
     svc = services(context)
     vote = 1 if action["action_id"] == VOTE_UP_ACTION else -1
-    svc.spawn(_vote(svc, int(action.get("value", "0")), body["user"]["id"], vote, respond))
+    svc.spawn(_vote(svc, int(action["value"]), body["user"]["id"], vote, respond))
 
 
 async def _vote(svc: SlackServices, ask_id: int, member: str, vote: int, respond: AsyncRespond) -> None:
