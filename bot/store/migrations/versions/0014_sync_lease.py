@@ -1,7 +1,7 @@
 """sync lease: one process (the leader) runs a workspace's scheduled sync
 
 Revision ID: 0014_sync_lease
-Revises: 0012_window_count
+Revises: 0013_message_edited_at
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from alembic import op
 
 
 revision: str = "0014_sync_lease"
-down_revision: str | None = "0012_window_count"
+down_revision: str | None = "0013_message_edited_at"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
