@@ -32,7 +32,7 @@ from tests.fakes.discord_api import FakeDiscordApi
 from tests.fakes.discord_gateway import FakeGateway
 from tests.fakes.discord_shapes import snowflake
 from tests.integration.discord.conftest import GUILD_ID, START, discord_world
-from tests.integration.discord.test_discord_ask_with import opt_in
+from tests.integration.discord.test_discord_ask_with import opt_in, settings_answer
 from tests.integration.discord.test_discord_events import eventually
 
 
@@ -118,9 +118,8 @@ async def test_each_server_is_its_own_workspace_and_a_member_of_both_reads_each_
 async def opt_in_at(gateway: FakeGateway, member: Member, *, answers: FakeDiscordApi) -> None:
     """`/askwith on` in the gateway's server; interaction answers go to the fake's own address (`answers`)."""
     token = gateway.slash("askwith", member, subcommand="on")
-    await answers.wait_for(lambda: [c for c in answers.callbacks if c.token == token])
-    callback = next(c for c in answers.callbacks if c.token == token)
-    assert "on" in str(callback.data.get("content", "")).lower()
+    answer = await settings_answer(answers, token)
+    assert "on" in answer.content.lower()
 
 
 async def test_a_server_joined_while_running_is_served_and_one_left_is_forgotten(
