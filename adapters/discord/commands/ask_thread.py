@@ -120,5 +120,5 @@ async def ask_about_thread(interaction: discord.Interaction, message: discord.Me
     await interaction.response.send_modal(AskThreadForm(message))
 
 
-def register(tree: app_commands.CommandTree[discord.Client], guilds: list[discord.abc.Snowflake]) -> None:
-    tree.add_command(ask_about_thread, guilds=guilds)
+def register(tree: app_commands.CommandTree[discord.Client]) -> None:
+    tree.add_command(ask_about_thread)

@@ -57,5 +57,5 @@ async def ask_with(
     await interaction.followup.send(texts.asking(names), ephemeral=True, allowed_mentions=NO_MENTIONS)
 
 
-def register(tree: app_commands.CommandTree[discord.Client], guilds: list[discord.abc.Snowflake]) -> None:
-    tree.add_command(ask_with, guilds=guilds)
+def register(tree: app_commands.CommandTree[discord.Client]) -> None:
+    tree.add_command(ask_with)

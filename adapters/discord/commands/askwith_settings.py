@@ -107,5 +107,5 @@ async def forget(interaction: discord.Interaction) -> None:
     await interaction.followup.send(texts.forgot(deleted), ephemeral=True)
 
 
-def register(tree: app_commands.CommandTree[discord.Client], guilds: list[discord.abc.Snowflake]) -> None:
-    tree.add_command(askwith, guilds=guilds)
+def register(tree: app_commands.CommandTree[discord.Client]) -> None:
+    tree.add_command(askwith)

@@ -34,5 +34,5 @@ async def negotiate(interaction: discord.Interaction, colleague: discord.User) -
     await negotiation.negotiate(initiator, counterpart)
 
 
-def register(tree: app_commands.CommandTree[discord.Client], guilds: list[discord.abc.Snowflake]) -> None:
-    tree.add_command(negotiate, guilds=guilds)
+def register(tree: app_commands.CommandTree[discord.Client]) -> None:
+    tree.add_command(negotiate)

@@ -87,6 +87,29 @@ async def servers(sqlite_db: Database, settings: Settings) -> AsyncIterator[Serv
         await api.stop()
 
 
+def _command_syncs(api: FakeDiscordApi) -> tuple[list[str], list[str]]:
+    """The applications whose global commands were synced, and the servers whose own commands were, one per call."""
+    calls = api.requests("PUT", r"/applications/\d+(/guilds/\d+)?/commands")
+    ids = [c.path.split("/") for c in calls]
+    return [p[2] for p in ids if len(p) == 4], [p[4] for p in ids if len(p) == 6]
+
+
+async def test_commands_are_synced_once_globally_and_not_by_a_process_that_only_runs_asks(
+    servers: Servers, sqlite_db: Database, settings: Settings
+) -> None:
+    api = servers.first.api
+    assert _command_syncs(api) == ([api.application_id], []), "one global sync for both servers"
+    settings = settings.replace(discord_bot_token=api.bot_token)
+    llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
+    memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
+    asks_only = await start_discord(settings, db=sqlite_db, llm=llm, memory=memory, worker=False, mirror=False)
+    try:
+        assert set(asks_only.client.guild_services) == {GUILD_ID, BETA_ID}
+    finally:
+        await asks_only.client.close()
+    assert _command_syncs(api) == ([api.application_id], []), "`askwith worker` syncs no commands"
+
+
 async def test_each_server_is_its_own_workspace_and_a_member_of_both_reads_each_only_there(servers: Servers) -> None:
     assert set(servers.runtime.client.guild_services) == {GUILD_ID, BETA_ID}
     assert servers.workspace(GUILD_ID) != servers.workspace(BETA_ID)
@@ -144,8 +167,8 @@ async def test_a_server_joined_while_running_is_served_and_one_left_is_forgotten
 
         beta.connect(invited=True)  # the bot is invited to Beta: GUILD_CREATE for a server it was not in
 
-        await api.wait_for(lambda: api.requests("PUT", rf"/applications/\d+/guilds/{BETA_ID}/commands"))
         await eventually(lambda: _now(announced), {BETA_ID})
+        assert _command_syncs(api) == ([api.application_id], []), "the global commands reach Beta: no sync for it"
         assert len(runtime.workers) == 1, "the hosting process runs the new server's asks"
         await opt_in_at(beta, first_world.member_by_name("alice"), answers=api)
         await runtime.client.guild_services[BETA_ID].ingest.run()
