@@ -116,6 +116,7 @@ def _line(message: discord.Message) -> str:
 
 
 @app_commands.context_menu(name=texts.ASK_ABOUT_THREAD)
+@app_commands.guild_only()
 async def ask_about_thread(interaction: discord.Interaction, message: discord.Message) -> None:
     await interaction.response.send_modal(AskThreadForm(message))
 

@@ -23,6 +23,7 @@ Colleague = discord.User | None
 
 
 @app_commands.command(name="ask-with", description=texts.ASK_DESCRIPTION)
+@app_commands.guild_only()  # a global command: in a DM it could not tell which server's workspace is meant
 @app_commands.describe(
     question=texts.QUESTION_DESCRIPTION,
     colleague=texts.COLLEAGUE_DESCRIPTION,

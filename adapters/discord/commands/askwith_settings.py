@@ -22,7 +22,8 @@ from bot.store.member_settings import MemberSettings
 
 Change = Callable[[DiscordServices, str], Awaitable[MemberSettings]]
 
-askwith = app_commands.Group(name="askwith", description=texts.SETTINGS_DESCRIPTION)
+# Global, so offered in servers only: a DM could not tell whose server's settings are meant.
+askwith = app_commands.Group(name="askwith", description=texts.SETTINGS_DESCRIPTION, guild_only=True)
 
 
 async def _reply(interaction: discord.Interaction, change: Change) -> None:

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
+from adapters.discord import texts
 from adapters.discord.bot import DiscordRuntime, start_discord
 from adapters.local.registry import LocalWorkspaces
 from bot.agents.memory_tools import MemoryAccess
@@ -99,6 +100,13 @@ async def test_commands_are_synced_once_globally_and_not_by_a_process_that_only_
 ) -> None:
     api = servers.first.api
     assert _command_syncs(api) == ([api.application_id], []), "one global sync for both servers"
+    synced = api.requests("PUT", r"/applications/\d+/commands")[0].body
+    assert {c["name"]: c["dm_permission"] for c in synced} == {
+        "ask-with": False,
+        "askwith": False,
+        "negotiate": False,
+        texts.ASK_ABOUT_THREAD: False,
+    }, "offered in servers only: a DM could not tell which server is meant"
     settings = settings.replace(discord_bot_token=api.bot_token)
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
     memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
