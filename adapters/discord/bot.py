@@ -1,7 +1,7 @@
 """Build the Discord bot: a discord.py client with its command tree, askwith's port, services, commands, views and
 events; start it; run it until told to stop.
 
-    runtime = await start_discord(settings, db=db, llm=llm, memory=memory)   # log in, mirror each server, sync
+    runtime = await start_discord(settings, db=db, llm=llm, memory=memory)   # log in, mirror each server, sync once
     await runtime.connect()                                                 # the gateway: events, interactions
     await runtime.close()
 
@@ -130,10 +130,7 @@ class DiscordRuntime:
         if services is None:
             return
         self.client.guild_services[guild_id] = services
-        self.guilds.append(services)
-        guild = discord.Object(id=int(guild_id))
-        commands.register(self.client.tree, [guild])
-        await self.client.tree.sync(guild=guild)
+        self.guilds.append(services)  # the global commands synced at start reach this server too
         if self.on_joined is not None:
             self.on_joined(services)
         else:
@@ -183,8 +180,9 @@ async def start_discord(
     mirror: bool = True,
 ) -> DiscordRuntime:
     """Log in, mirror every server the bot is in (or DISCORD_GUILD_ID alone), wire the core and the handlers, and
-    sync the commands to each server (no gateway yet). A server that fails to start is logged and left out; the
-    others start. `worker=False` when the hosting process runs the ask workers itself (`askwith serve`)."""
+    sync the global commands once (no gateway yet). A server that fails to start is logged and left out; the
+    others start. `worker=False` when the hosting process runs the ask workers itself (`askwith serve`);
+    `mirror=False` in a process that only runs asks: no listing and no command sync."""
     token = settings.require("discord_bot_token")
     client = client or build_client()
     await client.login(token)
@@ -195,10 +193,9 @@ async def start_discord(
             client.guild_services[guild_id] = services
     if not client.guild_services:
         raise WorkspaceError(texts.no_guild_started())
-    guilds = [discord.Object(id=int(g)) for g in client.guild_services]
-    register(client, guilds)
-    for guild in guilds:
-        await client.tree.sync(guild=guild)
+    register(client)
+    if mirror:  # one global sync per start; a process that only runs asks (`askwith worker`) takes no interactions
+        await client.tree.sync()
     services = list(client.guild_services.values())
     workers = [AskWorker(s.asks, poll_seconds=ASK_POLL_SECONDS) for s in services]
     runtime = DiscordRuntime(client, services, workers, launcher)
@@ -211,8 +208,8 @@ async def start_discord(
     return runtime
 
 
-def register(client: AskwithClient, guilds: list[discord.abc.Snowflake]) -> None:
-    commands.register(client.tree, guilds)
+def register(client: AskwithClient) -> None:
+    commands.register(client.tree)
     views.register(client)
     chat_asks.register(client)  # its button: the views sit below the asks and know nothing of them
     events.register(client)

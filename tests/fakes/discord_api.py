@@ -96,6 +96,9 @@ class FakeDiscordApi:
     closed_dms: set[str] = field(default_factory=set)  # members who accept no DMs from server bots
     forbidden: set[str] = field(default_factory=set)  # channels whose history the bot may no longer read
     others: list[FakeDiscordApi] = field(default_factory=list)  # more servers the bot is in, served from here
+    # Command names synced to one server (its id) or globally (""); an interaction names its command's server only
+    # for a server's own command, as Discord does.
+    synced_commands: dict[str, set[str]] = field(default_factory=dict)
     rate_limited: list[ApiCall] = field(default_factory=list)
     _limits: list[_RateLimit] = field(default_factory=list)
     _runner: web.AppRunner | None = None

@@ -84,7 +84,7 @@ class FakeGateway:
             "id": new_id(),
             "name": name,
             "type": 1,
-            "guild_id": self.api.guild_id,
+            **self._command_guild(name),
             "options": options,
             "resolved": self._resolved(users or {}, channels or {}),
         }
@@ -108,6 +108,11 @@ class FakeGateway:
         payload["message"] = as_seen or self.api.message_out(prompt)
         return self._dispatch(payload)
 
+    def _command_guild(self, name: str) -> dict[str, str]:
+        """The interaction data's `guild_id`: present only for a command synced to this server, absent for a global
+        one (discord.py then looks the command up among the global ones)."""
+        return {"guild_id": self.api.guild_id} if name in self.api.synced_commands.get(self.api.guild_id, ()) else {}
+
     def context_menu(self, name: str, user: Member, target: ChatMessage) -> str:
         """Someone right-clicks a message, Apps > `name` (a message command); returns the interaction token."""
         where = target.thread_id or target.channel_id
@@ -115,7 +120,7 @@ class FakeGateway:
             "id": new_id(),
             "name": name,
             "type": 3,
-            "guild_id": self.api.guild_id,
+            **self._command_guild(name),
             "target_id": target.id,
             "resolved": {"messages": {target.id: self.api.message_out(target)}},
         }

@@ -367,6 +367,10 @@ def add_thread_member(api: FakeDiscordApi, call: ApiCall, thread_id: str, user_i
 
 
 def sync_commands(api: FakeDiscordApi, call: ApiCall, *ids: str) -> web.Response:
+    """A bulk overwrite: `ids` is the application and, for a server's own commands, that server."""
+    guild_id = ids[1] if len(ids) > 1 else ""
+    served = next((g for g in [api, *api.others] if g.guild_id == guild_id), api)
+    served.synced_commands[guild_id] = {str(command["name"]) for command in call.body or []}
     synced = [
         {"description": "", **command, "id": new_id(), "application_id": api.application_id, "version": "1"}
         for command in call.body or []

@@ -1,4 +1,4 @@
-"""Application (slash) commands. Each module holds one command and exposes `register(tree, guilds)`."""
+"""Application (slash) commands. Each module holds one command and exposes `register(tree)`."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from discord import app_commands
 from adapters.discord.commands import ask_thread, ask_with, askwith_settings, negotiate
 
 
-def register(tree: app_commands.CommandTree[discord.Client], guilds: list[discord.abc.Snowflake]) -> None:
-    """The commands in every server askwith serves (synced per server, so they appear at once)."""
-    ask_with.register(tree, guilds)
-    ask_thread.register(tree, guilds)
-    askwith_settings.register(tree, guilds)
-    negotiate.register(tree, guilds)
+def register(tree: app_commands.CommandTree[discord.Client]) -> None:
+    """Global commands: synced once per process start, they reach every server, joined later ones too."""
+    ask_with.register(tree)
+    ask_thread.register(tree)
+    askwith_settings.register(tree)
+    negotiate.register(tree)

@@ -116,9 +116,10 @@ def _line(message: discord.Message) -> str:
 
 
 @app_commands.context_menu(name=texts.ASK_ABOUT_THREAD)
+@app_commands.guild_only()
 async def ask_about_thread(interaction: discord.Interaction, message: discord.Message) -> None:
     await interaction.response.send_modal(AskThreadForm(message))
 
 
-def register(tree: app_commands.CommandTree[discord.Client], guilds: list[discord.abc.Snowflake]) -> None:
-    tree.add_command(ask_about_thread, guilds=guilds)
+def register(tree: app_commands.CommandTree[discord.Client]) -> None:
+    tree.add_command(ask_about_thread)

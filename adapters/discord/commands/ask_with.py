@@ -23,6 +23,7 @@ Colleague = discord.User | None
 
 
 @app_commands.command(name="ask-with", description=texts.ASK_DESCRIPTION)
+@app_commands.guild_only()  # a global command: in a DM it could not tell which server's workspace is meant
 @app_commands.describe(
     question=texts.QUESTION_DESCRIPTION,
     colleague=texts.COLLEAGUE_DESCRIPTION,
@@ -57,5 +58,5 @@ async def ask_with(
     await interaction.followup.send(texts.asking(names), ephemeral=True, allowed_mentions=NO_MENTIONS)
 
 
-def register(tree: app_commands.CommandTree[discord.Client], guilds: list[discord.abc.Snowflake]) -> None:
-    tree.add_command(ask_with, guilds=guilds)
+def register(tree: app_commands.CommandTree[discord.Client]) -> None:
+    tree.add_command(ask_with)

@@ -22,11 +22,14 @@ from bot.store.member_settings import MemberSettings
 
 Change = Callable[[DiscordServices, str], Awaitable[MemberSettings]]
 
-askwith = app_commands.Group(name="askwith", description=texts.SETTINGS_DESCRIPTION)
+# Global, so offered in servers only: a DM could not tell whose server's settings are meant.
+askwith = app_commands.Group(name="askwith", description=texts.SETTINGS_DESCRIPTION, guild_only=True)
 
 
 async def _reply(interaction: discord.Interaction, change: Change) -> None:
-    """Apply one change for the member who typed the command and show their settings (only to them)."""
+    """Apply one change for the member who typed the command and show their settings (only to them). Deferred first,
+    like every command: the database work comes after Discord has its response (3 s), however busy the pool is."""
+    await interaction.response.defer(ephemeral=True, thinking=True)
     svc = services_of(interaction)
     member_id = str(interaction.user.id)
     try:
@@ -41,7 +44,7 @@ async def _reply(interaction: discord.Interaction, change: Change) -> None:
         text = texts.channel_not_known(exc.channel_id)
     else:
         text = texts.settings_summary(settings.opted_in, settings.share, settings.excluded_channels)
-    await interaction.response.send_message(text, ephemeral=True)
+    await interaction.followup.send(text, ephemeral=True)
 
 
 @askwith.command(name="show", description="Your settings (to change them), recent asks and what your agent shared")
@@ -105,5 +108,5 @@ async def forget(interaction: discord.Interaction) -> None:
     await interaction.followup.send(texts.forgot(deleted), ephemeral=True)
 
 
-def register(tree: app_commands.CommandTree[discord.Client], guilds: list[discord.abc.Snowflake]) -> None:
-    tree.add_command(askwith, guilds=guilds)
+def register(tree: app_commands.CommandTree[discord.Client]) -> None:
+    tree.add_command(askwith)

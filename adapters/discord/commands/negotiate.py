@@ -19,6 +19,7 @@ from bot.errors import NegotiationRejectedError
 
 
 @app_commands.command(name="negotiate", description=texts.NEGOTIATE_DESCRIPTION)
+@app_commands.guild_only()
 @app_commands.describe(colleague=texts.NEGOTIATE_COLLEAGUE_DESCRIPTION)
 async def negotiate(interaction: discord.Interaction, colleague: discord.User) -> None:
     await interaction.response.defer(ephemeral=True, thinking=True)
@@ -34,5 +35,5 @@ async def negotiate(interaction: discord.Interaction, colleague: discord.User) -
     await negotiation.negotiate(initiator, counterpart)
 
 
-def register(tree: app_commands.CommandTree[discord.Client], guilds: list[discord.abc.Snowflake]) -> None:
-    tree.add_command(negotiate, guilds=guilds)
+def register(tree: app_commands.CommandTree[discord.Client]) -> None:
+    tree.add_command(negotiate)

@@ -1,8 +1,10 @@
-"""`/healthz`: 200 while the database answers, 503 when it does not (for load balancers and orchestrators); the
-platforms listed are the workspaces served now (one that uninstalled askwith is gone from the list)."""
+"""`/healthz`: 200 while the database answers, 503 when it does not or not within `DATABASE_CHECK_S` (for load
+balancers and orchestrators); the platforms listed are the workspaces served now (one that uninstalled askwith is
+gone from the list)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from sqlalchemy import text
@@ -11,15 +13,27 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from bot.store.db import Database
+
 
 log = logging.getLogger(__name__)
+# A probe answers within its own bound: an exhausted pool would otherwise hold it for the pool's 30 s timeout,
+# longer than load balancers wait, so they would see a hang rather than a clear 503.
+DATABASE_CHECK_S = 3.0
+
+
+async def _select_one(db: Database) -> None:
+    async with db.session() as session:
+        await session.execute(text("SELECT 1"))
 
 
 async def healthz(request: Request) -> JSONResponse:
     runtime = request.state.runtime
     try:
-        async with runtime.db.session() as session:
-            await session.execute(text("SELECT 1"))
+        await asyncio.wait_for(_select_one(runtime.db), timeout=DATABASE_CHECK_S)
+    except TimeoutError:
+        log.warning("health check: database did not answer within %.0f s", DATABASE_CHECK_S)
+        return JSONResponse({"status": "unavailable", "database": "timeout"}, status_code=503)
     except (SQLAlchemyError, OSError) as exc:
         log.warning("health check: database unavailable: %s", exc)
         return JSONResponse({"status": "unavailable", "database": "down"}, status_code=503)

@@ -7,7 +7,7 @@ from bot import messages
 from bot.port import ChatMessage
 from tests.fakes.asks import QUESTION
 from tests.integration.discord.conftest import DiscordHarness, People
-from tests.integration.discord.test_discord_ask_with import ask, opt_in
+from tests.integration.discord.test_discord_ask_with import ask, opt_in, settings_answer
 
 
 UPDATE_MESSAGE, CHANNEL_MESSAGE = 7, 4
@@ -16,8 +16,8 @@ UPDATE_MESSAGE, CHANNEL_MESSAGE = 7, 4
 async def bob_asks_first(bot: DiscordHarness, people: People) -> None:
     await opt_in(bot, people.alice, people.bob)
     token = bot.gateway.slash("askwith", people.bob, {"policy": "ask"}, subcommand="share")
-    reply = await bot.api.wait_for(lambda: [c for c in bot.api.callbacks if c.token == token])
-    assert "Sharing: `ask`" in reply[0].data["content"]
+    reply = await settings_answer(bot.api, token)
+    assert "Sharing: `ask`" in reply.content
     await bot.runtime.ingest.run()
 
 

@@ -10,6 +10,7 @@ from tests.fakes.asks import QUESTION
 from tests.fakes.discord_shapes import Role, new_id
 from tests.integration.discord.chat_helpers import answered, bot_posts, buttons_of
 from tests.integration.discord.conftest import DiscordHarness, People
+from tests.integration.discord.test_discord_ask_with import settings_answer
 from tests.integration.discord.test_discord_chat_asks import channel, load_ask, ready, start_thread
 
 
@@ -54,7 +55,7 @@ async def test_only_the_asker_may_cancel_and_the_status_message_says_cancelled(
     api = discord_bot.api
     await ready(discord_bot, people)
     ask_first = discord_bot.gateway.slash("askwith", people.bob, {"policy": "ask"}, subcommand="share")
-    await api.wait_for(lambda: [c for c in api.callbacks if c.token == ask_first])
+    await settings_answer(api, ask_first)
     general = channel(discord_bot, "general")
     discord_bot.gateway.message(
         general, people.alice, f"<@{discord_bot.world.bot_id}> ask <@{people.id('bob')}> {QUESTION}"

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from bot.port import Member
 from tests.fakes.asks import QUESTION
+from tests.fakes.discord_api import FakeDiscordApi
+from tests.fakes.discord_routes import FollowUp
 from tests.fakes.discord_shapes import PRIVATE_THREAD, VIEW_CHANNEL
 from tests.integration.discord.conftest import DiscordHarness, People
 
@@ -13,14 +15,29 @@ from tests.integration.discord.conftest import DiscordHarness, People
 DEFERRED = 5
 
 
+async def settings_answer(api: FakeDiscordApi, token: str) -> FollowUp:
+    """The answer to `/askwith on|off|share|...`: a follow-up, after the interaction was deferred."""
+    return (await api.wait_for(lambda: api.followups_for(token)))[0]
+
+
 async def opt_in(bot: DiscordHarness, *members: object) -> None:
     for member in members:
         token = bot.gateway.slash("askwith", member, subcommand="on")  # type: ignore[arg-type]
-        await bot.api.wait_for(lambda t=token: [c for c in bot.api.callbacks if c.token == t])
+        await settings_answer(bot.api, token)
 
 
 def ask(bot: DiscordHarness, requester: Member, question: str, *, colleague: Member) -> str:
     return bot.gateway.slash("ask-with", requester, {"question": question}, users={"colleague": colleague})
+
+
+async def test_settings_commands_defer_before_they_answer(discord_bot: DiscordHarness, people: People) -> None:
+    api = discord_bot.api
+    for subcommand, options, said in [("on", {}, "Memory: on"), ("share", {"policy": "ask"}, "Sharing: `ask`")]:
+        token = discord_bot.gateway.slash("askwith", people.bob, options, subcommand=subcommand)
+        answer = await settings_answer(api, token)
+        first = next(c for c in api.callbacks if c.token == token)
+        assert (first.type, first.ephemeral) == (DEFERRED, True), subcommand
+        assert answer.ephemeral and said in api.shown(answer.id), (subcommand, api.shown(answer.id))
 
 
 async def test_ask_with_defers_talks_in_a_private_thread_and_follows_up_with_the_answer(

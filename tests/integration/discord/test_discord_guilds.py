@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
+from adapters.discord import texts
 from adapters.discord.bot import DiscordRuntime, start_discord
 from adapters.local.registry import LocalWorkspaces
 from bot.agents.memory_tools import MemoryAccess
@@ -32,7 +33,7 @@ from tests.fakes.discord_api import FakeDiscordApi
 from tests.fakes.discord_gateway import FakeGateway
 from tests.fakes.discord_shapes import snowflake
 from tests.integration.discord.conftest import GUILD_ID, START, discord_world
-from tests.integration.discord.test_discord_ask_with import opt_in
+from tests.integration.discord.test_discord_ask_with import opt_in, settings_answer
 from tests.integration.discord.test_discord_events import eventually
 
 
@@ -87,6 +88,36 @@ async def servers(sqlite_db: Database, settings: Settings) -> AsyncIterator[Serv
         await api.stop()
 
 
+def _command_syncs(api: FakeDiscordApi) -> tuple[list[str], list[str]]:
+    """The applications whose global commands were synced, and the servers whose own commands were, one per call."""
+    calls = api.requests("PUT", r"/applications/\d+(/guilds/\d+)?/commands")
+    ids = [c.path.split("/") for c in calls]
+    return [p[2] for p in ids if len(p) == 4], [p[4] for p in ids if len(p) == 6]
+
+
+async def test_commands_are_synced_once_globally_and_not_by_a_process_that_only_runs_asks(
+    servers: Servers, sqlite_db: Database, settings: Settings
+) -> None:
+    api = servers.first.api
+    assert _command_syncs(api) == ([api.application_id], []), "one global sync for both servers"
+    synced = api.requests("PUT", r"/applications/\d+/commands")[0].body
+    assert {c["name"]: c["dm_permission"] for c in synced} == {
+        "ask-with": False,
+        "askwith": False,
+        "negotiate": False,
+        texts.ASK_ABOUT_THREAD: False,
+    }, "offered in servers only: a DM could not tell which server is meant"
+    settings = settings.replace(discord_bot_token=api.bot_token)
+    llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
+    memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
+    asks_only = await start_discord(settings, db=sqlite_db, llm=llm, memory=memory, worker=False, mirror=False)
+    try:
+        assert set(asks_only.client.guild_services) == {GUILD_ID, BETA_ID}
+    finally:
+        await asks_only.client.close()
+    assert _command_syncs(api) == ([api.application_id], []), "`askwith worker` syncs no commands"
+
+
 async def test_each_server_is_its_own_workspace_and_a_member_of_both_reads_each_only_there(servers: Servers) -> None:
     assert set(servers.runtime.client.guild_services) == {GUILD_ID, BETA_ID}
     assert servers.workspace(GUILD_ID) != servers.workspace(BETA_ID)
@@ -118,9 +149,8 @@ async def test_each_server_is_its_own_workspace_and_a_member_of_both_reads_each_
 async def opt_in_at(gateway: FakeGateway, member: Member, *, answers: FakeDiscordApi) -> None:
     """`/askwith on` in the gateway's server; interaction answers go to the fake's own address (`answers`)."""
     token = gateway.slash("askwith", member, subcommand="on")
-    await answers.wait_for(lambda: [c for c in answers.callbacks if c.token == token])
-    callback = next(c for c in answers.callbacks if c.token == token)
-    assert "on" in str(callback.data.get("content", "")).lower()
+    answer = await settings_answer(answers, token)
+    assert "on" in answer.content.lower()
 
 
 async def test_a_server_joined_while_running_is_served_and_one_left_is_forgotten(
@@ -145,8 +175,8 @@ async def test_a_server_joined_while_running_is_served_and_one_left_is_forgotten
 
         beta.connect(invited=True)  # the bot is invited to Beta: GUILD_CREATE for a server it was not in
 
-        await api.wait_for(lambda: api.requests("PUT", rf"/applications/\d+/guilds/{BETA_ID}/commands"))
         await eventually(lambda: _now(announced), {BETA_ID})
+        assert _command_syncs(api) == ([api.application_id], []), "the global commands reach Beta: no sync for it"
         assert len(runtime.workers) == 1, "the hosting process runs the new server's asks"
         await opt_in_at(beta, first_world.member_by_name("alice"), answers=api)
         await runtime.client.guild_services[BETA_ID].ingest.run()
