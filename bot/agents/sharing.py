@@ -29,13 +29,16 @@ from typing import Any
 
 from bot.agents.agent import Agent
 from bot.agents.plan import Fact, Plan, Rationale, Status
+from bot.agents.private_terms import PrivateTerms
 from bot.agents.steps import StatementStep, TurnStep
+from bot.text_fold import normalise, skeleton
 
 
 QUOTE_WORDS = 4  # this many words in a row copied from a memory line make a verbatim quote
 CUT = "[…]"
 _WORD = re.compile(r"\w+")
 _LINE_ID = re.compile(r"^\[([^\]]+)\]\s*")
+_LINE_HEAD = re.compile(r"^\[[^\]]+\]\s*(?:#(?P<channel>\S+) (?P<ts>\S+ \S+)(?: (?P<sender>[^:]+))?: )?")
 _FUNCTION_WORDS = frozenset(
     "a an and are at be by can could did do does for from has have how in is it of on or that the their this to was "
     "we were what when where which who why will with would you your".split()
@@ -61,6 +64,30 @@ class Outgoing:
     facts: list[SharedFact] = field(default_factory=list)
     answer: str | None = None
     cited_lines: list[str] = field(default_factory=list)  # the memory lines the facts rest on, as the model saw them
+
+    def text(self) -> str:
+        """Exactly what leaves, each piece once: the words, facts and answer they do not already say, and the text of
+        the memory lines passed on with them (consensus reads those)."""
+        parts = [self.utterance.strip()] if self.utterance.strip() else []
+        pieces = [(f.value, f"{f.need}: {f.value}") for f in self.facts]
+        pieces += [(self.answer or "", self.answer or ""), *((line_text(c), line_text(c)) for c in self.cited_lines)]
+        for said, piece in pieces:
+            if said.strip() and not any(said.strip() in part for part in parts):
+                parts.append(piece.strip())
+        return "\n".join(parts)
+
+
+def line_text(line: str) -> str:
+    """A memory line's message text, without its id, channel, time and sender."""
+    return _LINE_HEAD.sub("", line)
+
+
+def source_label(line: str) -> str:
+    """Where a memory line comes from, as a person reads it ("#launch, 2026-03-01 09:05, erin"), never its id."""
+    head = _LINE_HEAD.match(line)
+    if head is None or not head.group("channel"):
+        return "a note your agent made from your messages"
+    return ", ".join(p for p in (f"#{head.group('channel')}", head.group("ts"), head.group("sender")) if p)
 
 
 def evidence_lines(agent: Agent) -> dict[str, str]:
@@ -98,6 +125,15 @@ class ShareScreen:
         return screen.run(previous=_plan_before(agent.handle, turns), first_ids={r.id for r in first.rationales},
                           topic=topic)  # fmt: skip
 
+    def text(self, agent: Agent, text: str, *, question: str) -> str:
+        """A free text the agent wrote (the question it asks a third member's agent): memory text in it passes only
+        when it is about the question, within the cap; every other quote or paraphrase is cut."""
+        index = QuoteIndex(evidence_lines(agent), known=[question])
+        topic_stems = _stems(question)
+        index.relevant = {i for i, line in index.lines.items() if _stems(line) & topic_stems}
+        screen = _TurnScreen(self, agent, TurnStep(-1, agent.handle), index, speakers=set())
+        return screen.cut(text, set(index.relevant))
+
     def _seed(self, handle: str, turns: list[TurnStep], conversation_id: int) -> None:
         """A resumed ask counts what the agent quoted before it was interrupted."""
         if (conversation_id, handle) in self._seeded:
@@ -125,6 +161,7 @@ class _TurnScreen:
         self.screen, self.agent, self.step, self.index = screen, agent, step, index
         self.speakers = speakers  # whose agents a relayed fact may name as its source
         self.record: dict[str, Any] = {"dropped_facts": [], "cut_quotes": 0, "quoted_chars": 0}
+        self._terms: dict[frozenset[str], PrivateTerms] = {}
 
     def run(self, *, previous: Plan, first_ids: set[str], topic: set[str]) -> Outgoing:
         plan = self.agent.plan
@@ -142,6 +179,7 @@ class _TurnScreen:
             act.utterance = self._cut(act.utterance, cited) or CUT
             act.answer = self._cut(act.answer, cited) if act.answer else act.answer
             self.step.utterance = act.utterance
+        self.record = {**(self.step.sharing or {}), **self.record}  # keeps what the outbox noted before
         self.step.sharing = self.record
         return self._payload(facts, cited)
 
@@ -172,9 +210,13 @@ class _TurnScreen:
     def _cites(self, source: str) -> set[str]:
         return _named(self.index.ids, source)
 
+    def cut(self, text: str, cited: set[str]) -> str:
+        return self._cut(text, cited)
+
     def _cut(self, text: str, cited: set[str]) -> str:
-        """`text` with every verbatim quote that is not cited evidence, or is beyond the cap, cut."""
-        pieces, last = [], 0
+        """`text` (normalised) with every verbatim quote that is not cited evidence, or is beyond the cap, cut; then
+        every sentence that paraphrases a line it may not pass on (`bot.agents.private_terms`)."""
+        text, pieces, last = normalise(text), [], 0
         for quote in self.index.quotes(text):
             if quote.ids & cited & self.index.relevant and self.screen.charge(
                 self.agent.handle, quote.grams, len(quote.text)
@@ -184,7 +226,12 @@ class _TurnScreen:
             self.record["cut_quotes"] += 1
             pieces.append(text[last : quote.start] + CUT)
             last = quote.end
-        return "".join(pieces) + text[last:]
+        return self._private(frozenset(cited & self.index.relevant)).cut("".join(pieces) + text[last:], cut=CUT)
+
+    def _private(self, permitted: frozenset[str]) -> PrivateTerms:
+        if permitted not in self._terms:
+            self._terms[permitted] = PrivateTerms(self.index.lines, known=self.index.known_texts, permitted=permitted)
+        return self._terms[permitted]
 
     def _payload(self, facts: list[Fact], cited: set[str]) -> Outgoing:
         needs = {r.id: r.need for r in self.agent.plan.rationales}
@@ -250,11 +297,12 @@ class QuoteIndex:
         # Each line's grams are cached by text; the grams of a checked text are looked up in them (a text has far
         # fewer grams than the hundreds of lines an agent may hold, so no gram -> lines map is built per turn).
         self._line_grams = {line_id: _line_grams(line) for line_id, line in lines.items()}
-        self._known: frozenset[Gram] = frozenset().union(*(_grams(text) for text in known))
+        self.known_texts = list(known)
+        self._known: frozenset[Gram] = frozenset().union(*(_grams(text) for text in self.known_texts))
 
     def quotes(self, text: str) -> list[Quote]:
         words = list(_WORD.finditer(text))
-        norms = [w[0].lower() for w in words]
+        norms = [_fold_word(w[0]) for w in words]
         grams = [tuple(norms[i : i + QUOTE_WORDS]) for i in range(len(words) - QUOTE_WORDS + 1)]
         holders = self._holders(set(grams))
         # Only the words inside a quote get an entry (texts run to thousands of words, quotes are few).
@@ -296,6 +344,12 @@ def _runs(
     return quotes
 
 
+@lru_cache(maxsize=65_536)
+def _fold_word(word: str) -> str:
+    """A word as the screen compares it: case folded, look-alike letters read as Latin ("Ѕаlary" is "salary")."""
+    return skeleton(word)
+
+
 @lru_cache(maxsize=16_384)
 def _line_grams(line: str) -> frozenset[Gram]:
     return _grams(_LINE_ID.sub("", line))
@@ -303,7 +357,7 @@ def _line_grams(line: str) -> frozenset[Gram]:
 
 @lru_cache(maxsize=16_384)
 def _grams(text: str) -> frozenset[Gram]:
-    norms = [w.lower() for w in _WORD.findall(text)]
+    norms = [_fold_word(w) for w in _WORD.findall(normalise(text))]
     return frozenset(tuple(norms[i : i + QUOTE_WORDS]) for i in range(len(norms) - QUOTE_WORDS + 1))
 
 

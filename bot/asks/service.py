@@ -33,9 +33,11 @@ from bot.agents.evidence import EvidenceLine
 from bot.agents.grounding import Grounding
 from bot.agents.memory_tools import MemoryAccess
 from bot.agents.multiparty import AskResult, run_ask
+from bot.agents.outbox import Audience, Outbox
 from bot.agents.privacy import SharingGate
 from bot.agents.progress import Stage
 from bot.agents.roster import Roster
+from bot.agents.sharing import ShareScreen
 from bot.approvals import ApprovalStore
 from bot.asks import models
 from bot.asks.answer_view import AnswerView, answer_view
@@ -50,7 +52,7 @@ from bot.asks.record import AskRecorder
 from bot.asks.requests import AskOutcome, AskRequest
 from bot.errors import AskCancelledError, AskNotFoundError, AskRejectedError, ClaimLostError, UnknownMemberError
 from bot.llm.client import LLMClient
-from bot.port import ChatPort, ThreadRef
+from bot.port import ChannelKind, ChatPort, ThreadRef
 from bot.settings import Settings
 from bot.store import models as store_models
 from bot.store.db import Database
@@ -250,15 +252,19 @@ class AskService:
             memory=self.memory,
             roster=self.roster,
             recorder=recorder,
-            gate=SharingGate(
-                self.port,
-                ask_id=ask.id,
-                question=ask.question,
-                requester=ask.requester,
-                timeout_s=self.settings.approval_timeout_seconds,
-                quote_cap=self.settings.share_quote_chars,
-                approvals=self.approvals,
-                park=lambda member_id: self._park(ask.id, member_id),
+            outbox=Outbox(
+                self.roster,
+                SharingGate(
+                    self.port,
+                    ask_id=ask.id,
+                    question=ask.question,
+                    requester=ask.requester,
+                    timeout_s=self.settings.approval_timeout_seconds,
+                    approvals=self.approvals,
+                    park=lambda member_id: self._park(ask.id, member_id),
+                ),
+                screen=ShareScreen(cap=self.settings.share_quote_chars),
+                audience=Audience(ask.requester, tuple(ask.colleagues), await self._answer_channel(ask)),
             ),  # fmt: skip
             budget=RecursionBudget(self.settings.recursion_llm_budget),
             # A resumed ask goes on from what its saved calls spent.
@@ -289,6 +295,23 @@ class AskService:
             self.settings.timezone, requester=ask.requester, colleagues=tuple(ask.colleagues),
             origin=await self._origin(ask), names=names, earlier=earlier, thread=thread, thread_cut=cut,
         )  # fmt: skip
+
+    async def _answer_channel(self, ask: models.Ask) -> str | None:
+        """ "#name" of the channel the answer is posted in (its members read it); None for a DM to the requester."""
+        if not ask.origin_channel_id:
+            return None
+        async with self.db.session() as session:
+            row = (
+                await session.execute(
+                    select(store_models.Channel.name, store_models.Channel.kind).where(
+                        store_models.Channel.workspace_id == self.workspace_id,
+                        store_models.Channel.platform_id == ask.origin_channel_id,
+                    )
+                )
+            ).one_or_none()
+        if row is not None and row.kind == ChannelKind.DM.value:  # the requester's DM with the bot
+            return None
+        return f"#{row.name if row is not None else ask.origin_channel_id}"
 
     async def _origin(self, ask: models.Ask) -> str:
         if not ask.origin_channel_id:
