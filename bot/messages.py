@@ -113,7 +113,9 @@ def approval_confirmed(decision: str, audience: str) -> str:
         return f"Approved: your agent shares exactly this with {audience}."
     if decision == "denied":
         return "Denied: nothing of it is shared. The ask goes on without it, and says so."
-    return "Nobody answered in time, so nothing of it was shared."
+    if decision == "timeout":
+        return "Nobody answered in time, so nothing of it was shared."
+    return ""
 
 
 def hidden_thread_title(ask_id: int, requester: str, colleagues: Iterable[str], question: str) -> str:

@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.templating import Jinja2Templates
 
+from bot import messages
 from bot.web.access import Identity
 from bot.web.csrf import csrf_token
 from bot.web.redaction import withheld_label
@@ -49,5 +50,6 @@ def when(ts: datetime | None) -> str:
 
 templates.env.filters["message_html"] = message_html
 templates.env.filters["when"] = when
+templates.env.globals["approval_confirmed"] = messages.approval_confirmed
 templates.env.filters["answered_ask"] = answered_ask
 templates.env.globals["withheld_label"] = withheld_label

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,6 +46,7 @@ class Received:
 
     texts: list[tuple[str, str]] = field(default_factory=list)
     asked: list[tuple[ApprovalRequest, ApprovalDecision]] = field(default_factory=list)
+    asked_at: list[float] = field(default_factory=list)  # time.perf_counter() of each prompt
     crashed: bool = False  # an ask failed unexpectedly (a crash proves nothing about consent)
 
 
@@ -63,6 +65,7 @@ class Workspace:
         async def respond(request: ApprovalRequest) -> ApprovalDecision:
             decision = next(self.decisions)
             self.received.asked.append((request, decision))
+            self.received.asked_at.append(time.perf_counter())
             return decision
 
         self.h = await build(self.db, self.world, settings=self.settings, backend=self.backend, approvals=respond)
@@ -77,6 +80,7 @@ class Workspace:
     async def run(self, case: Case) -> Received:
         await asyncio.to_thread(reset_members, self.file, case.policies)
         self.attack.route, self.attack.change, self.attack.changed = case.route, case.change, False
+        self.attack.fired, self.attack.changed_at, self.attack.committed = 0, 0.0, asyncio.Event()
         self.attack.calls.clear()
         self.decisions = itertools.cycle(case.decisions)
         self.received = Received()
