@@ -105,6 +105,11 @@ def approval_audience(audience: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+def said_to_others() -> str:
+    """A transcript line a viewer was not in the audience of."""
+    return "(said to others in this ask: not shared with you)"
+
+
 def approval_confirmed(decision: str, audience: str) -> str:
     """What the member reads after answering an approval prompt."""
     if decision == "approved_all":

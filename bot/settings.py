@@ -363,6 +363,13 @@ class Settings:
     )
     # ------------------------------------------------------------------ misc
     log_level: str = _setting("ASKWITH_LOG_LEVEL", "INFO", "Logging level.")
+    # ---- added by consent
+    admin_raw_prompts: bool = _setting(
+        "ASKWITH_ADMIN_RAW_PROMPTS",
+        False,
+        "Admins may read every prompt a transcript recorded (other members' memory in it); each read is logged. "
+        "false = admins see conversations with unshared lines redacted, like members.",
+    )
 
     # -------------------------------------------------------------------------
     @classmethod

@@ -185,8 +185,9 @@ class Conversation:
         """The turn leaves through the agent's outbox (bot.agents.outbox): screened, approved when the member's
         policy asks; then it releases the notebook lines it cites and publishes what it solved on the blackboard."""
         verdict = await self.ctx.outbox.send(
-            agent, step, self.turns, question=self.task.question, conversation_id=self.id, recruiter=self.recruiter
-        )
+            agent, step, self.turns, question=self.task.question, conversation_id=self.id, recruiter=self.recruiter,
+            partner=next((a.handle for a in self.agents if a is not agent), None),
+        )  # fmt: skip
         if verdict is not Verdict.SENT:
             agent.withhold(step, plan_before)
             return

@@ -50,11 +50,9 @@ class Audience:
     colleagues: tuple[str, ...] = ()
     channel: str | None = None  # "#name" of the channel the answer is posted in; None: a DM to the requester
 
-    def of(self, member: str, *, recruiter: str | None = None) -> list[str]:
-        """The audience of `member`'s agent, as handles and "#channel"."""
-        people = [self.requester, *self.colleagues]
-        if recruiter:
-            people.append(recruiter)
+    def of(self, member: str, *, recruiter: str | None = None, partner: str | None = None) -> list[str]:
+        """The audience of `member`'s agent talking with `partner`'s, as handles and "#channel"."""
+        people = [p for p in (partner, self.requester, *self.colleagues, recruiter) if p]
         seen = [p for i, p in enumerate(people) if p != member and p not in people[:i]]
         return [*seen, self.channel] if self.channel else seen
 
@@ -99,7 +97,7 @@ class Outbox:
 
     async def send(
         self, agent: Agent, step: Shareable, turns: list[TurnStep], *, conversation_id: int,
-        question: str, recruiter: str | None = None,
+        question: str, recruiter: str | None = None, partner: str | None = None,
     ) -> Verdict:  # fmt: skip
         """Screen `step` in place and let it leave, or hold it; records either way."""
         profile = await self.profile(agent)
@@ -107,9 +105,9 @@ class Outbox:
         outgoing = self.screen.turn(agent, step, turns, question=question, conversation_id=conversation_id)
         if isinstance(step, StatementStep) and not outgoing.facts:
             return Verdict.NOTHING  # no claim survived: nothing of the member's memory to send
-        return await self._pass(
-            agent, profile, step, outgoing, kind=kind, conversation_id=conversation_id, recruiter=recruiter
-        )
+        audience = self.audience.of(agent.handle, recruiter=recruiter, partner=partner)
+        return await self._pass(agent, profile, step, outgoing, kind=kind, conversation_id=conversation_id,
+                                audience=audience)  # fmt: skip
 
     async def send_question(
         self, agent: Agent, step: TurnStep, text: str, *, to: str, conversation_id: int, question: str
@@ -118,18 +116,18 @@ class Outbox:
         and, through the answer, the ask's audience read it."""
         profile = await self.profile(agent)
         screened = self.screen.text(agent, text, question=question) if text != question else text
-        audience = [to, *self.audience.of(agent.handle)]
+        audience = self.audience.of(agent.handle, partner=to)
         verdict = await self._pass(
             agent, profile, step, Outgoing(utterance=screened), kind="recruit", conversation_id=conversation_id,
-            audience=list(dict.fromkeys(audience)), derived=text != question,
+            audience=audience, derived=text != question,
         )  # fmt: skip
         return screened if verdict is Verdict.SENT else None
 
     async def _pass(
         self, agent: Agent, profile: MemberProfile, step: Shareable, outgoing: Outgoing, *, kind: str,
-        conversation_id: int, recruiter: str | None = None, audience: list[str] | None = None, derived: bool = True,
+        conversation_id: int, audience: list[str], derived: bool = True,
     ) -> Verdict:  # fmt: skip
-        to = audience if audience is not None else self.audience.of(agent.handle, recruiter=recruiter)
+        to = audience
         text = outgoing.text()
         sent = Sent(agent.handle, kind, conversation_id, str(profile.share), Verdict.SENT, text, to,
                     list(outgoing.cited_lines))  # fmt: skip

@@ -48,8 +48,9 @@ async def state_side(ctx: AskContext, result: ConversationResult) -> None:
             step.llm_calls.append(call)
     else:
         verdict = await ctx.outbox.send(
-            agent, step, result.turns, question=ctx.question, conversation_id=result.conversation_id
-        )
+            agent, step, result.turns, question=ctx.question, conversation_id=result.conversation_id,
+            partner=result.task.asker,
+        )  # fmt: skip
         if verdict is Verdict.NOTHING:
             pass  # no claim survived the screen: it cites nothing of the member's memory, so nothing crosses
         elif verdict is Verdict.SENT:
