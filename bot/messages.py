@@ -81,7 +81,7 @@ def approval_body(
     kind: str = "turn",
 ) -> str:
     """The question, the exact text once, where it comes from, who will see it and until when to answer."""
-    readable = _CITATION.sub("", text).replace(" .", ".").replace(" ;", ";")
+    readable = re.sub(r"(?<!\.)\.\.(?!\.)", ".", _CITATION.sub("", text)).replace(" ;", ";")
     quoted = "\n".join(f"> {line.strip()}" for line in readable.splitlines() if line.strip())
     parts = [f"Question: {question}", f"{APPROVAL_KINDS.get(kind, APPROVAL_KINDS['turn'])}:\n{quoted}"]
     if sources:
