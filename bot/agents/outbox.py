@@ -17,14 +17,16 @@ is their consent to share, within the question, what their agent found.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from bot.agents.agent import Agent
+from bot.agents.outgoing import Outgoing, source_label
 from bot.agents.privacy import Approval, SharingGate
 from bot.agents.roster import MemberProfile, Roster
-from bot.agents.sharing import Outgoing, Shareable, ShareScreen
+from bot.agents.sharing import Shareable, ShareScreen
 from bot.agents.steps import StatementStep, TurnStep
 from bot.port import SharePolicy
 from bot.text_fold import skeleton
@@ -73,6 +75,27 @@ class Sent:
 
     def dict(self) -> dict[str, Any]:
         return {**self.__dict__, "verdict": str(self.verdict)}
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> Sent:
+        known = {k: raw[k] for k in cls.__dataclass_fields__ if k in raw}
+        return cls(**{**known, "verdict": Verdict(raw.get("verdict", Verdict.HELD))})
+
+    def source_labels(self) -> list[str]:
+        """Where the text comes from, as a person reads it (channel, time, sender; never an internal id)."""
+        return list(dict.fromkeys(source_label(line) for line in self.sources))
+
+
+def shared_items(records: Iterable[dict[str, Any]]) -> list[Sent]:
+    """What left the members' agents of one ask, from its stored turns' and statements' data (each keeps its outbox
+    record under `sharing`): for "Who contributed" and the sharing log. Held items are left out."""
+    found = []
+    for data in records:
+        sharing = (data or {}).get("sharing") or {}
+        for key in ("recruit_sent", "sent"):
+            if isinstance(sharing.get(key), dict) and sharing[key].get("verdict") == Verdict.SENT:
+                found.append(Sent.from_dict(sharing[key]))
+    return found
 
 
 class Outbox:

@@ -14,8 +14,9 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from datetime import UTC, datetime, timedelta
 
 from bot import messages
+from bot.agents.outgoing import Outgoing, source_label
 from bot.agents.roster import MemberProfile
-from bot.agents.sharing import Outgoing, Shareable, source_label
+from bot.agents.sharing import Shareable
 from bot.approvals import PENDING, ApprovalStore
 from bot.port import ApprovalDecision, ApprovalRequest, ChatPort
 
