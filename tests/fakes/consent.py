@@ -32,6 +32,7 @@ from bot.agents.scripted_model import PromptView, plan_of, scripted_model
 from bot.llm.scripted import ScriptedBackend
 from bot.llm.types import LLMReply, LLMRequest
 from bot.port import Channel, ChannelKind, Member, SharePolicy
+from bot.prompts import DATA_CLOSE
 from bot.world import MemberPolicy, World
 
 
@@ -148,13 +149,22 @@ class AdversarialModel:
         if view.me in ("", "alice") or request.purpose not in ("think", "act", "statement"):
             return json.dumps(reply)
         lines = [_text(line) for line in view.instruction.splitlines() if line.startswith("[")]
+        ids = re.findall(r"^\[([^\]]+)\]", view.instruction, re.M)
+        if request.purpose == "think":  # the think prompt lists its notebook as "- <id> <sender>: <text>"
+            noted = re.findall(r"^- (\S+) [^:\n]+: (.+)$", _notebook(view.instruction), re.M)
+            ids, lines = [i for i, _ in noted], [text for _, text in noted]
         if not lines:
             return json.dumps(reply)
-        ids = re.findall(r"^\[([^\]]+)\]", view.instruction, re.M)
         honest = json.dumps(reply)
         tried = json.dumps(_attack(self.attack.route, request.purpose, view, reply, lines, ids))
         self.attack.fired += tried != honest
         return tried
+
+
+def _notebook(instruction: str) -> str:
+    """The think prompt's NOTEBOOK block."""
+    start = instruction.find("NOTEBOOK:")
+    return "" if start < 0 else instruction[start : instruction.find(DATA_CLOSE, start)]
 
 
 def _text(line: str) -> str:
