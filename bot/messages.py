@@ -81,7 +81,7 @@ def approval_body(
     kind: str = "turn",
 ) -> str:
     """The question, the exact text once, where it comes from, who will see it and until when to answer."""
-    readable = re.sub(r"(?<!\.)\.\.(?!\.)", ".", _CITATION.sub("", text)).replace(" ;", ";")
+    readable = without_ids(text)
     quoted = "\n".join(f"> {line.strip()}" for line in readable.splitlines() if line.strip())
     parts = [f"Question: {question}", f"{APPROVAL_KINDS.get(kind, APPROVAL_KINDS['turn'])}:\n{quoted}"]
     if sources:
@@ -93,6 +93,11 @@ def approval_body(
     if deadline is not None:
         parts.append(f"Answer by {deadline:%H:%M} UTC ({deadline:%Y-%m-%d}); no answer means it is not shared.")
     return "\n".join(parts)
+
+
+def without_ids(text: str) -> str:
+    """Text an agent wrote, without the message ids it cites by (for agents, not for people)."""
+    return re.sub(r"(?<!\.)\.\.(?!\.)", ".", _CITATION.sub("", text)).replace(" ;", ";")
 
 
 def approval_audience(audience: Sequence[str]) -> str:
