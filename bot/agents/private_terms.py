@@ -32,6 +32,7 @@ COMMON_SHARE = 3  # a term in more than 1/COMMON_SHARE of the member's lines (an
 SUBSTRING = 5  # a term this long is also found inside run-together words ("isinterviewingatquorvex")
 _WORD = re.compile(r"\w+")
 _NON_WORD = re.compile(r"[\W_]+")
+_CITATION = re.compile(r"\[[^\]\s]*\]")
 _SENTENCE = re.compile(r"[^.!?;\n]*(?:[.!?;\n]+|$)")
 _LINE_HEAD = re.compile(r"^\[[^\]]+\]\s*(?:#\S+ \S+ \S+ [^:]*: )?")
 _FUNCTION = frozenset(
@@ -70,6 +71,7 @@ class PrivateTerms:
         }
 
     def leaks(self, sentence: str) -> bool:
+        sentence = _CITATION.sub(" ", sentence)  # "[alice:m0000001]" names a source, not what it says
         said = terms(sentence)
         # Words run together or split by invisible or odd characters still hold the term as a substring.
         squashed = _NON_WORD.sub("", skeleton(sentence))

@@ -188,7 +188,8 @@ class _TurnScreen:
 
     def _private(self, permitted: frozenset[str]) -> PrivateTerms:
         if permitted not in self._terms:
-            self._terms[permitted] = PrivateTerms(self.index.lines, known=self.index.known_texts, permitted=permitted)
+            known = [*self.index.known_texts, self.agent.handle, *self.speakers]  # names of those taking part
+            self._terms[permitted] = PrivateTerms(self.index.lines, known=known, permitted=permitted)
         return self._terms[permitted]
 
     def _payload(self, facts: list[Fact], cited: set[str]) -> Outgoing:
