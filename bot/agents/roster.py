@@ -31,13 +31,22 @@ class MemberProfile:
 
 
 class Roster:
-    """Member look-ups for one workspace, read from the database at every call: a member's policy, memory switch
-    and channels change in any process (the web settings page, another worker) and apply to the next look-up, so
-    nothing here is cached."""
+    """Member look-ups for one workspace. `profile` reads the database at every call: a member's policy, memory
+    switch and channels change in any process (the web settings page, another worker) and apply to the next look-up.
+    `identity` is for what never changes (handle, platform id, display name, store id): it may be remembered."""
 
     def __init__(self, db: Database, workspace_id: int) -> None:
         self.db = db
         self.workspace_id = workspace_id
+        self._identities: dict[str, MemberProfile] = {}
+
+    async def identity(self, who: str) -> MemberProfile:
+        """A member for their names and ids only: its policy fields may be stale (read them from `profile`)."""
+        wanted = who.strip().lstrip("@")
+        if wanted not in self._identities:
+            profile = await self.profile(wanted)
+            self._identities[wanted] = self._identities[profile.handle] = profile
+        return self._identities[wanted]
 
     async def profile(self, who: str) -> MemberProfile:
         """A member by handle (with or without @) or platform id; UnknownMemberError if there is none."""
@@ -76,7 +85,7 @@ class Roster:
     async def contacts(self, handle: str) -> list[str]:
         """Handles of the people a member talks with (shares a DM or channel with): DMs first, then the smallest
         channel shared (a team room says more about who works together than #general), not message volume."""
-        me = await self.profile(handle)
+        me = await self.identity(handle)
         mine, theirs, other = aliased(models.Membership), aliased(models.Membership), aliased(models.Member)
         sizes = (
             select(models.Membership.channel_id, func.count().label("size"))
@@ -100,4 +109,4 @@ class Roster:
         return [r[0] for r in ranked]
 
     async def talks_with(self, a: str, b: str) -> bool:
-        return (await self.profile(b)).handle in await self.contacts(a)
+        return (await self.identity(b)).handle in await self.contacts(a)

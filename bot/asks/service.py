@@ -229,7 +229,7 @@ class AskService:
             )  # fmt: skip
             ask = await self.load(ask.id)
         delivery = Delivery(self.db, self.port, recorder)
-        platform_ids = {h: (await self.roster.profile(h)).platform_id for h in await self.members_in(ask)}
+        platform_ids = {h: (await self.roster.identity(h)).platform_id for h in await self.members_in(ask)}
         await delivery.notices(ask, requester.display_name, platform_ids)
         status = await self._status(ask)
         await delivery.final_post(ask, requester.platform_id, status=status.value)
@@ -288,7 +288,7 @@ class AskService:
         return models.AskStatus.UNSUPPORTED if data and not data.get("supported", True) else models.AskStatus.DONE
 
     async def _grounding(self, ask: models.Ask) -> Grounding:
-        names = {h: (await self.roster.profile(h)).display_name for h in [ask.requester, *ask.colleagues]}
+        names = {h: (await self.roster.identity(h)).display_name for h in [ask.requester, *ask.colleagues]}
         budget = self.settings.evidence_budget // 4  # the background's share of what a prompt may show
         earlier, thread, cut = await background(self.db, ask, budget_tokens=budget)
         return Grounding.at(
