@@ -86,11 +86,13 @@ def settings_for(examples: int) -> settings:
     )  # fmt: skip
 
 
+@pytest.mark.timeout(900)  # ~50 s of CPU: minutes on a busy machine
 async def test_no_route_takes_memory_past_its_members_consent(settings: Settings) -> None:
     await check_cases(settings, examples=DEFAULT_CASES, elsewhere=False)
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(7200)  # ~10 minutes of CPU, and a process for every policy change
 async def test_no_route_takes_memory_past_its_members_consent_many(settings: Settings) -> None:
     """5,000 cases; every policy change is written by a separate process."""
     await check_cases(settings, examples=5000, elsewhere=True)
