@@ -33,6 +33,7 @@ from bot.text_fold import skeleton
 
 
 _WORD = re.compile(r"\w+")
+_SENTENCE = re.compile(r"[.!?;:\n]+")
 _CITATION = re.compile(r"\[[^\]\s]*\d[^\]\s]*\]")  # "[m0000007]", "[alice:m0000001]": ids agents cite by
 
 
@@ -107,7 +108,9 @@ class Outbox:
         self.screen = screen
         self.audience = audience
         self.records: list[Sent] = []
-        self._approved: dict[str, set[str]] = {}  # member -> the words of what they approved in this ask ("*": all)
+        self._approved: dict[
+            str, set[str]
+        ] = {}  # member -> what they approved in this ask, read as `_pieces` ("*": all)
 
     @property
     def requester(self) -> str:
@@ -179,16 +182,16 @@ class Outbox:
         approved = self._approved.setdefault(agent.handle, set())
         if "*" in approved:
             return Approval.APPROVED_ALL
-        words = _words(outgoing.text())
-        if words <= approved:
-            return Approval.APPROVED  # says nothing the member has not approved in this ask: no second prompt
+        pieces = _pieces(outgoing.text())
+        if all(any(piece in text for text in approved) for piece in pieces):
+            return Approval.APPROVED  # every sentence of it was in a text approved in this ask: no second prompt
         decision = await self.approvals.ask(
             profile, step, outgoing, audience=audience, kind=kind, conversation_id=conversation_id
         )
         if decision == Approval.APPROVED_ALL:
             approved.add("*")
         elif decision == Approval.APPROVED:
-            approved |= words
+            approved.add(" ".join(pieces))
         return decision
 
     def shared_by(self, member: str) -> list[Sent]:
@@ -196,9 +199,11 @@ class Outbox:
         return [s for s in self.records if s.member == member and s.verdict is Verdict.SENT]
 
 
-def _words(text: str) -> set[str]:
-    """The words of a text as a reader takes them (look-alike letters folded), without citation ids."""
-    return set(_WORD.findall(skeleton(_CITATION.sub(" ", text))))
+def _pieces(text: str) -> list[str]:
+    """The sentences of a text as a reader takes them (look-alike letters folded, words in order), without citation
+    ids or punctuation between words."""
+    sentences = _SENTENCE.split(skeleton(_CITATION.sub(" ", text)))
+    return [p for p in (" ".join(_WORD.findall(s)) for s in sentences) if p]
 
 
 def _from_memory(agent: Agent, step: Shareable) -> bool:
