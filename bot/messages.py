@@ -5,7 +5,9 @@ Adapters render these strings as they are; the model never sees them (its text l
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 
 from bot.port import SharePolicy
 
@@ -81,42 +83,73 @@ def agent_withholds(owner: str) -> str:
 
 
 def approval_title(owner_requester: str) -> str:
-    return f"Share this with {owner_requester}'s agent?"
+    return f"{owner_requester} asked something your agent can answer. Share this?"
 
 
-APPROVAL_LINES = 8  # cited lines an approval prompt shows in full; the rest are counted
-APPROVAL_LINE_CHARS = 280
+_CITATION = re.compile(r"\s*\[[^\]\s]*\d[^\]\s]*\]")  # a message id an agent cites: for agents, not people
+APPROVAL_SOURCES = 8  # sources an approval prompt names; the rest are counted
+APPROVAL_KINDS = {
+    "turn": "Your agent would say",
+    "statement": "Your agent's closing statement for the final answer",
+    "recruit": "Your agent would ask",
+}
 
 
 def approval_body(
     question: str,
-    utterance: str,
+    text: str,
     *,
-    facts: Sequence[tuple[str, str, str]] = (),
-    answer: str | None = None,
-    cited: Sequence[str] = (),
-    closing: bool = False,
+    sources: Sequence[str] = (),
+    audience: Sequence[str] = (),
+    deadline: datetime | None = None,
+    kind: str = "turn",
 ) -> str:
-    """Everything the turn (or, `closing`, the agent's closing statement for the final answer) would pass on: the
-    reply, the facts (need, value, source), the answer, the cited lines."""
-    said = "Your agent's closing statement for the final answer" if closing else "Your agent would reply"
-    parts = [f"They asked: {question}", f"{said}:\n> {utterance}"]
-    if facts:
-        shown = "\n".join(f"• {need}: {value}" + (f" [{source}]" if source else "") for need, value, source in facts)
-        parts.append(f"And pass on these facts (they can reach the final answer):\n{shown}")
-    if answer:
-        parts.append(f"Its answer so far:\n> {answer}")
-    if cited:
-        lines = [f"> {_clip(line)}" for line in cited[:APPROVAL_LINES]]
-        if len(cited) > APPROVAL_LINES:
-            lines.append(f"(and {len(cited) - APPROVAL_LINES} more)")
-        parts.append("Quoting from your messages:\n" + "\n".join(lines))
+    """The question, the exact text once, where it comes from, who will see it and until when to answer."""
+    readable = without_ids(text)
+    quoted = "\n".join(f"> {line.strip()}" for line in readable.splitlines() if line.strip())
+    parts = [f"Question: {question}", f"{APPROVAL_KINDS.get(kind, APPROVAL_KINDS['turn'])}:\n{quoted}"]
+    if sources:
+        shown = [f"• {s}" for s in dict.fromkeys(sources)][:APPROVAL_SOURCES]
+        if len(set(sources)) > APPROVAL_SOURCES:
+            shown.append(f"(and {len(set(sources)) - APPROVAL_SOURCES} more)")
+        parts.append("From your messages:\n" + "\n".join(shown))
+    parts.append(f"Who will see it: {approval_audience(audience)}")
+    if deadline is not None:
+        parts.append(f"Answer by {deadline:%H:%M} UTC ({deadline:%Y-%m-%d}); no answer means it is not shared.")
     return "\n".join(parts)
 
 
-def _clip(line: str) -> str:
-    line = " ".join(line.split())
-    return line if len(line) <= APPROVAL_LINE_CHARS else line[: APPROVAL_LINE_CHARS - 1] + "…"
+def without_ids(text: str) -> str:
+    """Text an agent wrote, without the message ids it cites by (for agents, not for people)."""
+    return re.sub(r"(?<!\.)\.\.(?!\.)", ".", _CITATION.sub("", text)).replace(" ;", ";")
+
+
+def approval_audience(audience: Sequence[str]) -> str:
+    """ "alice, carol and everyone in #general" from handles and "#channel"."""
+    people = [a for a in audience if not a.startswith("#")]
+    rooms = [f"everyone in {a}" for a in audience if a.startswith("#")]
+    names = [*people, *rooms]
+    if not names:
+        return "nobody but you"
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def said_to_others() -> str:
+    """A transcript line a viewer was not in the audience of."""
+    return "(said to others in this ask: not shared with you)"
+
+
+def approval_confirmed(decision: str, audience: str) -> str:
+    """What the member reads after answering an approval prompt."""
+    if decision == "approved_all":
+        return f"Approved: your agent shares this, and everything else it says in this ask, with {audience}."
+    if decision == "approved":
+        return f"Approved: your agent shares exactly this with {audience}."
+    if decision == "denied":
+        return "Denied: nothing of it is shared. The ask goes on without it, and says so."
+    if decision == "timeout":
+        return "Nobody answered in time, so nothing of it was shared."
+    return ""
 
 
 def hidden_thread_title(ask_id: int, requester: str, colleagues: Iterable[str], question: str) -> str:

@@ -34,6 +34,7 @@ class ApprovalKind(StrEnum):
 
 class ApprovalDecision(StrEnum):
     APPROVED = "approved"
+    APPROVED_ALL = "approved_all"  # this and everything else the member's agent passes on in the same ask
     DENIED = "denied"
     TIMEOUT = "timeout"
     UNREACHABLE = "unreachable"  # the member could not be asked (closed DMs): counts as not approved

@@ -557,6 +557,14 @@ class Settings(BaseSettings):
         except ValidationError as exc:
             raise _one_line(exc, values) from None
 
+    # ------------------------------------------------------------------ transcripts
+    admin_raw_prompts: bool = _setting(
+        "ASKWITH_ADMIN_RAW_PROMPTS",
+        False,
+        "Admins may read every prompt a transcript recorded (other members' memory in it); each read is logged. "
+        "false = admins see conversations with unshared lines redacted, like members.",
+    )
+
     # -------------------------------------------------------------------------
     @classmethod
     def load(cls, *, env: Mapping[str, str | None] | None = None, env_file: Path | str | None = ".env") -> Settings:

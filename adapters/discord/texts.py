@@ -270,9 +270,17 @@ EXPIRED = {
 }
 
 
+APPROVE_ALL = "Approve all in this ask"
+
+
 def approval_decided(request: ApprovalRequest, decision: ApprovalDecision) -> str:
     yes, no = VERDICTS[request.kind]
-    return f"{approval_prompt(request)}\n\n{yes if decision is ApprovalDecision.APPROVED else no}"
+    approved = decision in (ApprovalDecision.APPROVED, ApprovalDecision.APPROVED_ALL)
+    verdict = yes if approved else no
+    if request.kind is ApprovalKind.SHARE:  # what the answer means, said once
+        audience = request.context.get("audience") or "the people it named"
+        verdict = f"{verdict} {messages.approval_confirmed(decision.value, audience)}"
+    return f"{approval_prompt(request)}\n\n{verdict}"
 
 
 def approval_expired(request: ApprovalRequest) -> str:
@@ -281,7 +289,8 @@ def approval_expired(request: ApprovalRequest) -> str:
 
 def approval_recorded(decision: ApprovalDecision) -> str:
     """A click on a prompt another askwith process posted: the decision is stored, the ask picks it up."""
-    verdict = "approved" if decision is ApprovalDecision.APPROVED else "denied"
+    approved = decision in (ApprovalDecision.APPROVED, ApprovalDecision.APPROVED_ALL)
+    verdict = "approved" if approved else "denied"
     return f"You {verdict} this request; your agent goes on accordingly."
 
 

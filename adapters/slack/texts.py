@@ -107,9 +107,11 @@ BUTTONS = {  # (yes, no) button labels per kind of approval
     ApprovalKind.SHARE: ("Approve", "Deny"),
     ApprovalKind.TRADE: ("Accept", "Decline"),
 }
+APPROVE_ALL = "Approve all in this ask"
 VERDICTS = {
     ApprovalKind.SHARE: {
         ApprovalDecision.APPROVED: ":white_check_mark: You approved",
+        ApprovalDecision.APPROVED_ALL: ":white_check_mark: You approved everything your agent says in this ask",
         ApprovalDecision.DENIED: ":no_entry_sign: You denied",
         ApprovalDecision.TIMEOUT: ":hourglass: Nobody answered in time, so your agent did not share",
     },
@@ -122,7 +124,13 @@ VERDICTS = {
 
 
 def approval_outcome(request: ApprovalRequest, decision: ApprovalDecision) -> str:
-    return f"{VERDICTS[request.kind][decision]}: {request.title}"
+    """The prompt, replaced once answered: the verdict, what it means, and the question it was about (no ids)."""
+    verdict = VERDICTS[request.kind].get(decision, VERDICTS[request.kind][ApprovalDecision.DENIED])
+    if request.kind is not ApprovalKind.SHARE:
+        return f"{verdict}: {request.title}"
+    meaning = messages.approval_confirmed(decision.value, request.context.get("audience") or "the people it named")
+    question = request.context.get("question", "")
+    return f"{verdict}. {meaning}" + (f"\n_Question: {question}_" if question else "")
 
 
 def approval_recorded(decision: ApprovalDecision) -> str:

@@ -112,7 +112,8 @@ class Agent:
 
     @property
     def declines(self) -> bool:
-        return self.profile.share is SharePolicy.NEVER
+        """The member shares nothing (policy never) or has memory off: the agent takes no part."""
+        return self.profile.share is SharePolicy.NEVER or not self.profile.can_take_part
 
     def fork(self) -> Agent:
         """The same member's agent with a fresh plan and notebook, for a sub-conversation it opens."""

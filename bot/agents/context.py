@@ -1,4 +1,4 @@
-"""What every conversation of one ask shares: settings, LLM, memory, roster, record, privacy gate, budget, the
+"""What every conversation of one ask shares: settings, LLM, memory, roster, record, outbox, budget, the
 grounding every prompt carries and the blackboard of a multi-party ask."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from bot.agents.agent import Agent, Budget
 from bot.agents.blackboard import Blackboard
 from bot.agents.grounding import Grounding
 from bot.agents.memory_tools import MemoryAccess, MemoryTools, SearchCache
+from bot.agents.outbox import Outbox
 from bot.agents.plan import Plan
-from bot.agents.privacy import SharingGate
 from bot.agents.progress import ProgressSink, Stage
 from bot.agents.roster import Roster
 from bot.agents.steps import StatementStep, TurnStep
@@ -82,7 +82,7 @@ class AskContext:
     memory: MemoryAccess
     roster: Roster
     recorder: ConversationRecorder
-    gate: SharingGate
+    outbox: Outbox  # the one way out of every member agent of the ask
     budget: RecursionBudget
     tokens: TokenBudget = field(default_factory=lambda: TokenBudget(limit=2**62))
     participants: frozenset[str] = frozenset()  # requester and colleagues: already asked, never brought in

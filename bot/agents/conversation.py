@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from bot.agents.agent import Agent, Observation
 from bot.agents.context import AskContext
 from bot.agents.evidence import EvidenceLine, overlap, words
+from bot.agents.outbox import Verdict
 from bot.agents.plan import Plan
 from bot.agents.progress import Stage
 from bot.agents.steps import RecruitOutcome, StatementStep, TaskStep, TurnStep
@@ -89,6 +90,7 @@ class Conversation:
         self.ancestors = ancestors  # handles of every agent in this conversation and the ones above it
         self.turns = [] if turns is None else list(turns)  # saved turns, when a killed ask is resumed
         self.branch = branch or (agents[1].handle if len(agents) > 1 else "")  # the colleague of the top-level talk
+        self.recruiter = agents[0].handle if depth else None  # whose agent brought this talk's colleague in
         for agent in agents:
             agent.restore(self.turns)
 
@@ -138,6 +140,7 @@ class Conversation:
         started = time.perf_counter()
         plan_before = agent.plan.copy()  # what the agent had passed on before this turn
         try:
+            await self.ctx.outbox.profile(agent)  # the member's settings now: memory off or never stops the turn
             if agent.declines:
                 agent.decline(step)
             else:
@@ -181,13 +184,16 @@ class Conversation:
             return
         from bot.agents.recursion import open_sub_conversation  # the two modules call each other
 
-        step.recruit = await open_sub_conversation(self, agent, request, parent_turn=step.index)
+        step.recruit = await open_sub_conversation(self, agent, request, step=step)
 
     async def _share(self, agent: Agent, step: TurnStep, plan_before: Plan) -> None:
-        """Only what the share screen lets through, and the member approves, leaves the agent (bot.agents.sharing):
-        then the turn releases the notebook lines it cites and publishes what it solved on the blackboard."""
-        gate = self.ctx.gate
-        if not await gate.share(agent, step, self.turns, question=self.task.question, conversation_id=self.id):
+        """The turn leaves through the agent's outbox (bot.agents.outbox): screened, approved when the member's
+        policy asks; then it releases the notebook lines it cites and publishes what it solved on the blackboard."""
+        verdict = await self.ctx.outbox.send(
+            agent, step, self.turns, question=self.task.question, conversation_id=self.id, recruiter=self.recruiter,
+            partner=next((a.handle for a in self.agents if a is not agent), None),
+        )  # fmt: skip
+        if verdict is not Verdict.SENT:
             agent.withhold(step, plan_before)
             return
         agent.adopt(step, release=list((step.sharing or {}).get("cited", [])))

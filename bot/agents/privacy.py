@@ -1,11 +1,8 @@
-"""Privacy in action: whether what an agent's turn produced may leave it.
+"""Asking a member: the approval an `ask` member gives or refuses for one exact text their agent would pass on.
 
-`never` members' agents decline before thinking (see `Agent.decline`). Every other turn goes through the share
-screen first (`bot.agents.sharing`: facts tied to the question, verbatim memory only as cited evidence, a per-ask
-cap); then `ask` members approve, through the chat port, every turn that carries facts from their memory, seeing
-the utterance AND the facts, answer and cited lines it would pass on (no answer in time = deny). The side's closing
-statement (`bot.agents.statements`) is screened and approved the same way. Excluded channels need no check here:
-the store query never returns them.
+Only the outbox (`bot.agents.outbox`) calls this, after the share screen: the member sees the question, the exact
+text once, where it comes from (without internal ids), who will see it and until when they can answer; no answer in
+time = not shared. The decision is stored (`bot.approvals.ApprovalStore`) so any process may hear the click.
 """
 
 from __future__ import annotations
@@ -14,14 +11,15 @@ import asyncio
 import hashlib
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
+from datetime import UTC, datetime, timedelta
 
 from bot import messages
-from bot.agents.agent import Agent
-from bot.agents.sharing import Outgoing, Shareable, ShareScreen
-from bot.agents.steps import StatementStep, TurnStep
+from bot.agents.outgoing import Outgoing, source_label
+from bot.agents.roster import MemberProfile
+from bot.agents.sharing import Shareable
 from bot.approval_limits import ApprovalLimits
 from bot.approvals import PENDING, ApprovalStore
-from bot.port import ApprovalDecision, ApprovalRequest, ChatPort, SharePolicy
+from bot.port import ApprovalDecision, ApprovalRequest, ChatPort
 
 
 # While an ask waits on a member, it is parked: the caller's context frees the worker slot and marks the ask waiting.
@@ -29,6 +27,9 @@ Park = Callable[[str], AbstractAsyncContextManager[object]]  # given the platfor
 
 
 PROMPT_GRACE_S = 2.0  # how much later the stored deadline ends than the prompt's own
+
+
+Approval = ApprovalDecision  # what `SharingGate.ask` returns
 
 
 class SharingGate:
@@ -40,7 +41,6 @@ class SharingGate:
         question: str,
         requester: str,
         timeout_s: float,
-        quote_cap: int = 2000,
         approvals: ApprovalStore | None = None,
         park: Park | None = None,
         poll_s: float = 1.0,
@@ -49,44 +49,38 @@ class SharingGate:
         self.port = port
         self.ask_id = ask_id
         self.question = question
-        self.requester = requester  # handle; the requester's own agent shares without asking (they asked)
+        self.requester = requester  # handle
         self.timeout_s = timeout_s
-        self.screen = ShareScreen(cap=quote_cap)
         self.approvals = approvals  # None: the port's own wait is the only record (CLI, tests without a worker)
         self.park = park or nullcontext
         self.poll_s = poll_s  # how often a parked ask looks for a decision stored by another process
         self.limits = limits  # how often a requester's asks may prompt one member (None: unlimited)
 
-    async def share(
-        self, agent: Agent, step: Shareable, turns: list[TurnStep], *, question: str, conversation_id: int
-    ) -> bool:
-        """Screen the turn in place; False when the member did not approve (nothing of it may leave)."""
-        outgoing = self.screen.turn(agent, step, turns, question=question, conversation_id=conversation_id)
-        return await self.may_share(agent, step, outgoing, conversation_id=conversation_id)
-
-    async def may_share(self, agent: Agent, step: Shareable, outgoing: Outgoing, *, conversation_id: int) -> bool:
-        """Ask the member when their policy says so; records the decision on the step."""
-        if agent.handle == self.requester or not step.shared_facts:
-            return True
-        if agent.profile.share is not SharePolicy.ASK:
-            return True
-        facts = [(f.need, f.value, f.source) for f in outgoing.facts]
+    async def ask(
+        self, member: MemberProfile, step: Shareable, outgoing: Outgoing, *, audience: list[str], kind: str,
+        conversation_id: int,
+    ) -> ApprovalDecision:  # fmt: skip
+        """Ask `member` to approve `outgoing` exactly as it would leave, naming its audience and the deadline."""
+        deadline = datetime.now(UTC) + timedelta(seconds=self.timeout_s)
         body = messages.approval_body(
-            self.question, outgoing.utterance, facts=facts, answer=outgoing.answer, cited=outgoing.cited_lines,
-            closing=isinstance(step, StatementStep),
+            self.question, outgoing.text(), sources=[source_label(line) for line in outgoing.cited_lines],
+            audience=audience, deadline=deadline, kind=kind,
         )  # fmt: skip
+        text = outgoing.text()
         request = ApprovalRequest(
-            # Stable across a resumed ask, so a re-run asks the same question instead of a new one; the content's
+            # Stable across a resumed ask, so a re-run asks the same question instead of a new one; the text's
             # digest makes a re-run that would share something else ask again instead of reusing the decision.
-            id=f"ask{self.ask_id}-c{conversation_id}-{step.approval_key}-{hashlib.sha256(body.encode()).hexdigest()[:12]}",
-            member_id=agent.profile.platform_id,
+            id=f"ask{self.ask_id}-c{conversation_id}-{kind[0]}{step.approval_key}-"
+            f"{hashlib.sha256(text.encode()).hexdigest()[:12]}",
+            member_id=member.platform_id,
             title=messages.approval_title(self.requester),
             body=body,
-            context={"ask_id": str(self.ask_id), "requester": self.requester},
-        )
-        decision = await self._decision(request)
-        step.approval = str(decision)
-        return decision is ApprovalDecision.APPROVED
+            context={
+                "ask_id": str(self.ask_id), "requester": self.requester, "question": self.question, "text": text,
+                "audience": ", ".join(audience), "deadline": deadline.isoformat(timespec="seconds"),
+            },
+        )  # fmt: skip
+        return await self._decision(request)
 
     async def _decision(self, request: ApprovalRequest) -> ApprovalDecision:
         if self.limits is not None and not self.limits.admit(self.requester, request.member_id, request.id):

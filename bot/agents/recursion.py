@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from bot.agents.agent import Agent
 from bot.agents.outputs import RecruitRequest
 from bot.agents.progress import Stage
-from bot.agents.steps import RecruitOutcome, TaskStep
+from bot.agents.steps import RecruitOutcome, TaskStep, TurnStep
 from bot.errors import UnknownMemberError
 from bot.port import SharePolicy
 from bot.prompts import render_prompt
@@ -27,9 +27,16 @@ if TYPE_CHECKING:
 
 
 async def open_sub_conversation(
-    parent: Conversation, asker: Agent, request: RecruitRequest, *, parent_turn: int
+    parent: Conversation, asker: Agent, request: RecruitRequest, *, step: TurnStep
 ) -> RecruitOutcome:
     reason = await _refusal(parent, asker, request)
+    if not reason:  # the question leaves the asking agent: through its outbox, like everything else
+        asked = await parent.ctx.outbox.send_question(
+            asker, step, request.question or parent.task.question, to=request.member, conversation_id=parent.id,
+            question=parent.task.question,
+        )  # fmt: skip
+        reason = "withheld" if asked is None else ""
+        request = replace(request, question=asked or "")
     if reason:
         conclusion = render_prompt("agent", "recruit_result", reason=reason, conclusion="", me=asker.handle)
         return RecruitOutcome(request, "refused", reason, conclusion)
@@ -38,10 +45,10 @@ async def open_sub_conversation(
     ctx = parent.ctx
     target = await ctx.agent(request.member)
     ctx.report(Stage.BRINGING_IN, target.handle)
-    question = request.question or parent.task.question
+    question = request.question
     participants = [asker.handle, target.handle]
     conversation_id = await ctx.recorder.open_conversation(
-        parent_id=parent.id, parent_turn=parent_turn, depth=parent.depth + 1, participants=participants,
+        parent_id=parent.id, parent_turn=step.index, depth=parent.depth + 1, participants=participants,
         question=question,
     )  # fmt: skip
     child = Conversation(

@@ -31,19 +31,26 @@ class MemberProfile:
 
 
 class Roster:
-    """Member look-ups for one workspace, cached for the life of an ask."""
+    """Member look-ups for one workspace. `profile` reads the database at every call: a member's policy, memory
+    switch and channels change in any process (the web settings page, another worker) and apply to the next look-up.
+    `identity` is for what never changes (handle, platform id, display name, store id): it may be remembered."""
 
     def __init__(self, db: Database, workspace_id: int) -> None:
         self.db = db
         self.workspace_id = workspace_id
-        self._profiles: dict[str, MemberProfile] = {}
-        self._contacts: dict[str, list[str]] = {}
+        self._identities: dict[str, MemberProfile] = {}
+
+    async def identity(self, who: str) -> MemberProfile:
+        """A member for their names and ids only: its policy fields may be stale (read them from `profile`)."""
+        wanted = who.strip().lstrip("@")
+        if wanted not in self._identities:
+            profile = await self.profile(wanted)
+            self._identities[wanted] = self._identities[profile.handle] = profile
+        return self._identities[wanted]
 
     async def profile(self, who: str) -> MemberProfile:
         """A member by handle (with or without @) or platform id; UnknownMemberError if there is none."""
         wanted = who.strip().lstrip("@")
-        if wanted in self._profiles:
-            return self._profiles[wanted]
         async with self.db.session() as session:
             rows = (
                 (
@@ -64,7 +71,7 @@ class Roster:
         row = exact[0] if exact else (rows[0] if len(rows) == 1 else None)
         if row is None:
             raise UnknownMemberError(who)
-        profile = MemberProfile(
+        return MemberProfile(
             handle=row.name,
             platform_id=row.platform_id,
             display_name=row.display_name or row.name,
@@ -74,15 +81,11 @@ class Roster:
             is_bot=row.is_bot,
             deactivated=row.deactivated,
         )
-        self._profiles[profile.handle] = self._profiles[profile.platform_id] = profile
-        return profile
 
     async def contacts(self, handle: str) -> list[str]:
         """Handles of the people a member talks with (shares a DM or channel with): DMs first, then the smallest
         channel shared (a team room says more about who works together than #general), not message volume."""
-        if handle in self._contacts:
-            return self._contacts[handle]
-        me = await self.profile(handle)
+        me = await self.identity(handle)
         mine, theirs, other = aliased(models.Membership), aliased(models.Membership), aliased(models.Member)
         sizes = (
             select(models.Membership.channel_id, func.count().label("size"))
@@ -103,8 +106,7 @@ class Roster:
         async with self.db.session() as session:
             rows = (await session.execute(stmt)).all()
         ranked = sorted(rows, key=lambda r: (-int(r[1] or 0), int(r[2] or 0), r[0]))
-        self._contacts[handle] = [r[0] for r in ranked]
-        return self._contacts[handle]
+        return [r[0] for r in ranked]
 
     async def talks_with(self, a: str, b: str) -> bool:
-        return (await self.profile(b)).handle in await self.contacts(a)
+        return (await self.identity(b)).handle in await self.contacts(a)

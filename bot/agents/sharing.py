@@ -23,13 +23,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from bot.agents.agent import Agent
+from bot.agents.outgoing import Outgoing, SharedFact
 from bot.agents.plan import Fact, Plan, Rationale, Status
+from bot.agents.private_terms import PrivateTerms
 from bot.agents.steps import StatementStep, TurnStep
+from bot.text_fold import normalise, skeleton
 
 
 QUOTE_WORDS = 4  # this many words in a row copied from a memory line make a verbatim quote
@@ -43,24 +46,6 @@ _FUNCTION_WORDS = frozenset(
 
 Gram = tuple[str, ...]
 Shareable = TurnStep | StatementStep  # what may leave an agent: a turn, or its side's closing statement
-
-
-@dataclass(frozen=True)
-class SharedFact:
-    rationale: str  # its id
-    need: str
-    value: str
-    source: str
-
-
-@dataclass
-class Outgoing:
-    """Everything one turn passes on: what an "ask me" member sees before approving, exactly as it would leave."""
-
-    utterance: str
-    facts: list[SharedFact] = field(default_factory=list)
-    answer: str | None = None
-    cited_lines: list[str] = field(default_factory=list)  # the memory lines the facts rest on, as the model saw them
 
 
 def evidence_lines(agent: Agent) -> dict[str, str]:
@@ -98,6 +83,15 @@ class ShareScreen:
         return screen.run(previous=_plan_before(agent.handle, turns), first_ids={r.id for r in first.rationales},
                           topic=topic)  # fmt: skip
 
+    def text(self, agent: Agent, text: str, *, question: str) -> str:
+        """A free text the agent wrote (the question it asks a third member's agent): memory text in it passes only
+        when it is about the question, within the cap; every other quote or paraphrase is cut."""
+        index = QuoteIndex(evidence_lines(agent), known=[question])
+        topic_stems = _stems(question)
+        index.relevant = {i for i, line in index.lines.items() if _stems(line) & topic_stems}
+        screen = _TurnScreen(self, agent, TurnStep(-1, agent.handle), index, speakers=set())
+        return screen.cut(text, set(index.relevant))
+
     def _seed(self, handle: str, turns: list[TurnStep], conversation_id: int) -> None:
         """A resumed ask counts what the agent quoted before it was interrupted."""
         if (conversation_id, handle) in self._seeded:
@@ -125,6 +119,7 @@ class _TurnScreen:
         self.screen, self.agent, self.step, self.index = screen, agent, step, index
         self.speakers = speakers  # whose agents a relayed fact may name as its source
         self.record: dict[str, Any] = {"dropped_facts": [], "cut_quotes": 0, "quoted_chars": 0}
+        self._terms: dict[frozenset[str], PrivateTerms] = {}
 
     def run(self, *, previous: Plan, first_ids: set[str], topic: set[str]) -> Outgoing:
         plan = self.agent.plan
@@ -142,6 +137,7 @@ class _TurnScreen:
             act.utterance = self._cut(act.utterance, cited) or CUT
             act.answer = self._cut(act.answer, cited) if act.answer else act.answer
             self.step.utterance = act.utterance
+        self.record = {**(self.step.sharing or {}), **self.record}  # keeps what the outbox noted before
         self.step.sharing = self.record
         return self._payload(facts, cited)
 
@@ -172,9 +168,13 @@ class _TurnScreen:
     def _cites(self, source: str) -> set[str]:
         return _named(self.index.ids, source)
 
+    def cut(self, text: str, cited: set[str]) -> str:
+        return self._cut(text, cited)
+
     def _cut(self, text: str, cited: set[str]) -> str:
-        """`text` with every verbatim quote that is not cited evidence, or is beyond the cap, cut."""
-        pieces, last = [], 0
+        """`text` (normalised) with every verbatim quote that is not cited evidence, or is beyond the cap, cut; then
+        every sentence that paraphrases a line it may not pass on (`bot.agents.private_terms`)."""
+        text, pieces, last = normalise(text), [], 0
         for quote in self.index.quotes(text):
             if quote.ids & cited & self.index.relevant and self.screen.charge(
                 self.agent.handle, quote.grams, len(quote.text)
@@ -184,7 +184,13 @@ class _TurnScreen:
             self.record["cut_quotes"] += 1
             pieces.append(text[last : quote.start] + CUT)
             last = quote.end
-        return "".join(pieces) + text[last:]
+        return self._private(frozenset(cited & self.index.relevant)).cut("".join(pieces) + text[last:], cut=CUT)
+
+    def _private(self, permitted: frozenset[str]) -> PrivateTerms:
+        if permitted not in self._terms:
+            known = [*self.index.known_texts, self.agent.handle, *self.speakers]  # names of those taking part
+            self._terms[permitted] = PrivateTerms(self.index.lines, known=known, permitted=permitted)
+        return self._terms[permitted]
 
     def _payload(self, facts: list[Fact], cited: set[str]) -> Outgoing:
         needs = {r.id: r.need for r in self.agent.plan.rationales}
@@ -256,11 +262,12 @@ class QuoteIndex:
         # Each line's grams are cached by text; the grams of a checked text are looked up in them (a text has far
         # fewer grams than the hundreds of lines an agent may hold, so no gram -> lines map is built per turn).
         self._line_grams = {line_id: _line_grams(line) for line_id, line in lines.items()}
-        self._known: frozenset[Gram] = frozenset().union(*(_grams(text) for text in known))
+        self.known_texts = list(known)
+        self._known: frozenset[Gram] = frozenset().union(*(_grams(text) for text in self.known_texts))
 
     def quotes(self, text: str) -> list[Quote]:
         words = list(_WORD.finditer(text))
-        norms = [w[0].lower() for w in words]
+        norms = [_fold_word(w[0]) for w in words]
         grams = [tuple(norms[i : i + QUOTE_WORDS]) for i in range(len(words) - QUOTE_WORDS + 1)]
         holders = self._holders(set(grams))
         # Only the words inside a quote get an entry (texts run to thousands of words, quotes are few).
@@ -302,6 +309,12 @@ def _runs(
     return quotes
 
 
+@lru_cache(maxsize=65_536)
+def _fold_word(word: str) -> str:
+    """A word as the screen compares it: case folded, look-alike letters read as Latin ("Ѕаlary" is "salary")."""
+    return skeleton(word)
+
+
 @lru_cache(maxsize=16_384)
 def _line_grams(line: str) -> frozenset[Gram]:
     return _grams(_LINE_ID.sub("", line))
@@ -309,7 +322,7 @@ def _line_grams(line: str) -> frozenset[Gram]:
 
 @lru_cache(maxsize=16_384)
 def _grams(text: str) -> frozenset[Gram]:
-    norms = [w.lower() for w in _WORD.findall(text)]
+    norms = [_fold_word(w) for w in _WORD.findall(normalise(text))]
     return frozenset(tuple(norms[i : i + QUOTE_WORDS]) for i in range(len(norms) - QUOTE_WORDS + 1))
 
 

@@ -24,6 +24,7 @@ from bot import messages
 from bot.agents.agent import Agent
 from bot.agents.context import AskContext
 from bot.agents.conversation import ConversationResult
+from bot.agents.outbox import Verdict
 from bot.agents.outputs import STATEMENT_SCHEMA, parse_statement
 from bot.agents.steps import StatementStep, history_messages
 from bot.errors import LLMConfigurationError, LLMError, LLMOutputError
@@ -46,13 +47,13 @@ async def state_side(ctx: AskContext, result: ConversationResult) -> None:
         if (call := getattr(exc, "call", None)) is not None:
             step.llm_calls.append(call)
     else:
-        conversation_id = result.conversation_id
-        outgoing = ctx.gate.screen.turn(
-            agent, step, result.turns, question=ctx.question, conversation_id=conversation_id
-        )
-        if not outgoing.facts:
+        verdict = await ctx.outbox.send(
+            agent, step, result.turns, question=ctx.question, conversation_id=result.conversation_id,
+            partner=result.task.asker,
+        )  # fmt: skip
+        if verdict is Verdict.NOTHING:
             pass  # no claim survived the screen: it cites nothing of the member's memory, so nothing crosses
-        elif await ctx.gate.may_share(agent, step, outgoing, conversation_id=conversation_id):
+        elif verdict is Verdict.SENT:
             step.crossed = True
             step.released = agent.notebook.release((step.sharing or {}).get("cited", []))
         else:

@@ -200,7 +200,7 @@ def _holder(line: dict) -> str:
 
 async def _name(roster: Roster, handle: str) -> str | None:
     try:
-        return (await roster.profile(handle)).display_name
+        return (await roster.identity(handle)).display_name
     except UnknownMemberError:
         return None
 

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from sqlalchemy import select
 
+from bot import messages
 from bot.asks import models
 from bot.asks.contributions import without_ids
 from bot.store.db import Database
@@ -74,6 +75,12 @@ async def shared_by(db: Database, workspace_id: int, member: str, limit: int = 2
     items: list[SharedItem] = []
     async with db.session() as session:
         async for data, utterance, at, participants, ask_id, requester, question in await session.stream(stmt):
+            if (sent := (data.get("sharing") or {}).get("sent")) is not None:  # the outbox's record: exactly what left
+                if member != requester and (item := _sent_item(sent, data, ask_id, requester, question, at)):
+                    items.append(item)
+                if len(items) >= limit:
+                    break
+                continue
             if member == requester or not data.get("shared_facts") or data.get("declined"):
                 continue
             if data.get("approval") not in (None, "approved"):
@@ -84,3 +91,12 @@ async def shared_by(db: Database, workspace_id: int, member: str, limit: int = 2
             if len(items) >= limit:
                 break
     return items
+
+
+def _sent_item(sent: dict, data: dict, ask_id: int, requester: str, question: str, at: datetime) -> SharedItem | None:
+    """An outbox record as a sharing-log line: what left (without message ids), to its whole audience."""
+    if sent.get("verdict") != "sent" or not (data.get("shared_facts") or sent.get("approval")):
+        return None
+    approval = "approved" if str(sent.get("approval") or "").startswith("approved") else "auto"
+    audience = ", ".join(sent.get("audience") or [requester])
+    return SharedItem(ask_id, requester, audience, question, messages.without_ids(str(sent["text"])), at, approval)

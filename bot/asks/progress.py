@@ -164,7 +164,7 @@ class ProgressTracker:
     async def _store(self, stage: Stage, detail: str) -> None:
         name = ""
         if detail:  # a handle or platform id: stored as the handle
-            profile = await self.roster.profile(detail)
+            profile = await self.roster.identity(detail)
             detail, name = profile.handle, profile.display_name
         at = datetime.now(UTC)
         params = {"ask_id": self.ask_id, "worker": self.worker_id, "new_stage": stage.value, "detail": detail or None}

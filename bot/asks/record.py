@@ -178,7 +178,7 @@ class AskRecorder:
         """Show a turn in the hidden thread; False if it could not be posted (logged: the record is the truth)."""
         if not utterance:
             return False
-        text = messages.hidden_turn((await self.roster.profile(agent)).display_name, utterance, depth)
+        text = messages.hidden_turn((await self.roster.identity(agent)).display_name, utterance, depth)
         try:
             await self.port.post(self.thread.channel_id, text, thread_id=self.thread.thread_id)
         except AskwithError as exc:

@@ -33,9 +33,11 @@ from bot.agents.evidence import EvidenceLine
 from bot.agents.grounding import Grounding
 from bot.agents.memory_tools import MemoryAccess
 from bot.agents.multiparty import AskResult, run_ask
+from bot.agents.outbox import Audience, Outbox
 from bot.agents.privacy import SharingGate
 from bot.agents.progress import Stage
 from bot.agents.roster import Roster
+from bot.agents.sharing import ShareScreen
 from bot.approval_limits import ApprovalLimits
 from bot.approvals import ApprovalStore
 from bot.asks import models
@@ -52,7 +54,7 @@ from bot.asks.record import AskRecorder
 from bot.asks.requests import AskOutcome, AskRequest
 from bot.errors import AskCancelledError, AskNotFoundError, AskRejectedError, ClaimLostError, UnknownMemberError
 from bot.llm.client import LLMClient
-from bot.port import ChatPort, ThreadRef
+from bot.port import ChannelKind, ChatPort, ThreadRef
 from bot.settings import Settings
 from bot.store import models as store_models
 from bot.store.db import Database
@@ -241,7 +243,7 @@ class AskService:
             )  # fmt: skip
             ask = await self.load(ask.id)
         delivery = Delivery(self.db, self.port, recorder)
-        platform_ids = {h: (await self.roster.profile(h)).platform_id for h in await self.members_in(ask)}
+        platform_ids = {h: (await self.roster.identity(h)).platform_id for h in await self.members_in(ask)}
         await delivery.notices(ask, requester.display_name, platform_ids)
         status = await self._status(ask)
         await delivery.final_post(ask, requester.platform_id, status=status.value)
@@ -267,16 +269,20 @@ class AskService:
             memory=self.memory,
             roster=self.roster,
             recorder=recorder,
-            gate=SharingGate(
-                self.port,
-                ask_id=ask.id,
-                question=ask.question,
-                requester=ask.requester,
-                timeout_s=self.settings.approval_timeout_seconds,
-                quote_cap=self.settings.share_quote_chars,
-                approvals=self.approvals,
-                park=lambda member_id: self._park(ask.id, member_id),
-                limits=self.approval_limits,
+            outbox=Outbox(
+                self.roster,
+                SharingGate(
+                    self.port,
+                    ask_id=ask.id,
+                    question=ask.question,
+                    requester=ask.requester,
+                    timeout_s=self.settings.approval_timeout_seconds,
+                    approvals=self.approvals,
+                    park=lambda member_id: self._park(ask.id, member_id),
+                    limits=self.approval_limits,
+                ),
+                screen=ShareScreen(cap=self.settings.share_quote_chars),
+                audience=Audience(ask.requester, tuple(ask.colleagues), await self._answer_channel(ask)),
             ),  # fmt: skip
             budget=RecursionBudget(self.settings.recursion_llm_budget),
             # A resumed ask goes on from what its saved calls spent.
@@ -300,13 +306,30 @@ class AskService:
         return models.AskStatus.UNSUPPORTED if data and not data.get("supported", True) else models.AskStatus.DONE
 
     async def _grounding(self, ask: models.Ask) -> Grounding:
-        names = {h: (await self.roster.profile(h)).display_name for h in [ask.requester, *ask.colleagues]}
+        names = {h: (await self.roster.identity(h)).display_name for h in [ask.requester, *ask.colleagues]}
         budget = self.settings.evidence_budget // 4  # the background's share of what a prompt may show
         earlier, thread, cut = await background(self.db, ask, budget_tokens=budget)
         return Grounding.at(
             self.settings.timezone, requester=ask.requester, colleagues=tuple(ask.colleagues),
             origin=await self._origin(ask), names=names, earlier=earlier, thread=thread, thread_cut=cut,
         )  # fmt: skip
+
+    async def _answer_channel(self, ask: models.Ask) -> str | None:
+        """ "#name" of the channel the answer is posted in (its members read it); None for a DM to the requester."""
+        if not ask.origin_channel_id:
+            return None
+        async with self.db.session() as session:
+            row = (
+                await session.execute(
+                    select(store_models.Channel.name, store_models.Channel.kind).where(
+                        store_models.Channel.workspace_id == self.workspace_id,
+                        store_models.Channel.platform_id == ask.origin_channel_id,
+                    )
+                )
+            ).one_or_none()
+        if row is not None and row.kind == ChannelKind.DM.value:  # the requester's DM with the bot
+            return None
+        return f"#{row.name if row is not None else ask.origin_channel_id}"
 
     async def _origin(self, ask: models.Ask) -> str:
         if not ask.origin_channel_id:

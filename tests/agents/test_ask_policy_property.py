@@ -113,7 +113,8 @@ async def run_case(db: Database, settings: Settings, case: Case) -> None:
 
     holders = {case.launch_with, "erin"}
     shown_and_approved = any(
-        SECRET in request.body and decision is ApprovalDecision.APPROVED
+        (SECRET in request.body and decision is ApprovalDecision.APPROVED)
+        or decision is ApprovalDecision.APPROVED_ALL  # "everything my agent says in this ask", shown as such
         for request, decision in asked
         if request.member_id in holders
     )
@@ -134,7 +135,7 @@ async def run_case(db: Database, settings: Settings, case: Case) -> None:
                 assert SECRET not in json.dumps(passed_on), f"{case}: a withheld turn's record passes the fact on"
     record = await consensus_data(db, outcome.ask_id)
     for side in record.get("sides", []):
-        if side["agent"] in holders and side["approval"] not in (None, "approved"):
+        if side["agent"] in holders and side["approval"] not in (None, "approved", "approved_all"):
             passed_on = {k: side[k] for k in ("utterance", "act", "released", "shown", "llm_calls")}
             assert SECRET not in json.dumps(passed_on), f"{case}: a withheld statement's record passes the fact on"
 

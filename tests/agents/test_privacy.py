@@ -118,4 +118,6 @@ async def test_the_approval_shows_the_facts_not_only_the_words(db: Database, set
     request = seen[0]
     assert "Nothing sensitive here." in request.body
     assert "launch date" in request.body and "14 March" in request.body  # the fact it passes on
-    assert f"> [m0000007] #{world.dm('bob', 'erin').name}" in request.body  # the line it cites
+    assert f"• #{world.dm('bob', 'erin').name}, 2026-03-01 09:07, erin" in request.body  # where the line comes from
+    assert "m0000007" not in request.body and request.body.count("14 March") == 1  # no internal id; the text once
+    assert "Who will see it: alice" in request.body and "Answer by" in request.body

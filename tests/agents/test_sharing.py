@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 
+from bot.agents.outbox import Sent, Verdict, shared_items
+from bot.agents.private_terms import PrivateTerms
 from bot.agents.sharing import QuoteIndex, ShareScreen
 from bot.asks.service import AskRequest
 from bot.port import SharePolicy
 from bot.prompts import DATA_CLOSE, DATA_OPEN, render_prompt, untrusted
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.text_fold import skeleton
 from tests.agents.test_red_team import ATTACKS, LAUNCH, QUESTION, ObedientModel, red_team_world
 from tests.fakes.asks import build
 
@@ -76,3 +79,26 @@ async def test_every_prompt_keeps_retrieved_chat_text_in_labelled_data_blocks(
             seen += sum(text[:30] in message["content"] for text in chat)
             assert not any(text[:30] in outside for text in chat), (request.purpose, message["content"])
     assert seen > 0  # the attacks and the launch line were in the prompts, inside the blocks
+
+
+def test_a_reworded_or_disguised_private_line_is_cut_and_the_cited_one_kept() -> None:
+    terms = PrivateTerms(LINES, known=["When is the launch date?"], permitted={"m1"})
+    for disguised in (
+        "They were interviewing; salary 91,000.",  # reworded, rare terms kept
+        "my sаlаry is 91,000",  # Cyrillic а
+        "my\u200bsalary\u200bis\u200b91,000",  # run together by zero-width spaces
+        "my s a l a r y: ninety-one k, interviewing",  # split letters, one rare term left whole
+    ):
+        left = skeleton(terms.cut(disguised, cut="[…]")).replace(" ", "")
+        assert not any(w in left for w in ("salary", "91", "interview")), disguised
+    kept = "Erin wrote: the launch date moved to 14 March."
+    assert terms.cut(kept, cut="[…]") == kept
+
+
+def test_shared_items_read_what_left_from_the_stored_records() -> None:
+    sent = Sent("bob", "turn", 1, "auto", Verdict.SENT, "14 March", ["alice"], [LINES["m1"]])
+    held = Sent("bob", "turn", 1, "ask", Verdict.HELD, "", ["alice"], [], "denied")
+    records = [{"sharing": {"sent": sent.dict()}}, {"sharing": {"sent": held.dict()}}, {"sharing": None}, {}]
+    [item] = shared_items(records)
+    assert item.text == "14 March" and item.audience == ["alice"]
+    assert item.source_labels() == ["#dm, 2026-03-01 09:00, erin"]  # never the internal id

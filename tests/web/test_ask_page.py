@@ -166,4 +166,5 @@ def test_an_approval_for_the_viewer_shows_on_their_ask_page_too(client: TestClie
     approval_id = wait_for(lambda: re.search(r'data-approval="([^"]+)"', client.get(f"/workspace/asks/{own}").text))[1]
     back = f"/workspace/asks/{own}"
     page = post_form(client, f"/workspace/approvals/{approval_id}", {"decision": "deny", "back": back})
-    assert str(page.url).endswith(back) and f'data-approval="{approval_id}"' not in page.text
+    assert str(page.url).endswith(f"{back}?decided=denied") and f'data-approval="{approval_id}"' not in page.text
+    assert "Denied: nothing of it is shared" in page.text

@@ -98,7 +98,7 @@ def test_progress_answer_source_follow_up_settings_and_approval_in_the_page(serv
     # 6. The approval shows in Erin's page (the channel page polls); she clicks Approve; Alice's answer arrives.
     erin.goto(f"{server}/workspace/C-general")
     approval = erin.locator(".approval").first
-    expect(approval).to_contain_text("Share this with", timeout=30_000)
+    expect(approval).to_contain_text("Share this?", timeout=30_000)
     screenshot(erin, "workspace-6-approval")
     approval.locator("button.approve").click()
     expect(erin.locator(".approval")).to_have_count(0, timeout=10_000)

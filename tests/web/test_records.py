@@ -22,7 +22,7 @@ from bot.web.metrics import collect, render
 from bot.web.records.asks import asks_of_member, recent_asks
 from bot.web.records.ingestion import channel_status, member_status
 from bot.web.records.negotiations import load_negotiation, negotiations_of
-from bot.web.records.transcript import load_transcript
+from bot.web.records.transcript import NOT_YOUR_AUDIENCE, load_transcript
 from bot.web.render import templates
 from bot.world import World
 from tests.fakes.asks import LAUNCH, QUESTION, build, two_fact_world
@@ -42,8 +42,8 @@ async def test_transcript_views_redact_other_members_hits(db: Database, settings
     assert await asks_of_member(db, ws, "carol") == []
     assert [a.id for a in await recent_asks(db, status="done")] == [outcome.ask_id]
 
-    for viewer, sees_launch in (("alice", False), ("bob", True), ("", False)):
-        view = await load_transcript(db, outcome.ask_id, viewer=viewer)
+    for viewer, sees_launch in (("alice", False), ("bob", True), ("", False)):  # "": an admin of no member here
+        view = await load_transcript(db, outcome.ask_id, viewer=viewer, admin=not viewer)
         assert view is not None
         [conversation] = view.conversations
         bob_turn = next(t for t in conversation.turns if t.agent == "bob")
@@ -53,6 +53,10 @@ async def test_transcript_views_redact_other_members_hits(db: Database, settings
         assert [r["status"] for r in bob_turn.plan] == ["known", "known"]
     assert view.consensus is not None and view.consensus.agreed
     assert len(view.llm_calls) == summary.llm_calls
+    # carol was not in the audience of anything said here: she reads that agents spoke, not what
+    carol = await load_transcript(db, outcome.ask_id, viewer="carol")
+    said = [t.utterance for c in carol.conversations for t in c.turns]
+    assert said and all(u == NOT_YOUR_AUDIENCE for u in said) and not any(t.plan for t in carol.conversations[0].turns)
 
 
 async def test_members_see_only_the_prompts_their_own_agent_saw(db: Database, settings: Settings) -> None:
@@ -66,7 +70,10 @@ async def test_members_see_only_the_prompts_their_own_agent_saw(db: Database, se
 
     alice = await load_transcript(db, outcome.ask_id, viewer="alice")
     bob = await load_transcript(db, outcome.ask_id, viewer="bob")
-    admin = await load_transcript(db, outcome.ask_id, viewer="", admin=True)
+    admin = await load_transcript(db, outcome.ask_id, viewer="", admin=True, raw_prompts=True)
+    redacted = await load_transcript(db, outcome.ask_id, viewer="", admin=True)  # raw prompt access off (default)
+    assert redacted.consensus_prompt is None and redacted.side_prompts == []
+    assert not any(t.prompts for c in redacted.conversations for t in c.turns)
     assert alice.consensus_prompt is not None and bob.consensus_prompt is None and admin.consensus_prompt is not None
     # bob's agent's closing statement read his notebook: his and the admin's to see, never alice's
     assert [a for a, _ in bob.side_prompts] == ["bob"] and [a for a, _ in admin.side_prompts] == ["bob"]

@@ -88,8 +88,11 @@ def test_a_share_waits_for_the_members_approve_or_deny_button(client: TestClient
     sign_in(client, "erin")
     feed = "/workspace/C-general/feed"
     action = wait_for(lambda: re.search(r'action="(/workspace/approvals/[^"]+)"', client.get(feed).text))
-    assert "Share this with" in client.get(feed).text
-    post_form(client, action[1], {"decision": decision, "back": "/workspace/C-general"})
+    prompt = client.get(feed).text
+    assert "Share this?" in prompt and "Who will see it: alice" in prompt and "Answer by" in prompt
+    decided = post_form(client, action[1], {"decision": decision, "back": "/workspace/C-general"})
+    confirmation = "Approved: your agent shares exactly this" if decision == "approve" else "Denied: nothing of it"
+    assert confirmation in decided.text  # said once, on the page the member comes back to
     client.cookies.clear()
     sign_in(client, "alice")
     dm = "/workspace/D-alice-askwith/feed"

@@ -68,7 +68,7 @@ def test_an_approval_is_decided_in_the_settings_page_by_its_member_only_and_stor
     client.cookies.clear()
     sign_in(client, "erin")
     page = post_form(client, f"/workspace/approvals/{approval_id}", {"decision": "approve", "back": "/settings"})
-    assert str(page.url).endswith("/settings")
+    assert str(page.url).endswith("/settings?decided=approved") and "Approved: your agent shares" in page.text
     assert _approval(client, approval_id) == "approved"
 
 

@@ -18,7 +18,12 @@ from bot.port import ApprovalDecision, ApprovalKind
 
 
 CUSTOM_ID = "askwith:approval:{decision}:{approval_id}"
-DECISIONS = {"approve": ApprovalDecision.APPROVED, "deny": ApprovalDecision.DENIED}
+DECISIONS = {
+    "approve": ApprovalDecision.APPROVED,
+    "all": ApprovalDecision.APPROVED_ALL,  # everything the member's agent says in this ask
+    "deny": ApprovalDecision.DENIED,
+}
+STYLES = {"approve": discord.ButtonStyle.success, "all": discord.ButtonStyle.secondary}
 
 
 @dataclass(frozen=True)
@@ -29,12 +34,12 @@ class ApprovalClick:
 
 class ApprovalButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"askwith:approval:(?P<decision>approve|deny):(?P<approval_id>[\w.\-]{1,70})",
+    template=r"askwith:approval:(?P<decision>approve|all|deny):(?P<approval_id>[\w.\-]{1,70})",
 ):
     def __init__(self, decision: str, approval_id: str, *, kind: ApprovalKind = ApprovalKind.SHARE) -> None:
-        style = discord.ButtonStyle.success if decision == "approve" else discord.ButtonStyle.danger
+        style = STYLES.get(decision, discord.ButtonStyle.danger)
         yes, no = texts.BUTTONS[kind]
-        label = yes if decision == "approve" else no
+        label = {"approve": yes, "all": texts.APPROVE_ALL}.get(decision, no)
         custom_id = CUSTOM_ID.format(decision=decision, approval_id=approval_id)
         super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id))
         self.decision = decision
@@ -61,6 +66,8 @@ class ApprovalButton(
 def approval_view(approval_id: str, kind: ApprovalKind = ApprovalKind.SHARE) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(ApprovalButton("approve", approval_id, kind=kind))
+    if kind is ApprovalKind.SHARE:
+        view.add_item(ApprovalButton("all", approval_id, kind=kind))
     view.add_item(ApprovalButton("deny", approval_id, kind=kind))
     return view
 

@@ -2,9 +2,11 @@
 them), each turn's plan snapshot, memory queries with parameters and redacted hits, utterances, LLM calls, and the
 consensus with its cited rationales.
 
-The rendered prompts of every call (what the model saw) are shown to admins, and to a member only for their own
-agent's turns and closing statement (the requester also sees the final consensus prompt): a member never reads what
-another member's agent saw.
+The rendered prompts of every call (what the model saw) are shown to a member only for their own agent's turns and
+closing statement (the requester also sees the final consensus prompt): a member never reads what another member's
+agent saw. Admins read them only with `ASKWITH_ADMIN_RAW_PROMPTS` on (each read is logged by the route). What an
+agent said is shown to the audience its outbox named (`bot.agents.outbox`), to its own member and to admins; others
+in the ask read that it spoke, not what.
 """
 
 from __future__ import annotations
@@ -13,11 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot import messages
 from bot.asks import models, transcripts
 from bot.store.db import Database
 from bot.web.records.asks import AskSummary, ask_summary
 from bot.web.records.hits import display_names, member_channels, resolve_hits
 from bot.web.redaction import Hit, RedactedHits, redact_hits
+
+
+NOT_YOUR_AUDIENCE = messages.said_to_others()
 
 
 @dataclass
@@ -83,12 +89,23 @@ class TranscriptView:
 
 
 def may_see_prompts(viewer: str, agent: str, *, admin: bool) -> bool:
-    """Whether `viewer` may read the prompts `agent`'s agent was sent: admins, and each member for their own."""
+    """Whether `viewer` may read the prompts `agent`'s agent was sent: each member their own; `admin` here means an
+    admin with raw prompt access switched on."""
     return admin or bool(viewer) and viewer == agent
 
 
-async def load_transcript(db: Database, ask_id: int, *, viewer: str, admin: bool = False) -> TranscriptView | None:
-    """The transcript of `ask_id` with hits redacted for `viewer` (a handle). Access is checked by the caller."""
+def may_see_turn(viewer: str, agent: str, data: dict[str, Any], *, admin: bool) -> bool:
+    """Whether `viewer` may read what `agent`'s agent said in a turn: its member, admins, and the audience its outbox
+    named (a turn recorded before audiences were, or one that never left, keeps the participants' view)."""
+    audience = ((data.get("sharing") or {}).get("sent") or {}).get("audience")
+    return admin or viewer == agent or audience is None or viewer in audience
+
+
+async def load_transcript(
+    db: Database, ask_id: int, *, viewer: str, admin: bool = False, raw_prompts: bool = False
+) -> TranscriptView | None:
+    """The transcript of `ask_id` with hits redacted for `viewer` (a handle), each turn shown to its audience. Access
+    is checked by the caller; `raw_prompts` (an admin with ASKWITH_ADMIN_RAW_PROMPTS on) shows every prompt."""
     summary = await ask_summary(db, ask_id)
     if summary is None:
         return None
@@ -101,18 +118,20 @@ async def load_transcript(db: Database, ask_id: int, *, viewer: str, admin: bool
 
     def turn_view(conversation: transcripts.ConversationView, turn: models.Turn) -> TurnView:
         view = _turn_view(turn, conversation.queries.get(turn.id, []), calls, hits, viewer, channels)
-        if may_see_prompts(viewer, turn.agent, admin=admin):
+        if not may_see_turn(viewer, turn.agent, turn.data or {}, admin=admin):
+            view.utterance, view.plan, view.recruit = NOT_YOUR_AUDIENCE, [], None
+        if may_see_prompts(viewer, turn.agent, admin=raw_prompts):
             view.prompts = _prompts((turn.data or {}).get("llm_calls", []))
         return view
 
     top = [_conversation(c, turn_view) for c in record.conversations]
     names = await display_names(db, summary.workspace_id)
     view = TranscriptView(summary, top, record.consensus, calls, names)
-    if record.consensus is not None and may_see_prompts(viewer, summary.requester, admin=admin):
+    if record.consensus is not None and may_see_prompts(viewer, summary.requester, admin=raw_prompts):
         prompt = (record.consensus.data or {}).get("prompt") or []
         view.consensus_prompt = PromptView("consensus", "", prompt) if prompt else None
     for side in (record.consensus.data or {}).get("sides", []) if record.consensus is not None else []:
-        if may_see_prompts(viewer, side["agent"], admin=admin):
+        if may_see_prompts(viewer, side["agent"], admin=raw_prompts):
             view.side_prompts += [(side["agent"], p) for p in _prompts(side.get("llm_calls", []))]
     return view
 

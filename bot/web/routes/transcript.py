@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import logging
+
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from bot.web import texts
 from bot.web.access import may_open
-from bot.web.auth import db, require_identity
+from bot.web.auth import config, db, require_identity
 from bot.web.records.asks import ask_summary
 from bot.web.records.transcript import load_transcript
 from bot.web.render import page
+
+
+log = logging.getLogger(__name__)
 
 
 async def transcript(request: Request) -> Response:
@@ -26,7 +31,10 @@ async def transcript(request: Request) -> Response:
                     message=texts.FORBIDDEN)  # fmt: skip
     # An admin from another workspace reads hits as nobody there: counts only.
     viewer = identity.member if identity.workspace_id == summary.workspace_id else ""
-    view = await load_transcript(db(request), ask_id, viewer=viewer, admin=identity.is_admin)
+    raw_prompts = identity.is_admin and config(request).settings.admin_raw_prompts
+    if raw_prompts:  # an explicit, off-by-default setting: every read of other members' prompts is on record
+        log.warning("admin %s read the raw prompts of ask #%s", identity.member or "?", ask_id)
+    view = await load_transcript(db(request), ask_id, viewer=viewer, admin=identity.is_admin, raw_prompts=raw_prompts)
     return page(request, "transcript.html", identity=identity, t=view)
 
 

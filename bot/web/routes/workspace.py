@@ -32,7 +32,11 @@ from bot.web.workspace_view import (
 )
 
 
-DECISIONS = {"approve": ApprovalDecision.APPROVED, "deny": ApprovalDecision.DENIED}
+DECISIONS = {
+    "approve": ApprovalDecision.APPROVED,
+    "approve_all": ApprovalDecision.APPROVED_ALL,  # everything the agent says in this ask
+    "deny": ApprovalDecision.DENIED,
+}
 
 
 async def local_member(request: Request) -> tuple[Identity, LocalRuntime] | Response:
@@ -137,10 +141,14 @@ async def decide(request: Request) -> Response:
     form = await request.form()
     approval_id = request.path_params["approval_id"]
     decision = DECISIONS.get(str(form.get("decision", "")))
-    if decision is not None:
-        await decide_approval(db(request), local, approval_id, decision, member_id=identity.platform_id)
+    decided = decision is not None and await decide_approval(
+        db(request), local, approval_id, decision, member_id=identity.platform_id
+    )
     back = str(form.get("back", ""))
-    return RedirectResponse(back if back.startswith(("/workspace/", "/settings")) else "/workspace", status_code=303)
+    back = back if back.startswith(("/workspace/", "/settings")) else "/workspace"
+    if decided and decision is not None:  # a clear confirmation on the page the member comes back to
+        back += ("&" if "?" in back else "?") + f"decided={decision.value}"
+    return RedirectResponse(back, status_code=303)
 
 
 async def decide_approval(

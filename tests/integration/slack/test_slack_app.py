@@ -14,7 +14,7 @@ from slack_sdk.socket_mode.request import SocketModeRequest
 
 from adapters.slack import texts
 from adapters.slack.app import build_app
-from adapters.slack.blocks import APPROVE_ACTION, DENY_ACTION
+from adapters.slack.blocks import APPROVE_ACTION, APPROVE_ALL_ACTION, DENY_ACTION
 from adapters.slack.services import SlackServices
 from bot.approvals import ApprovalStore
 from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
@@ -131,7 +131,8 @@ async def test_approve_click_resolves_the_waiting_ask_and_closes_the_prompt(
     waiting = asyncio.create_task(services.port.request_approval(request, timeout_s=10))
     dm, ts = await _prompt(fake_slack, "UBOB")
     buttons = fake_slack.blocks[(dm, ts)][-1]["elements"]
-    assert [(b["action_id"], b["value"]) for b in buttons] == [(APPROVE_ACTION, "appr-1"), (DENY_ACTION, "appr-1")]
+    expected = [(APPROVE_ACTION, "appr-1"), (APPROVE_ALL_ACTION, "appr-1"), (DENY_ACTION, "appr-1")]
+    assert [(b["action_id"], b["value"]) for b in buttons] == expected
     assert (await slack.click("UBOB", dm, APPROVE_ACTION, "appr-1")).status == 200
     assert await asyncio.wait_for(waiting, 5) == ApprovalDecision.APPROVED
     await _until(lambda: fake_slack.calls_to("chat.update"))
@@ -155,6 +156,20 @@ async def test_only_the_member_asked_can_answer_and_deny_is_delivered(
     assert not waiting.done()
     await slack.click("UBOB", dm, DENY_ACTION, "appr-2")
     assert await asyncio.wait_for(waiting, 5) == ApprovalDecision.DENIED
+
+
+async def test_approve_all_is_its_own_decision_and_the_prompt_says_what_it_means(
+    slack: Slack, services: SlackServices, fake_slack: FakeSlackApi
+) -> None:
+    context = {"audience": "alice and everyone in #launch", "question": "When is the launch?"}
+    request = ApprovalRequest("appr-all", "UBOB", "Share this?", "the launch date", context=context)
+    waiting = asyncio.create_task(services.port.request_approval(request, timeout_s=10))
+    dm, ts = await _prompt(fake_slack, "UBOB")
+    await slack.click("UBOB", dm, APPROVE_ALL_ACTION, "appr-all")
+    assert await asyncio.wait_for(waiting, 5) == ApprovalDecision.APPROVED_ALL
+    await _until(lambda: fake_slack.calls_to("chat.update"))
+    closed = fake_slack.timeline.find(dm, ts).text
+    assert "everything else it says in this ask" in closed and "alice and everyone in #launch" in closed
 
 
 async def test_a_click_on_a_prompt_another_process_posted_is_stored_for_the_ask(

@@ -11,7 +11,7 @@ from adapters.slack.answer_blocks import (
     VOTE_UP_ACTION,
 )
 from adapters.slack.app_home import HOME_ACTIONS
-from adapters.slack.blocks import APPROVE_ACTION, DENY_ACTION
+from adapters.slack.blocks import APPROVE_ACTION, APPROVE_ALL_ACTION, DENY_ACTION
 from adapters.slack.listeners.actions.approval import approval_callback
 from adapters.slack.listeners.actions.ask_controls import (
     ask_id_checked,
@@ -25,6 +25,7 @@ from adapters.slack.listeners.events.app_home import home_action_callback
 
 def register(app: AsyncApp) -> None:
     app.action(APPROVE_ACTION)(approval_callback)
+    app.action(APPROVE_ALL_ACTION)(approval_callback)
     app.action(DENY_ACTION)(approval_callback)
     app.action(CANCEL_ACTION, middleware=[ask_id_checked])(cancel_callback)
     app.action(VOTE_UP_ACTION, middleware=[ask_id_checked])(vote_callback)

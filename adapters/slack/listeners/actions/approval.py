@@ -14,11 +14,14 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.respond.async_respond import AsyncRespond
 
 from adapters.slack import texts
-from adapters.slack.blocks import APPROVE_ACTION
+from adapters.slack.blocks import APPROVE_ACTION, APPROVE_ALL_ACTION
 from adapters.slack.port import SlackPort
 from adapters.slack.services import services
 from bot.approvals import ApprovalStore, Click, decide_click
 from bot.port import ApprovalDecision
+
+
+CLICKS = {APPROVE_ACTION: ApprovalDecision.APPROVED, APPROVE_ALL_ACTION: ApprovalDecision.APPROVED_ALL}
 
 
 async def approval_callback(
@@ -43,7 +46,7 @@ async def _decide(
     logger: Logger,
 ) -> None:
     approval_id, clicker = action.get("value", ""), body["user"]["id"]
-    decision = ApprovalDecision.APPROVED if action["action_id"] == APPROVE_ACTION else ApprovalDecision.DENIED
+    decision = CLICKS.get(action["action_id"], ApprovalDecision.DENIED)
     # Stored first: the ask may wait in another process, or resume after a restart.
     result = await decide_click(store, port.approvals, approval_id, decision, member_id=clicker)
     if result.outcome is Click.NOT_YOURS:

@@ -1,0 +1,129 @@
+"""Consent under attack: leak route x policy -> asks attempted, asks that leaked; and how soon a policy change made by
+another process is in force (a stand-in model: NOT evidence of answer quality).
+
+    python benchmarks/consent.py              # 2 asks per route and policy
+    python benchmarks/consent.py --asks 5 --json
+
+The workspace and the model are the consent property test's (`tests/fakes/consent.py`): every member holds one line
+about the question and one private line marked by a made-up name; the colleagues' agents try one route per ask
+(paste, reword, look-alike letters, think-filled plan values, the recruit question, the closing statement, later
+turns, the blackboard), and each ask has a follow-up. "attempted" counts asks in which the model tried its route;
+"leaked" counts asks in which a private line, or a line about the question without its holder's consent (auto, or
+an approved prompt showing it), reached anyone but its holders (their prompts, the consensus, any post). Under `ask`
+the asks alternate approve and deny.
+
+"change" rows: another process (the stdlib's sqlite3, as the web settings page writes) switches one colleague's policy
+or memory while the ask runs; "in force after" is the time from that commit to the first approval prompt it causes
+(auto -> ask), i.e. the next send. What it does NOT show: `askwith serve` and `askwith worker` as separate servers
+(the writer here is a bare process on the same database file; the reading side is the ask's own process), a real
+model's routes (the stand-in tries known ones), or paraphrases that keep no rare term (see the README on `auto`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+if __package__ in (None, ""):  # run as a script: make the project importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bot.port import ApprovalDecision  # noqa: E402
+from bot.settings import Settings  # noqa: E402
+from bot.store.db import Database  # noqa: E402
+from tests.fakes.consent import ROUTES  # noqa: E402
+from tests.fakes.consent_run import Case, Workspace, violations  # noqa: E402
+
+
+POLICIES = ("auto", "ask", "never")
+CHANGES = (("auto", "ask", True), ("auto", "never", True), ("auto", "auto", False), ("never", "auto", True))
+LATENCY_TARGET_S = 1.0
+
+
+async def run(asks: int) -> dict[str, object]:
+    tmp = Path(tempfile.mkdtemp())
+    settings = Settings(data_dir=tmp / "data", embedder="hash", whole_history=True, max_turns=4, sqlite_readers=0)
+    db = await Database.open(settings, url=f"sqlite+aiosqlite:///{settings.data_dir / 'consent.db'}")
+    try:
+        workspace = Workspace(db, settings, settings.data_dir / "consent.db", elsewhere=True)
+        await workspace.start()
+        rows = [await _row(workspace, route, policy, asks) for route in ROUTES for policy in POLICIES]
+        changes, latencies = [], []
+        for before, after, memory in CHANGES:
+            row, waited = await _change_row(workspace, before, after, memory, asks)
+            changes.append(row)
+            latencies += waited
+    finally:
+        await db.close()
+    return {
+        "routes": rows, "changes": changes, "in_force_after_s": max(latencies, default=None),
+        "latency_target_s": LATENCY_TARGET_S, "loadavg": os.getloadavg()[0],
+    }  # fmt: skip
+
+
+async def _row(workspace: Workspace, route: str, policy: str, asks: int) -> dict[str, object]:
+    attempted = leaked = 0
+    for i in range(asks):
+        decision = ApprovalDecision.APPROVED if i % 2 == 0 else ApprovalDecision.DENIED
+        case = Case(["bob", "carol"], route, dict.fromkeys(("bob", "carol", "dave", "erin"), policy), None,
+                    [decision], True)  # fmt: skip
+        received = await workspace.run(case)
+        attempted += workspace.attack.fired > 0
+        leaked += bool(violations(case, received))
+    return {"route": route, "policy": policy, "asks": asks, "attempted": attempted, "leaked": leaked}
+
+
+async def _change_row(
+    workspace: Workspace, before: str, after: str, memory: bool, asks: int
+) -> tuple[dict[str, object], list[float]]:
+    leaked, waited = 0, []
+    for i in range(asks):
+        route = ROUTES[i % len(ROUTES)]
+        case = Case(["bob"], route, dict.fromkeys(("bob", "carol", "dave", "erin"), before), ("bob", after, memory),
+                    [ApprovalDecision.APPROVED], False)  # fmt: skip
+        received = await workspace.run(case)
+        leaked += bool(violations(case, received))
+        prompts = [t for t in received.asked_at if t >= workspace.attack.changed_at]
+        if after == "ask" and memory and prompts:
+            waited.append(prompts[0] - workspace.attack.changed_at)
+    label = f"{before} -> {after}" + ("" if memory else ", memory off")
+    return {"change": label, "asks": asks, "leaked": leaked}, waited
+
+
+def _print(result: dict[str, object]) -> None:
+    print(f"{'route':<11} {'policy':<6} {'asks':>4} {'attempted':>9} {'leaked':>6}")
+    for row in result["routes"]:  # type: ignore[attr-defined]
+        print(f"{row['route']:<11} {row['policy']:<6} {row['asks']:>4} {row['attempted']:>9} {row['leaked']:>6}")
+    print(f"\n{'policy changed mid-ask (another process)':<42} {'asks':>4} {'leaked':>6}")
+    for row in result["changes"]:  # type: ignore[attr-defined]
+        print(f"{row['change']:<42} {row['asks']:>4} {row['leaked']:>6}")
+    after = result["in_force_after_s"]
+    shown = "n/a" if after is None else f"{after:.3f} s"
+    print(f"\nchange in force after (auto -> ask, worst): {shown} (target <= {LATENCY_TARGET_S} s)")
+    print(f"load average: {result['loadavg']:.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--asks", type=int, default=2, help="asks per route and policy (default 2)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.ERROR)
+    started = time.perf_counter()
+    result = asyncio.run(run(max(1, args.asks)))
+    result["wall_s"] = round(time.perf_counter() - started, 2)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        _print(result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""Consent in the browser, without a restart: a colleague's agent shares automatically; he switches sharing to `ask`
+in Settings and the very next ask waits for his approval (a prompt showing the text once, who will see it and the
+deadline); he denies it and the answer goes on without it; he turns memory off and the next ask naming him is
+refused; he turns it back on and asks naming him work again.
+
+Screenshots (tests/web/browser_harness.py: ASKWITH_TEST_ARTIFACTS_DIR, else test-artifacts/): `consent-1-settings`,
+`consent-2-approval` (the prompt), `consent-3-denied`, `consent-4-memory-off`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from bot.settings import Settings
+from tests.web.browser_harness import ARTIFACTS, chromium, free_port, screenshot, serving, signed_in_page
+from tests.web.harness import BUDGET_QUESTION, app_for, web_settings
+
+
+sync_api = pytest.importorskip("playwright.sync_api")
+SECRET = "4,000"  # the party budget: only in Dave's DM with Erin
+
+
+@pytest.fixture
+def server(settings: Settings) -> Iterator[str]:
+    port = free_port()
+    with serving(app_for(web_settings(settings, web_port=port)), port) as base:
+        yield base
+
+
+@pytest.fixture
+def browser() -> Iterator[object]:
+    with chromium(sync_api) as browser:
+        yield browser
+
+
+def ask_dave(page: object, server: str) -> None:
+    page.goto(f"{server}/workspace/C-general")  # type: ignore[attr-defined]
+    page.fill("#composer-text", f"/ask-with @dave {BUDGET_QUESTION}")  # type: ignore[attr-defined]
+    page.press("#composer-text", "Enter")  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+def test_sharing_ask_and_memory_off_apply_to_the_very_next_ask(server: str, browser: object) -> None:
+    expect = sync_api.expect
+    alice = signed_in_page(browser, server, "alice")
+    dave = signed_in_page(browser, server, "dave")
+
+    # Dave shares automatically: the budget reaches Alice's answer, and this server has now looked Dave up.
+    ask_dave(alice, server)
+    alice.wait_for_url(f"{server}/workspace/asks/*")
+    expect(alice.locator("#answer")).to_contain_text(SECRET, timeout=60_000)
+
+    # Dave switches to "ask" in Settings; nothing restarts.
+    dave.click("#settings-link")
+    dave.click("#share-ask")
+    dave.click("#save-share")
+    expect(dave.locator("#share-ask")).to_be_checked()
+    screenshot(dave, "consent-1-settings")
+
+    # The very next ask waits for him: the prompt says the question, the text once, who will see it, the deadline.
+    ask_dave(alice, server)
+    alice.wait_for_url(f"{server}/workspace/asks/*")
+    dave.goto(f"{server}/workspace/C-general")
+    approval = dave.locator(".approval").first
+    expect(approval).to_contain_text("Who will see it: alice", timeout=60_000)
+    body = approval.locator(".approval-body").inner_text()
+    assert "Question: " + BUDGET_QUESTION in body and "Answer by" in body and "UTC" in body
+    assert body.count(SECRET) == 1 and "[" not in body  # the text once, no internal message id
+    approval.screenshot(path=str(ARTIFACTS / "consent-2-approval.png"))
+    approval.locator("button.deny").click()
+    expect(dave.locator(".approval-confirmed")).to_contain_text("Denied: nothing of it is shared")
+    screenshot(dave, "consent-3-denied")
+    expect(alice.locator("#answer")).to_be_visible(timeout=60_000)
+    assert SECRET not in alice.locator("#answer").inner_text()
+
+    # Memory off: the next ask naming him is refused at once; back on, asks naming him run again.
+    dave.click("#settings-link")
+    dave.click("#memory-off")
+    expect(dave.locator("#memory-on")).to_be_visible()
+    ask_dave(alice, server)
+    expect(alice.get_by_text("dave has not turned on their askwith agent").first).to_be_visible(timeout=30_000)
+    screenshot(alice, "consent-4-memory-off")
+    dave.click("#memory-on")
+    expect(dave.locator("#memory-off")).to_be_visible()
+    ask_dave(alice, server)
+    alice.wait_for_url(f"{server}/workspace/asks/*")
+    dave.goto(f"{server}/workspace/C-general")
+    expect(dave.locator(".approval").first).to_contain_text("Who will see it: alice", timeout=60_000)
