@@ -1,6 +1,6 @@
 """Who contributed to an ask, computed from what each colleague's agent actually let out.
 
-    lines = shared_lines(turns, statements)              # today's records: kept turns and consensus statements
+    lines = shared_lines(turns, statements)              # the outbox records kept with turns and statements
     by_agent = contributions(lines, requester="alice", known=evidence_ids)
     by_agent["dave"].own_sources                          # ["m0000013"]: lines of Dave's memory it shared
 
@@ -16,6 +16,8 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from bot.agents.outbox import shared_items
 
 
 BRACKETED = re.compile(r"\s*\[([^\[\]\n]{1,300})\]")
@@ -41,19 +43,13 @@ Record = dict[str, Any]
 
 
 def shared_lines(turns: Iterable[tuple[str, Record]], statements: Iterable[Record]) -> list[SharedLine]:
-    """From the records as kept today: a turn's utterance left its agent when it carried facts and was not withheld;
-    a consensus statement ("sides") when it crossed to the requester's side."""
-    lines = [
-        SharedLine(agent, data["utterance"])
-        for agent, data in turns
-        if data.get("shared_facts") and not data.get("declined") and data.get("utterance")
+    """From the outbox records kept with the ask's turns and consensus statements (`bot.agents.outbox.shared_items`):
+    the turns and statements that left their agent, exactly as they left. A recruit question went to a third
+    member's agent, not towards the answer: it credits nobody."""
+    records = [*(data for _, data in turns), *statements]
+    return [
+        SharedLine(item.member, item.text) for item in shared_items(records) if item.kind != "recruit" and item.text
     ]
-    lines += [
-        SharedLine(side["agent"], side["utterance"])
-        for side in statements
-        if side.get("crossed") and side.get("shared_facts") and side.get("utterance")
-    ]
-    return lines
 
 
 def contributions(lines: Iterable[SharedLine], *, requester: str, known: Collection[str]) -> dict[str, Contribution]:

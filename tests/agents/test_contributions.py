@@ -32,16 +32,19 @@ def test_relayed_ids_credit_their_holder_and_ids_leave_the_text() -> None:
     assert without_ids("Room 4B [m12], booked [alice:blackboard:x:m1].") == "Room 4B, booked."
 
 
-def test_only_what_left_an_agent_is_a_shared_line() -> None:
+def _record(member: str, text: str, verdict: str, kind: str = "turn") -> dict:
+    sent = {"member": member, "kind": kind, "conversation_id": 1, "policy": "auto", "verdict": verdict, "text": text}
+    return {"sharing": {"recruit_sent" if kind == "recruit" else "sent": sent}}
+
+
+def test_only_what_left_an_agent_through_its_outbox_is_a_shared_line() -> None:
     turns = [
-        ("bob", {"utterance": "a [m1]", "shared_facts": True}),
-        ("bob", {"utterance": "held back [m2]", "shared_facts": True, "declined": True}),
-        ("bob", {"utterance": "hello", "shared_facts": False}),
+        ("bob", _record("bob", "a [m1]", "sent")),
+        ("bob", _record("bob", "", "held")),  # not approved: nothing of it left
+        ("bob", {"utterance": "said without the outbox [m3]", "shared_facts": True}),  # no outbox record: nothing
+        ("carol", _record("carol", "who knows the launch date? [m4]", "sent", kind="recruit")),
     ]
-    sides = [
-        {"agent": "bob", "utterance": "b [m2]", "shared_facts": True, "crossed": True},
-        {"agent": "carol", "utterance": "c [m1]", "shared_facts": True, "crossed": False},
-    ]
+    sides = [_record("bob", "b [m2]", "sent", kind="statement"), _record("carol", "", "held", kind="statement")]
     assert shared_lines(turns, sides) == [SharedLine("bob", "a [m1]"), SharedLine("bob", "b [m2]")]
 
 
