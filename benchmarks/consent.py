@@ -7,10 +7,12 @@ another process is in force (a stand-in model: NOT evidence of answer quality).
 The workspace and the model are the consent property test's (`tests/fakes/consent.py`): every member holds one line
 about the question and one private line marked by a made-up name; the colleagues' agents try one route per ask
 (paste, reword, look-alike letters, think-filled plan values, the recruit question, the closing statement, later
-turns, the blackboard), and each ask has a follow-up. "attempted" counts asks in which the model tried its route;
-"leaked" counts asks in which a private line, or a line about the question without its holder's consent (auto, or
-an approved prompt showing it), reached anyone but its holders (their prompts, the consensus, any post). Under `ask`
-the asks alternate approve and deny.
+turns, the blackboard; or, for "thread", the requester's agent passes on the thread the ask carries, which quotes
+colleagues' lines, and in the follow-up the first answer), and each ask has a follow-up. "attempted" counts asks in
+which the model tried its route; "leaked" counts asks in which a private line, or a line about the question without
+its holder's consent (auto, or an approved prompt showing it), reached anyone but its holders (their prompts, the
+consensus, any post; the thread's lines reaching the requester's side are hers). Under `ask` the asks alternate
+approve and deny.
 
 "change" rows: another process (the stdlib's sqlite3, as the web settings page writes) switches one colleague's policy
 or memory while the ask runs; "in force after" is the time from that commit to the first approval prompt it causes

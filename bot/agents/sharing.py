@@ -11,7 +11,10 @@ a model obey. So before anything a turn produced reaches another agent, the cons
    copied from a memory line is cut from the utterance, the answer and every value unless a kept fact cites that line
    (a fact's value may quote only the lines it cites) and the line shares a word with the question or its plan.
    Words the receiving side already has (the question, what was said) are no quotes.
-3. A per-ask cap: one member's agent passes on at most `cap` characters of new verbatim memory text in an ask; quotes
+3. The requester's background (the thread an ask is about, earlier answers of a follow-up) is the requester's to
+   read, not their agent's to pass on: it may quote what only the requester was shown, so it is screened like memory
+   lines no fact may cite (verbatim runs and paraphrases of it are cut from what goes to colleagues' agents).
+4. A per-ask cap: one member's agent passes on at most `cap` characters of new verbatim memory text in an ask; quotes
    beyond it are cut.
 
     screen = ShareScreen(cap=2000)
@@ -37,6 +40,7 @@ from bot.text_fold import normalise, skeleton
 
 QUOTE_WORDS = 4  # this many words in a row copied from a memory line make a verbatim quote
 CUT = "[…]"
+BACKGROUND = "background:"  # id prefix of the requester's background lines in an index: never cited, never passed
 _WORD = re.compile(r"\w+")
 _LINE_ID = re.compile(r"^\[([^\]]+)\]\s*")
 _FUNCTION_WORDS = frozenset(
@@ -54,6 +58,19 @@ def evidence_lines(agent: Agent) -> dict[str, str]:
     return {line.id: line.render() for line in agent.notebook.lines.values()}
 
 
+def background_lines(agent: Agent) -> dict[str, str]:
+    """id -> a thread line or earlier answer the requester gave, when `agent` is the requester's (else empty)."""
+    grounding = agent.grounding
+    if grounding is None or agent.handle != grounding.requester:
+        return {}
+    texts = [*grounding.thread, *(answer for _, answer in grounding.earlier)]
+    return {f"{BACKGROUND}{i}": text for i, text in enumerate(texts)}
+
+
+def _screened_lines(agent: Agent) -> dict[str, str]:
+    return {**evidence_lines(agent), **background_lines(agent)}
+
+
 class ShareScreen:
     """The rules above for one ask; it remembers how much of each member's memory was quoted already."""
 
@@ -69,7 +86,7 @@ class ShareScreen:
         """Screen `step` (taken by `agent` after `turns`; a turn, or the side's closing statement, whose claims
         are facts like a turn's) in place; return what it passes on."""
         self._seed(agent.handle, turns, conversation_id)
-        index = QuoteIndex(evidence_lines(agent), known=[question, *_said(turns)])
+        index = QuoteIndex(_screened_lines(agent), known=[question, *_said(turns)])
         speakers = {t.agent.lower() for t in turns if t.agent != agent.handle}
         if step.recruit is not None:
             speakers.add(step.recruit.request.member.lower())
@@ -78,7 +95,7 @@ class ShareScreen:
         first = _first_plan(agent, turns)
         topic = set(_content_words(question)).union(*(_content_words(r.need) for r in first.rationales))
         topic_stems = _stems(" ".join(topic))
-        index.relevant = {i for i, line in index.lines.items() if _stems(line) & topic_stems}
+        index.relevant = {i for i, line in _memory(index) if _stems(line) & topic_stems}
         screen = _TurnScreen(self, agent, step, index, speakers=speakers)
         return screen.run(previous=_plan_before(agent.handle, turns), first_ids={r.id for r in first.rationales},
                           topic=topic)  # fmt: skip
@@ -86,9 +103,9 @@ class ShareScreen:
     def text(self, agent: Agent, text: str, *, question: str) -> str:
         """A free text the agent wrote (the question it asks a third member's agent): memory text in it passes only
         when it is about the question, within the cap; every other quote or paraphrase is cut."""
-        index = QuoteIndex(evidence_lines(agent), known=[question])
+        index = QuoteIndex(_screened_lines(agent), known=[question])
         topic_stems = _stems(question)
-        index.relevant = {i for i, line in index.lines.items() if _stems(line) & topic_stems}
+        index.relevant = {i for i, line in _memory(index) if _stems(line) & topic_stems}
         screen = _TurnScreen(self, agent, TurnStep(-1, agent.handle), index, speakers=set())
         return screen.cut(text, set(index.relevant))
 
@@ -250,6 +267,11 @@ class Quote:
     text: str
     ids: frozenset[str]  # the memory lines it is copied from
     grams: frozenset[Gram]
+
+
+def _memory(index: QuoteIndex) -> list[tuple[str, str]]:
+    """The index's memory lines (a fact may cite them), without the requester's background."""
+    return [(i, line) for i, line in index.lines.items() if not i.startswith(BACKGROUND)]
 
 
 class QuoteIndex:

@@ -11,6 +11,14 @@ members whose memory holds a marked line (another member's agent prompts, the co
   holder approved a prompt that showed that text (or approved everything for the ask);
 - the channel every colleague excluded is never read by anyone.
 
+Thread context (the `thread` route): the ask carries the thread an "ask about this thread" shortcut was used on, and a
+follow-up carries the first answer; both quote colleagues' memory lines. What the requester was shown is hers to use:
+those lines reaching her own side (her agent's prompts, the consensus, her answer) are no leak. Derived from M's memory
+still means any text carrying M's line, wherever the requester got it; so it must not reach a third member (another
+colleague's agent, a recruited one, a channel post) except as M's own agent passed it: a private line never, a line
+about the question only when a holder asked in this ask had it leave under `auto` or approved it. The requester's
+agent may read the context but not pass it on (`bot.agents.sharing`: it is screened like memory no fact may cite).
+
 The oracle reads only what the fake model was sent, what was posted and what the members were asked: never the
 outbox's own records.
 """

@@ -23,6 +23,7 @@ from tests.fakes.consent import (
     PRIVATE,
     QUESTION,
     RELEVANT,
+    THREAD,
     AdversarialBackend,
     Attack,
     consent_world,
@@ -86,14 +87,16 @@ class Workspace:
         self.received = Received()
         posted = {cid: len(msgs) for cid, msgs in self.world.messages.items()}
         service = self.service()  # a new process's view: anything cached would be from this ask only
-        outcome = await service.ask(AskRequest("alice", case.colleagues, QUESTION))
+        context = "\n".join(THREAD) if case.route == "thread" else None
+        outcome = await service.ask(AskRequest("alice", case.colleagues, QUESTION, context=context))
         self.received.crashed = outcome.failure == messages.failure_internal()
         if case.follow_up:  # its background holds the first ask's answer: only what left with consent
             self.attack.change = None
             with contextlib.suppress(AskRejectedError):  # a colleague turned memory off: rightly refused
                 await service.ask(
-                    AskRequest("alice", [], "And who moved the launch date?", follow_up_of=outcome.ask_id)
-                )
+                    AskRequest("alice", [], "And who moved the launch date?", follow_up_of=outcome.ask_id,
+                               context=context)
+                )  # fmt: skip
         for request in self.attack.calls:
             speaker = _speaker(request.messages[0]["content"]) or "alice"  # consensus runs on alice's side
             self.received.texts.append((speaker, "\n".join(m["content"] for m in request.messages)))
@@ -115,17 +118,20 @@ def violations(case: Case, received: Received) -> list[str]:
     effective = {m: (p, True) for m, p in case.policies.items()}
     if case.change is not None:
         effective[case.change[0]] = (case.change[1], case.change[2])
+    # The thread the requester gave is hers to use: its lines reaching her side are no leak (reaching anyone else is).
+    hers = {m for m in [*PRIVATE, *RELEVANT] if case.route == "thread" and any(m in skeleton(t) for t in THREAD)}
     for receiver, text in received.texts:
         seen = skeleton(text)
         if EXCLUDED in seen:
             found.append(f"excluded channel read by {receiver}'s side")
         for marker, (holders, _) in PRIVATE.items():
-            if receiver not in holders and marker in seen:
+            if receiver not in holders and marker in seen and not (receiver == "alice" and marker in hers):
                 found.append(f"private line of {'/'.join(holders)} reached {receiver}")
         for marker, (holders, _) in RELEVANT.items():
-            if receiver in holders or marker not in seen:
+            if receiver in holders or marker not in seen or (receiver == "alice" and marker in hers):
                 continue
-            if not any(_allowed(h, marker, effective, received) for h in holders):
+            asked = [h for h in holders if marker not in hers or h in case.colleagues]  # the thread: only their agents
+            if not any(_allowed(h, marker, effective, received) for h in asked):
                 found.append(f"{marker!r} of {'/'.join(holders)} reached {receiver} without consent")
     return sorted(set(found))
 
