@@ -51,7 +51,7 @@ LATENCY_TARGET_S = 1.0
 
 async def run(asks: int) -> dict[str, object]:
     tmp = Path(tempfile.mkdtemp())
-    settings = Settings(data_dir=tmp / "data", embedder="hash", whole_history=True, max_turns=4, sqlite_readers=0)
+    settings = Settings(data_dir=tmp / "data", embedder="hash", whole_history=True, max_turns=4)
     db = await Database.open(settings, url=f"sqlite+aiosqlite:///{settings.data_dir / 'consent.db'}")
     try:
         workspace = Workspace(db, settings, settings.data_dir / "consent.db", elsewhere=True)
