@@ -57,7 +57,7 @@ def cases(draw: st.DrawFn) -> Case:
 
 async def check_cases(settings: Settings, *, examples: int, elsewhere: bool) -> None:
     # Reads stay in this process (no reader process): a case is a few hundred small queries.
-    settings = settings.replace(whole_history=True, max_turns=4, sqlite_readers=0)
+    settings = settings.replace(whole_history=True, max_turns=4)
     file = settings.data_dir / "consent.db"
     db = await Database.open(settings, url=f"sqlite+aiosqlite:///{file}")
     try:
