@@ -21,12 +21,15 @@ model's routes (the stand-in tries known ones), or paraphrases that keep no rare
 
 "--processes N": the same latency across real processes (`benchmarks/consent_processes.py`): `askwith serve` (Slack,
 against the fake Slack Web API) and `askwith worker`, on a fresh PostgreSQL database (`--postgres`, an admin URL;
-dropped afterwards); Bob switches auto <-> never with `/askwith share ...` sent to serve as a signed HTTP POST, and
-the figure is the time from that POST to the first of Bob's turns in an ask the worker claimed that obeys it (p50 and
-max over N changes; "stale" counts the worker's turns under the old policy after the POST). What it does NOT show:
-the local web workspace's Settings page (a worker runs platform asks only), `ask` (a worker's approval prompt cannot
-be clicked), or how stale a decision could be with no ask running (it times the next decision of asks kept queued).
-"""
+dropped afterwards). Once the worker runs one of Alice's asks to Bob (kept coming through serve), Bob switches
+auto <-> never with `/askwith share ...` sent to serve as a signed HTTP POST; the figure is the time from just before
+that POST to the first of Bob's turns, in an ask the worker claimed, that obeys it (p50 and max over N changes).
+It includes the wait for the worker's next turn of Bob (the ask may end first; the next is claimed within the worker's
+1 s poll); "stale" counts the worker's turns under the old policy stored after the POST began (a turn that read the
+policy just before it counts too), and `--json` lists each change's first decisions to tell the two apart.
+What it does NOT show: the local web workspace's Settings page (`askwith worker` runs platform asks only), `ask` (a
+worker's approval prompt cannot be clicked, README "Running askwith"), or a real model's turn lengths.
+""""""
 
 from __future__ import annotations
 

@@ -113,45 +113,59 @@ async def _admin(url: str, statement: str) -> None:
 
 async def _changes(served: ServedWithWorker, changes: int) -> dict[str, Any]:
     db = await Database.open(served.settings(), migrate=False)
-    waited: list[float] = []
-    stale = missed = 0
     try:
         async with httpx.AsyncClient(base_url=served.url, timeout=30) as http:
-            for i in range(changes):
-                policy = "never" if i % 2 == 0 else "auto"
-                after, old = await _one_change(served, db, http, policy)
-                missed += after is None
-                stale += old
-                waited += [after] if after is not None else []
+            each = [await _one_change(served, db, http, "never" if i % 2 == 0 else "auto") for i in range(changes)]
     finally:
         await db.close()
+    waited = [c["in_force_s"] for c in each if c["in_force_s"] is not None]
     return {
         "changes": changes, "in_force_p50_s": statistics.median(waited) if waited else None,
-        "in_force_max_s": max(waited, default=None), "missed": missed, "stale_after_change": stale,
+        "in_force_max_s": max(waited, default=None), "missed": changes - len(waited),
+        "stale_after_change": sum(c["stale"] for c in each), "each": each,
     }  # fmt: skip
 
 
-async def _one_change(served: ServedWithWorker, db: Database, http: httpx.AsyncClient, policy: str) -> tuple:
-    """(seconds until the worker's first decision under `policy`, or None; decisions under the old one after it)."""
+async def _one_change(served: ServedWithWorker, db: Database, http: httpx.AsyncClient, policy: str) -> dict[str, Any]:
+    """One change while the worker runs an ask: how long the POST took, the seconds from just before it until the
+    worker's first decision under `policy` (None: none within TIMEOUT_S), and the worker's decisions under the old
+    policy stored after the POST began (a turn that read the policy before it counts too); `decisions`: the first
+    few (seconds after, policy obeyed), to tell a stale read from a wait for the next turn."""
     worker = served.worker
     assert worker is not None
-    await _keep_asking(served, db, http)
+    await _worker_busy(served, db, http)
     changed_at = datetime.now(UTC)
     started = time.monotonic()
     body, headers = served.command("UBOB", f"share {policy}", command="/askwith")
     (await http.post("/slack/events", content=body, headers=headers)).raise_for_status()
-    stale = 0
+    result: dict[str, Any] = {"policy": policy, "post_s": round(time.monotonic() - started, 3), "in_force_s": None}
     while time.monotonic() - started < TIMEOUT_S:
         if worker.poll() is not None:
             raise RuntimeError(f"askwith worker exited: {served.worker_logs()[-3000:]}")
         decisions = await _worker_decisions(db, worker.pid, changed_at)
         obeying = [at for at, seen in decisions if seen == policy]
-        stale = sum(1 for at, seen in decisions if seen != policy and (not obeying or at < obeying[0]))
+        result["stale"] = sum(1 for at, seen in decisions if seen != policy and (not obeying or at < obeying[0]))
         if obeying:
-            return (obeying[0] - changed_at).total_seconds(), stale
+            seen = [(round((at - changed_at).total_seconds(), 3), was) for at, was in decisions[:6]]
+            return {**result, "in_force_s": seen[[w for _, w in seen].index(policy)][0], "decisions": seen}
         await _keep_asking(served, db, http)
         await asyncio.sleep(POLL_S)
-    return None, stale
+    return result
+
+
+async def _worker_busy(served: ServedWithWorker, db: Database, http: httpx.AsyncClient) -> None:
+    """Keep asking until the worker process runs an ask, so the change meets a decision in flight there."""
+    assert served.worker is not None
+    deadline = time.monotonic() + TIMEOUT_S
+    running = models.Ask.status == "running"
+    while time.monotonic() < deadline:
+        async with db.session() as session:
+            mine = models.Ask.claimed_by.like(f"%:{served.worker.pid}:%")
+            if (await session.execute(select(models.Ask.id).where(running, mine).limit(1))).first():
+                return
+        await _keep_asking(served, db, http)
+        await asyncio.sleep(POLL_S)
+    raise RuntimeError(f"askwith worker ran no ask in {TIMEOUT_S:g} s: {served.worker_logs()[-3000:]}")
 
 
 async def _keep_asking(served: ServedWithWorker, db: Database, http: httpx.AsyncClient) -> None:
