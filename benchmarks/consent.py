@@ -16,7 +16,8 @@ the asks alternate approve and deny.
 "change" rows: another process (the stdlib's sqlite3, as the web settings page writes) switches one colleague's policy
 or memory while the ask runs; "in force after" is the time from that commit to the first approval prompt it causes
 (auto -> ask), i.e. the next send. What it does NOT show: `askwith serve` and `askwith worker` as separate servers
-(the writer here is a bare process on the same database file; the reading side is the ask's own process), a real
+(the writer here is a bare process on the same database file; the reading side is the ask's own process; see
+"--processes"), a real
 model's routes (the stand-in tries known ones), or paraphrases that keep no rare term (see the README on `auto`).
 
 "--processes N": the same latency across real processes (`benchmarks/consent_processes.py`): `askwith serve` (Slack,
@@ -29,7 +30,7 @@ It includes the wait for the worker's next turn of Bob (the ask may end first; t
 policy just before it counts too), and `--json` lists each change's first decisions to tell the two apart.
 What it does NOT show: the local web workspace's Settings page (`askwith worker` runs platform asks only), `ask` (a
 worker's approval prompt cannot be clicked, README "Running askwith"), or a real model's turn lengths.
-""""""
+"""
 
 from __future__ import annotations
 
