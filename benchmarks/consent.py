@@ -3,6 +3,7 @@ another process is in force (a stand-in model: NOT evidence of answer quality).
 
     python benchmarks/consent.py              # 2 asks per route and policy
     python benchmarks/consent.py --asks 5 --json
+    python benchmarks/consent.py --asks 1 --processes 4   # plus 4 changes across `askwith serve` + `askwith worker`
 
 The workspace and the model are the consent property test's (`tests/fakes/consent.py`): every member holds one line
 about the question and one private line marked by a made-up name; the colleagues' agents try one route per ask
@@ -17,8 +18,20 @@ approve and deny.
 "change" rows: another process (the stdlib's sqlite3, as the web settings page writes) switches one colleague's policy
 or memory while the ask runs; "in force after" is the time from that commit to the first approval prompt it causes
 (auto -> ask), i.e. the next send. What it does NOT show: `askwith serve` and `askwith worker` as separate servers
-(the writer here is a bare process on the same database file; the reading side is the ask's own process), a real
+(the writer here is a bare process on the same database file; the reading side is the ask's own process; see
+"--processes"), a real
 model's routes (the stand-in tries known ones), or paraphrases that keep no rare term (see the README on `auto`).
+
+"--processes N": the same latency across real processes (`benchmarks/consent_processes.py`): `askwith serve` (Slack,
+against the fake Slack Web API) and `askwith worker`, on a fresh PostgreSQL database (`--postgres`, an admin URL;
+dropped afterwards). Once the worker runs one of Alice's asks to Bob (kept coming through serve), Bob switches
+auto <-> never with `/askwith share ...` sent to serve as a signed HTTP POST; the figure is the time from just before
+that POST to the first of Bob's turns, in an ask the worker claimed, that obeys it (p50 and max over N changes).
+It includes the wait for the worker's next turn of Bob (the ask may end first; the next is claimed within the worker's
+1 s poll); "stale" counts the worker's turns under the old policy stored after the POST began (a turn that read the
+policy just before it counts too), and `--json` lists each change's first decisions to tell the two apart.
+What it does NOT show: the local web workspace's Settings page (`askwith worker` runs platform asks only), `ask` (a
+worker's approval prompt cannot be clicked, README "Running askwith"), or a real model's turn lengths.
 """
 
 from __future__ import annotations
@@ -37,6 +50,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.consent_processes import measure  # noqa: E402
 from bot.port import ApprovalDecision  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store.db import Database  # noqa: E402
@@ -47,6 +61,7 @@ from tests.fakes.consent_run import Case, Workspace, violations  # noqa: E402
 POLICIES = ("auto", "ask", "never")
 CHANGES = (("auto", "ask", True), ("auto", "never", True), ("auto", "auto", False), ("never", "auto", True))
 LATENCY_TARGET_S = 1.0
+POSTGRES_ADMIN_URL = os.environ.get("ASKWITH_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 
 async def run(asks: int) -> dict[str, object]:
@@ -109,6 +124,13 @@ def _print(result: dict[str, object]) -> None:
     after = result["in_force_after_s"]
     shown = "n/a" if after is None else f"{after:.3f} s"
     print(f"\nchange in force after (auto -> ask, worst): {shown} (target <= {LATENCY_TARGET_S} s)")
+    processes = result.get("processes")
+    if processes:
+        p50, most = (processes[k] for k in ("in_force_p50_s", "in_force_max_s"))  # type: ignore[index]
+        shown = "n/a" if most is None else f"p50 {p50:.3f} s, max {most:.3f} s"
+        print(f"change in force after, serve + worker (auto <-> never, {processes['changes']} changes): {shown}"
+              f" (missed {processes['missed']}, stale {processes['stale_after_change']};"
+              f" target <= {LATENCY_TARGET_S} s)")  # type: ignore[index]  # fmt: skip
     print(f"load average: {result['loadavg']:.2f}")
 
 
@@ -116,10 +138,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--asks", type=int, default=2, help="asks per route and policy (default 2)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--processes", type=int, default=0, help="policy changes across serve + worker (default 0)")
+    parser.add_argument("--postgres", default=POSTGRES_ADMIN_URL, help="PostgreSQL admin URL for --processes")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
     started = time.perf_counter()
     result = asyncio.run(run(max(1, args.asks)))
+    if args.processes > 0:
+        result["processes"] = asyncio.run(measure(args.postgres, args.processes))
+        result["loadavg"] = os.getloadavg()[0]
     result["wall_s"] = round(time.perf_counter() - started, 2)
     if args.json:
         print(json.dumps(result, indent=2))
