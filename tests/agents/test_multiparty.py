@@ -33,7 +33,8 @@ async def test_two_colleagues_converse_concurrently_then_one_consensus(db: Datab
     wall = time.perf_counter() - started
 
     assert outcome.status == "done" and "Bluebird" in outcome.answer and "14 March" in outcome.answer
-    convs = await conversations(db, outcome.ask_id)
+    # the two talks run concurrently: their rows are stored in whichever order they opened
+    convs = sorted(await conversations(db, outcome.ask_id), key=lambda c: c.participants)
     assert [c.participants for c in convs] == [["alice", "bob"], ["alice", "carol"]]
     with_bob, with_carol = [await turns(db, c.id) for c in convs]
     # Concurrent, not merely interleaved: a turn of one conversation runs while a turn of the other runs.

@@ -95,8 +95,9 @@ async def test_runs_never_overlap_and_failures_do_not_stop_the_schedule(sqlite_d
     assert slow.most_at_once == 1
 
 
-async def test_a_run_going_at_shutdown_ends_quietly(caplog: pytest.LogCaptureFixture) -> None:
+async def test_a_run_going_at_shutdown_ends_quietly(caplog: pytest.LogCaptureFixture, sqlite_db: Database) -> None:
     slow = SlowWorker(3600)
+    slow.db = sqlite_db  # the scheduled run takes the workspace's sync lease first
     scheduler = AsyncIOScheduler(timezone=UTC)
     ingest_history.register(scheduler, worker=slow, key="slow", interval_seconds=60)  # type: ignore[arg-type]
     scheduler.start()
