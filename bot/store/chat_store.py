@@ -209,7 +209,8 @@ class ChatStore:
                 .on_conflict_do_nothing(index_elements=["workspace_id", "platform_id"])
                 .returning(models.Message.id)
             )
-            new += len((await session.execute(stmt)).all())
+            inserted = list((await session.execute(stmt)).scalars())
+            new += len(inserted) - await truth.drop_tombstoned(session, workspace_id, inserted)
         return new
 
     async def get_cursor(self, session: AsyncSession, channel_id: int, thread_platform_id: str = "") -> str | None:
