@@ -182,6 +182,7 @@ class ChatStore:
         """Insert messages not stored yet and not deleted on the platform (tombstoned); returns how many were new.
         Text is made storable (`db_text`). Unknown senders are an error."""
         messages = list(messages)
+        await truth.lock_message_writes(self.db, session, workspace_id, deleting=False)
         gone = await truth.tombstoned(session, workspace_id, [m.id for m in messages])
         rows = []
         for m in messages:

@@ -56,6 +56,18 @@ async def tombstoned(session: AsyncSession, workspace_id: int, platform_ids: Seq
     return found
 
 
+# PostgreSQL advisory-lock class ("msgs") taken per workspace: inserts of messages share it, a deletion takes it alone.
+MESSAGE_WRITES_LOCK = 0x6D736773
+
+
+async def lock_message_writes(db: Database, session: AsyncSession, workspace_id: int, *, deleting: bool) -> None:
+    """PostgreSQL: a post and its deletion committing at once would each miss the other's uncommitted row (READ
+    COMMITTED), so the message comes back; held to the transaction's end. SQLite's writers already run one by one."""
+    if db.dialect == "postgresql":
+        lock = func.pg_advisory_xact_lock if deleting else func.pg_advisory_xact_lock_shared
+        await session.execute(select(lock(MESSAGE_WRITES_LOCK, workspace_id)))
+
+
 async def drop_tombstoned(session: AsyncSession, workspace_id: int, message_ids: Sequence[int]) -> int:
     """Delete just-inserted messages (database ids) whose deletion was recorded meanwhile; returns how many. The
     tombstone check before an insert is a separate statement: a deletion delivered at once with its post can commit
@@ -167,6 +179,7 @@ async def delete_messages(
 ) -> tuple[int, list[str]]:
     """Delete messages and leave a tombstone for each (stored or not, so a backfill racing the event cannot bring
     one back). Returns (messages deleted, keys of the sessions dropped)."""
+    await lock_message_writes(db, session, workspace_id, deleting=True)
     ids = sorted(set(platform_ids))
     now = datetime.now(UTC)
     for batch in await bulk.chunks(session, ids, per_item=len(models.MessageTombstone.__table__.columns)):

@@ -37,9 +37,7 @@ async def test_concurrent_edits_leave_the_newest_version(db: Database, sample_wo
         assert await stored_texts(db, [message.id]) == {message.id: "version 12"}
 
 
-async def test_a_deletion_delivered_with_its_post_is_final(sqlite_db: Database, sample_world: World) -> None:
-    # SQLite only: on PostgreSQL a post and its deletion committing at once can still each miss the other's row.
-    db = sqlite_db
+async def test_a_deletion_delivered_with_its_post_is_final(db: Database, sample_world: World) -> None:
     worker = IngestWorker(LocalWorkspace(sample_world), db)
     await worker.run()
     first = sample_world.messages["C-general"][0]
