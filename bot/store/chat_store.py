@@ -182,6 +182,7 @@ class ChatStore:
         """Insert messages not stored yet and not deleted on the platform (tombstoned); returns how many were new.
         Text is made storable (`db_text`). Unknown senders are an error."""
         messages = list(messages)
+        await truth.lock_message_writes(self.db, session, workspace_id, deleting=False)
         gone = await truth.tombstoned(session, workspace_id, [m.id for m in messages])
         rows = []
         for m in messages:
@@ -209,7 +210,8 @@ class ChatStore:
                 .on_conflict_do_nothing(index_elements=["workspace_id", "platform_id"])
                 .returning(models.Message.id)
             )
-            new += len((await session.execute(stmt)).all())
+            inserted = list((await session.execute(stmt)).scalars())
+            new += len(inserted) - await truth.drop_tombstoned(session, workspace_id, inserted)
         return new
 
     async def get_cursor(self, session: AsyncSession, channel_id: int, thread_platform_id: str = "") -> str | None:

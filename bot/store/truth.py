@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
-from sqlalchemy import delete, exists, select, update
+from sqlalchemy import delete, exists, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.port import ChannelKind
@@ -54,6 +54,33 @@ async def tombstoned(session: AsyncSession, workspace_id: int, platform_ids: Seq
         )
         found.update(rows.scalars())
     return found
+
+
+# PostgreSQL advisory-lock class ("msgs") taken per workspace: inserts of messages share it, a deletion takes it alone.
+MESSAGE_WRITES_LOCK = 0x6D736773
+
+
+async def lock_message_writes(db: Database, session: AsyncSession, workspace_id: int, *, deleting: bool) -> None:
+    """PostgreSQL: a post and its deletion committing at once would each miss the other's uncommitted row (READ
+    COMMITTED), so the message comes back; held to the transaction's end. SQLite's writers already run one by one."""
+    if db.dialect == "postgresql":
+        lock = func.pg_advisory_xact_lock if deleting else func.pg_advisory_xact_lock_shared
+        await session.execute(select(lock(MESSAGE_WRITES_LOCK, workspace_id)))
+
+
+async def drop_tombstoned(session: AsyncSession, workspace_id: int, message_ids: Sequence[int]) -> int:
+    """Delete just-inserted messages (database ids) whose deletion was recorded meanwhile; returns how many. The
+    tombstone check before an insert is a separate statement: a deletion delivered at once with its post can commit
+    its tombstone in between, and finds nothing stored to delete."""
+    gone = exists().where(
+        models.MessageTombstone.workspace_id == workspace_id,
+        models.MessageTombstone.platform_id == models.Message.platform_id,
+    )
+    dropped = 0
+    for batch in await bulk.chunks(session, message_ids, per_item=1):
+        result = await session.execute(delete(models.Message).where(models.Message.id.in_(batch), gone))
+        dropped += result.rowcount or 0
+    return dropped
 
 
 # ---------------------------------------------------------------------- sessions
@@ -119,23 +146,27 @@ async def edit_message(
     is as new or newer (an edit or a retried post delivered late never brings back older words). The full-text index
     follows by trigger or generated column and the sessions holding the message are dropped; returns their keys,
     [] when nothing changed, or None when the message is not stored (nothing to edit)."""
-    row = (
-        await session.execute(
-            select(models.Message.id, models.Message.text, models.Message.ts, models.Message.edited_at)
-            .where(models.Message.workspace_id == workspace_id, models.Message.platform_id == platform_id)
-            .with_for_update()  # PostgreSQL: two versions arriving at once are compared one after the other
-        )
-    ).first()
-    if row is None:
-        return None
-    written = _aware(written_at or datetime.now(UTC))
-    if written <= _aware(row.edited_at or row.ts):
-        return []
+    written = _aware(written_at or datetime.now(UTC)).astimezone(UTC)  # SQLite compares its stored UTC text
     clean = db_text(text)
-    await session.execute(
-        update(models.Message).where(models.Message.id == row.id).values(text=clean, edited_at=written)
+    # The comparison with the stored version and the write are one statement: versions delivered at once (a retry,
+    # shuffled edits) each run on separate connections, and a read-then-write let an older one land last (SQLite
+    # starts the transaction only at the write, and ignores FOR UPDATE).
+    mine = (models.Message.workspace_id == workspace_id, models.Message.platform_id == platform_id)
+    older = func.coalesce(models.Message.edited_at, models.Message.ts) < written
+    changed = await session.execute(
+        update(models.Message)
+        .where(*mine, older, models.Message.text != clean)
+        .values(text=clean, edited_at=written)
+        .returning(models.Message.id)
     )
-    return [] if row.text == clean else await drop_sessions_of_messages(session, [row.id])
+    if ids := list(changed.scalars()):
+        return await drop_sessions_of_messages(session, ids)
+    # The same words written later (or an older version): only the edit time may move, no session changes.
+    await session.execute(
+        update(models.Message).where(*mine, older, models.Message.text == clean).values(edited_at=written)
+    )
+    stored = await session.execute(select(models.Message.id).where(*mine))
+    return [] if stored.first() is not None else None
 
 
 def _aware(moment: datetime) -> datetime:
@@ -148,6 +179,7 @@ async def delete_messages(
 ) -> tuple[int, list[str]]:
     """Delete messages and leave a tombstone for each (stored or not, so a backfill racing the event cannot bring
     one back). Returns (messages deleted, keys of the sessions dropped)."""
+    await lock_message_writes(db, session, workspace_id, deleting=True)
     ids = sorted(set(platform_ids))
     now = datetime.now(UTC)
     for batch in await bulk.chunks(session, ids, per_item=len(models.MessageTombstone.__table__.columns)):
