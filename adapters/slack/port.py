@@ -174,27 +174,17 @@ class SlackPort(SlackInteractions, ChatPort):
     async def list_channels(self) -> list[Channel]:
         """Conversations the bot is in, plus the DMs of members who granted a user token (agents channel left out)."""
         me = await self.identity()
-        agents = self._agents_channel
         found: dict[str, Channel] = {}
-        async for raw in self._paged("users.conversations", "channels", types=BOT_CONVERSATION_TYPES):
-            if raw["id"] != agents and raw.get("name") != AGENTS_CHANNEL_NAME:
-                try:
-                    found[raw["id"]] = await self._channel(raw, me.bot_user_id, token=None)
-                except (PlatformObjectGoneError, PlatformAccessError) as exc:  # one channel never stops the listing
-                    logger.warning("Leaving channel %s out: its members could not be read (%s)", raw["id"], exc)
-        tokens: dict[str, str] = {}
-        for grant in await self._grants():
+        async for raw in self._bot_conversations():
             try:
-                async for raw in self._paged("users.conversations", "channels", types="im,mpim", token=grant.token):
-                    if raw.get("user") == me.bot_user_id:
-                        self._bot_dms.add(raw["id"])
-                        continue  # the member's DM with askwith: questions, never memory
-                    if raw["id"] not in found:
-                        tokens.setdefault(raw["id"], grant.token)
-                        found[raw["id"]] = await self._channel(raw, grant.member_platform_id, token=grant.token)
-            except PlatformTokenRevokedError as exc:  # one member's token never stops listing (or start-up)
-                if self.on_token_refused is not None:
-                    await self.on_token_refused(grant.member_platform_id, exc.reason)
+                found[raw["id"]] = await self._channel(raw, me.bot_user_id, token=None)
+            except (PlatformObjectGoneError, PlatformAccessError) as exc:  # one channel never stops the listing
+                logger.warning("Leaving channel %s out: its members could not be read (%s)", raw["id"], exc)
+        tokens: dict[str, str] = {}
+        async for raw, grant in self._member_dms():
+            if raw["id"] not in found:
+                tokens.setdefault(raw["id"], grant.token)
+                found[raw["id"]] = await self._channel(raw, grant.member_platform_id, token=grant.token)
         self._channel_tokens = tokens  # only tokens usable now: an opted-out member's token is never used again
         return list(found.values())
 
@@ -202,28 +192,36 @@ class SlackPort(SlackInteractions, ChatPort):
         """The conversations `list_channels` lists, without reading anyone's membership: a few pages of
         `users.conversations` (50 for 10,000 channels) instead of one `conversations.members` per channel. The DMs
         a member's token lists are read with that token from then on, as after `list_channels`."""
-        me = await self.identity()
-        agents = self._agents_channel
-        ids = [
-            raw["id"]
-            async for raw in self._paged("users.conversations", "channels", types=BOT_CONVERSATION_TYPES)
-            if raw["id"] != agents and raw.get("name") != AGENTS_CHANNEL_NAME
-        ]
+        ids = [raw["id"] async for raw in self._bot_conversations()]
         tokens: dict[str, str] = {}
+        async for raw, grant in self._member_dms():
+            if raw["id"] not in ids:
+                tokens.setdefault(raw["id"], grant.token)
+                ids.append(raw["id"])
+        self._channel_tokens = tokens
+        return sorted(set(ids))
+
+    async def _bot_conversations(self) -> AsyncIterator[dict[str, Any]]:
+        """The conversations the bot is in, its hidden agents channel left out."""
+        agents = self._agents_channel
+        async for raw in self._paged("users.conversations", "channels", types=BOT_CONVERSATION_TYPES):
+            if raw["id"] != agents and raw.get("name") != AGENTS_CHANNEL_NAME:
+                yield raw
+
+    async def _member_dms(self) -> AsyncIterator[tuple[dict[str, Any], UserTokenGrant]]:
+        """Each DM and group DM a member's own token lists, with its grant; a member's DM with askwith is noted and
+        left out (questions, never memory), and a refused token never stops the listing (or start-up)."""
+        bot_user_id = (await self.identity()).bot_user_id
         for grant in await self._grants():
             try:
                 async for raw in self._paged("users.conversations", "channels", types="im,mpim", token=grant.token):
-                    if raw.get("user") == me.bot_user_id:
+                    if raw.get("user") == bot_user_id:
                         self._bot_dms.add(raw["id"])
-                        continue  # the member's DM with askwith: questions, never memory
-                    if raw["id"] not in ids:
-                        tokens.setdefault(raw["id"], grant.token)
-                    ids.append(raw["id"])
+                    else:
+                        yield raw, grant
             except PlatformTokenRevokedError as exc:
                 if self.on_token_refused is not None:
                     await self.on_token_refused(grant.member_platform_id, exc.reason)
-        self._channel_tokens = tokens
-        return sorted(set(ids))
 
     async def _grants(self) -> list[UserTokenGrant]:
         if self.user_tokens is None:
