@@ -28,9 +28,11 @@ ROOT = Path(__file__).parents[2]
 ANSWER_BOUND_S = 10.0  # a read or health check that takes longer than this is a hang (a load balancer gives up)
 METRICS_TOKEN = "metrics-test-token"
 # Run as `python -c`: the CLI, with an audit hook that ends the process at its first attempt to start another one
-# (so an unbounded count can never fork the machine to death), and its peak memory written when it exits.
+# (so an unbounded count can never fork the machine to death), and its peak memory written when it exits. The peak is
+# the process's own (VmHWM): getrusage's ru_maxrss keeps the high-water mark of the parent across exec, so it would
+# report the test runner's memory, not the command's.
 NO_SPAWN_CLI = """
-import atexit, os, resource, runpy, sys
+import atexit, os, runpy, sys
 SPAWNS = ("subprocess.Popen", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system")
 
 def refuse(event, args):
@@ -39,8 +41,10 @@ def refuse(event, args):
         os._exit(97)
 
 def peak():
+    with open("/proc/self/status") as status:
+        kib = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
     with open(os.environ["PEAK_FILE"], "w") as out:
-        out.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))  # KiB on Linux
+        out.write(kib)
 
 sys.addaudithook(refuse)
 atexit.register(peak)
