@@ -18,6 +18,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -71,6 +72,15 @@ class AskwithClient(discord.Client):
         self.tree = AskwithTree(self)
         self.guild_services: dict[str, DiscordServices] = {}  # server id -> its askwith workspace's services
         self.runtime: DiscordRuntime | None = None  # set once started: servers joined or left while running
+
+    def dispatch(self, event: str, /, *args: Any, **kwargs: Any) -> None:
+        super().dispatch(event, *args, **kwargs)
+        if event in ("member_join", "member_update"):
+            # The roles as this event set them, read now: the handlers run later, and the cached member they are
+            # handed may change meanwhile (a message replayed late carries its author's roles as they were then).
+            member: discord.Member = args[-1]
+            roles = [str(role.id) for role in member.roles]
+            super().dispatch("member_roles", member, roles, event == "member_join")
 
     def services_for(self, guild_id: int | str | None) -> DiscordServices | None:
         """A server's services; with no server (a DM), any one: approvals are one registry for the whole bot."""

@@ -19,6 +19,7 @@ import discord
 from adapters.discord import convert, texts
 from adapters.discord.calls import platform_call
 from adapters.discord.guild_visibility import GuildVisibility, PrivateThread
+from adapters.discord.member_cache import fill_member_cache
 from adapters.discord.permissions import GuildPermissions
 from adapters.discord.threads import FORUM_TYPES, ThreadDirectory, is_private, is_thread
 from bot.errors import ChatPlatformError, PlatformObjectGoneError, WorkspaceError
@@ -110,6 +111,8 @@ class GuildReading:
         private: dict[str, PrivateThread] = {}
         scopes = await self._thread_scopes(guild, parents, threads, private)
         self.visibility = GuildVisibility(guild, parents, private)  # what gateway events change from here on
+        # Members listed here but never delivered by the gateway: cached now, so their role changes reach the model.
+        await fill_member_cache(self.client, guild.guild_id, guild.member_roles)
         return channels + scopes
 
     async def list_channel_ids(self) -> list[str]:

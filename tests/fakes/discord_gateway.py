@@ -20,6 +20,7 @@ import discord
 
 from bot.port import ChannelKind, ChatMessage, Member
 from tests.fakes.discord_api import FakeDiscordApi
+from tests.fakes.discord_chunks import FakeSocket
 from tests.fakes.discord_shapes import (
     EVERYONE_DEFAULT,
     Role,
@@ -250,7 +251,8 @@ class FakeGateway:
         if not in_guild:
             payload.pop("guild_id", None)
         else:
-            payload["member"] = {k: v for k, v in member_json(author, []).items() if k != "user"}
+            roles = list(self.api.extras.member_roles.get(author.id, []))  # as they are now: a replay carries these
+            payload["member"] = {k: v for k, v in member_json(author, roles).items() if k != "user"}
         self._message_event(lambda: self.client._connection.parse_message_create(payload))  # type: ignore[arg-type]
         return message
 
@@ -260,20 +262,23 @@ class FakeGateway:
         return self.message(channel.id, author, text, in_guild=False)
 
     # ------------------------------------------------------------------ the server and its changes
-    def connect(self, *, invited: bool = False) -> None:
+    def connect(self, *, invited: bool = False, large: bool = False) -> None:
         """GUILD_CREATE, as the gateway sends it for every server when the bot connects (`invited`: when the bot
-        joins a server while running, without `unavailable`): roles, channels, active threads and every member
-        (so discord.py's cache is complete and needs no chunking)."""
+        joins a server while running, without `unavailable`): roles, channels, active threads and every member (so
+        discord.py's cache is complete and needs no chunking), or, for a `large` server, the bot alone: discord.py
+        then asks for the rest (REQUEST_GUILD_MEMBERS), answered as Discord does (`tests.fakes.discord_chunks`)."""
         api = self.api
+        FakeSocket.install(self.client, api)  # member requests sent through the gateway reach the fake Discord
         guild = api.guild_out()
         members = api.members_out()
+        sent = [m for m in members if m["user"]["id"] == api.world.bot_id] if large else members
         threads = [t for t in api.public_threads().values() if not t.archived and api.bot_sees_thread(t)]
         guild.update(
             channels=[api.channel_out(c) for c in self._guild_channel_ids()],
             threads=[thread_json(t, api.guild_id, len(api.replies(t))) for t in threads],
-            members=members,
+            members=sent,
             member_count=len(members),
-            large=False,
+            large=large,
             unavailable=False,
             voice_states=[],
             presences=[],

@@ -15,14 +15,11 @@ def register(client: discord.Client) -> None:
         return None if services is None else services.live
 
     @client.event
-    async def on_member_join(member: discord.Member) -> None:
+    async def on_member_roles(member: discord.Member, role_ids: list[str], joined: bool) -> None:
+        """A member joined or their roles changed, with the roles as that event set them (`AskwithClient.dispatch`;
+        @everyone among them: the model leaves it out)."""
         if (sync := live(member.guild.id)) is not None:
-            await sync.member_roles(str(member.id), _role_ids(member), joined=True)
-
-    @client.event
-    async def on_member_update(_before: discord.Member, after: discord.Member) -> None:
-        if (sync := live(after.guild.id)) is not None:
-            await sync.member_roles(str(after.id), _role_ids(after))
+            await sync.member_roles(str(member.id), role_ids, joined=joined)
 
     @client.event
     async def on_raw_member_remove(payload: discord.RawMemberRemoveEvent) -> None:
@@ -81,7 +78,3 @@ async def _thread_members_changed(sync: Any, thread_id: str) -> None:  # noqa: A
     if sync is not None:
         sync.port.threads.members_changed(thread_id)
         await sync.thread_changed(thread_id)
-
-
-def _role_ids(member: discord.Member) -> list[str]:
-    return [str(role.id) for role in member.roles]  # @everyone among them: the model leaves it out
