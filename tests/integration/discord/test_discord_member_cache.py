@@ -1,10 +1,10 @@
 """A role change reaches memory for every member, including one discord.py had not cached: discord.py fires no event
 for a GUILD_MEMBER_UPDATE of a member missing from its cache, so the bot keeps that cache whole (a large server
-chunked at startup; members found by a full listing but never delivered by the gateway asked for through it)."""
+chunked at startup; members found by a full listing but never delivered by the gateway asked for through it). The
+roles applied are those the update set, even when a message replayed late rewrites the cached member first."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 
 from bot.memory.clear import ClearMemory
@@ -102,5 +102,4 @@ async def _not_found(bot: DiscordHarness, member_id: str) -> set[str]:
 
 
 async def _true(value: bool, name: str) -> set[str]:
-    await asyncio.sleep(0)
     return {name} if value else set()

@@ -339,17 +339,8 @@ async def oracle(sqlite_db: Database, settings: Settings) -> AsyncIterator[Oracl
         await api.stop()
 
 
-# A known divergence, open: discord.py discards a role update for a member missing from its member cache (it adds the
-# member and fires no `on_member_update`), so visibility computed by delta keeps that member's old roles until the
-# next reconciliation. The long runs reach it (step 691; step 319 with events dropped); not strict, so a run that
-# misses it still passes.
-UNCACHED_MEMBER_ROLES = pytest.mark.xfail(
-    reason="role update of a member discord.py has not cached is not applied until reconciliation", strict=False
-)
-
-
 @pytest.mark.timeout(1800)  # 1,000 steps, each checked for every member: minutes on a busy machine
-@pytest.mark.parametrize("steps", [100, pytest.param(1_000, marks=[pytest.mark.slow, UNCACHED_MEMBER_ROLES])])
+@pytest.mark.parametrize("steps", [100, pytest.param(1_000, marks=pytest.mark.slow)])
 async def test_memory_equals_what_each_member_sees_after_every_step(oracle: Oracle, steps: int) -> None:
     await oracle.opt_in_newcomers()
     oracle.gateway.connect()
@@ -380,7 +371,7 @@ async def test_memory_equals_what_each_member_sees_after_every_step(oracle: Orac
 
 
 @pytest.mark.timeout(1800)
-@pytest.mark.parametrize("steps", [40, pytest.param(1_000, marks=[pytest.mark.slow, UNCACHED_MEMBER_ROLES])])
+@pytest.mark.parametrize("steps", [40, pytest.param(1_000, marks=pytest.mark.slow)])
 async def test_memory_follows_events_dropped_duplicated_and_reordered(oracle: Oracle, steps: int) -> None:
     """The same, with visibility events delivered as an unreliable network would: some twice (applied as once, no
     repair), some late, after the next one, and some never; a reconciliation (the full mirror) repairs those."""
