@@ -29,12 +29,13 @@ from bot.agents.scripted_reading import (
     BRIEF,
     PromptView,
     asked_of,
+    bearing,
     fact_in,
     filling,
-    hits_of,
     keywords_of,
     label_of,
     lines_of,
+    names_of,
     needs_of,
     plan_of,
     value_of,
@@ -43,6 +44,7 @@ from bot.llm.types import LLMRequest
 
 
 EXHAUSTED = "Nothing left to try."
+FEW = 3  # lines offered on a rationale nothing answers outright
 
 
 def scripted_model(request: LLMRequest) -> str:
@@ -73,15 +75,20 @@ def _think(view: PromptView) -> dict[str, Any]:
     unknown = [r for r in plan if r["status"] == "unknown"]
     searched = view.block("PREVIOUS SEARCHES")
     fresh = [] if view.whole_history else [r for r in unknown if not _searched(r, searched)]
-    clear = [{"keywords": keywords_of(r["need"]), "limit": 5} for r in fresh]
+    # An agent brought in has one turn to answer: it searches wider.
+    limit = 10 if _brought_in(view) else 5
+    clear = [{"keywords": keywords_of(r["need"]), "limit": limit} for r in fresh]
     fuzzy = [{"text": r["need"], "top_k": 3} for r in fresh]
     notebook = lines_of(view, "NOTEBOOK", BRIEF)
     people = asked_of(view)
     found = {r["id"] for r in unknown if filling(notebook, r["need"], whole_history=view.whole_history, people=people)}
     unfilled = [r for r in unknown if r not in fresh and r["id"] not in found]  # searched; its notebook has nothing
     recruit = _recruit(view, unfilled, notebook) if view.heard else None
-    # Stuck: something is missing, this agent has nothing left to try, and neither has its partner.
-    stuck = bool(unknown) and not clear and recruit is None and bool(view.heard) and EXHAUSTED in view.heard[-1][1]
+    # Stuck: something is missing, this agent has nothing left to try, and neither has its partner (it says so, or
+    # says the same as on its turn before).
+    said = [u for _, u in view.heard]
+    idle = bool(said) and (EXHAUSTED in said[-1] or said[-1] in said[:-1])
+    stuck = bool(unknown) and not clear and recruit is None and idle
     return {"plan": plan, "clear": clear, "fuzzy": fuzzy, "recruit": recruit, "done": not unknown,
             "cannot_progress": stuck}  # fmt: skip
 
@@ -106,24 +113,41 @@ def _learn_from_heard(rationale: dict[str, str], heard: list[tuple[str, str]]) -
 def _recruit(
     view: PromptView, searched: list[dict[str, str]], notebook: list[dict[str, str]]
 ) -> dict[str, str] | None:
-    """Someone who may hold what its own searches did not fill: a person its notebook lines on the matter name or
-    quote, or who spoke in their conversations; each person once."""
+    """Someone who may hold what its own searches did not fill: whom the rationale names, then whom the notebook
+    lines bearing on it name, then who spoke in their conversations; once a talk. The question is every part still
+    open, the one that points to them first."""
     people = [p.strip() for p in label_of(view.instruction, f"PEOPLE {view.me} TALKS WITH").split(",") if p.strip()]
-    if not searched or not people or any(re.search(r"I asked (\S+)'s agent", s) for s in view.said):
-        return None  # one person a talk: a sub-conversation is costly
-    keywords = keywords_of(searched[0]["need"])
-    related = [line for line in notebook if hits_of(line, keywords)]
-    channels = {line["channel"] for line in related}
-    speakers = {line["sender"] for line in notebook if line["channel"] in channels}
-    # Whom the question names, then whom its lines name, then who spoke where they were said; else the first listed
-    # (the one the member talks with most about such things).
-    ranked = [
-        *(p for p in people if p.lower() in keywords),
-        *(p for p in people if any(p.lower() in line["lowered"] for line in related)),
-        *(p for p in people if p.lower() in speakers),
-        *people,
-    ]
-    return {"member": ranked[0], "question": " ".join(r["need"] + "?" for r in searched)}
+    if any("I asked " in s for s in view.said):
+        return None  # once a talk: a sub-conversation is costly, and the partner may ask someone else
+    for rationale in searched:
+        related = bearing(notebook, rationale["need"])
+        channels = {line["channel"] for line in related}
+        speakers = {line["sender"] for line in notebook if line["channel"] in channels}
+        named = names_of(rationale["need"])
+        ranked = [
+            *(p for p in people if _name(p) in named),
+            *(p for p in people if any(_name(p) in line["lowered"] for line in related)),
+            *(p for p in people if _name(p) in speakers),
+        ]
+        if ranked:
+            rest = [r for r in searched if r is not rationale]  # the person may hold the other parts too
+            question = " ".join(r["need"] + "?" for r in [rationale, *rest])
+            return {"member": ranked[0], "question": question}
+    # Nothing points anywhere: the first person listed (who talks with the member most about such things).
+    if searched and people:
+        return {"member": people[0], "question": " ".join(r["need"] + "?" for r in searched)}
+    return None
+
+
+def _brought_in(view: PromptView) -> bool:
+    """Another agent brought this one in (it is neither asked nor asking): it was asked this question directly."""
+    asked = re.findall(r"@([^\s)]+)", f"{label_of(view.text, 'EVERYONE ASKED')} {label_of(view.text, 'ASKED BY')}")
+    return bool(asked) and view.me not in asked
+
+
+def _name(handle: str) -> str:
+    """A handle as a name in text ("dr._oberman" -> "dr. oberman")."""
+    return handle.replace("_", " ").lower()
 
 
 # ---------------------------------------------------------------------- act
@@ -136,8 +160,11 @@ def _act(view: PromptView) -> dict[str, Any]:
     hits = lines_of(view, "MEMORY RESULTS")
     sub = re.search(r"^SUB-CONVERSATION with (\S+)'s agent: (.*)$", view.instruction, re.M)
     learned = []
+    # An agent brought in by another (not among those asked) was asked this directly: it offers what bears on it.
+    brought_in = _brought_in(view)
     for r in (r for r in plan if r["status"] == "unknown"):
         found = filling(hits, r["need"], whole_history=view.whole_history, people=asked_of(view))
+        found = found or (bearing(hits, r["need"])[:FEW] if brought_in else [])
         fact = value_of(found) if found else fact_in(sub[2], r["need"]) if sub else None
         if fact:
             learned.append({"id": r["id"], "value": fact[0], "source": fact[1]})
@@ -153,7 +180,7 @@ def _statement(view: PromptView) -> dict[str, Any]:
     notebook = lines_of(view, "NOTEBOOK")
     claims, said = [], []
     for r in plan_of(view):
-        found = filling(notebook, r["need"], whole_history=view.whole_history)
+        found = filling(notebook, r["need"], whole_history=view.whole_history) or bearing(notebook, r["need"])[:FEW]
         if r["status"] == "known" or found:
             value, source = (r["value"], r["source"]) if r["status"] == "known" else value_of(found)
             sources = list(dict.fromkeys([*_ids(source), *(line["id"] for line in found)]))
@@ -165,13 +192,13 @@ def _statement(view: PromptView) -> dict[str, Any]:
 def _utterance(plan: list[dict[str, str]], asked: str | None, exhausted: bool) -> str:
     known = [f"{r['need']}: {r['value']} [{r['source']}]" for r in plan if r["status"] == "known"]
     missing = [r["need"] for r in plan if r["status"] == "unknown"]
-    parts = [f"Found: {'; '.join(known)}." if known else "I found nothing yet."]
-    if missing:
-        parts.append(f"Still missing: {'; '.join(missing)}.")
+    # What it has left to try comes first: a long utterance is shortened at its end in the partner's history.
+    parts = [EXHAUSTED] if missing and exhausted else []
     if asked:
         parts.append(f"I asked {asked}'s agent.")
-    if missing and exhausted:
-        parts.append(EXHAUSTED)
+    parts.append(f"Found: {'; '.join(known)}." if known else "I found nothing yet.")
+    if missing:
+        parts.append(f"Still missing: {'; '.join(missing)}.")
     return " ".join(parts)
 
 
@@ -222,7 +249,7 @@ def _consensus(view: PromptView) -> dict[str, Any]:
     claims = []
     for need, found in values.items():
         # Consensus reads all that was passed on (nothing left to search): a need naming people, their lines.
-        lines = [line["id"] for line in filling(evidence, need, whole_history=True)]
+        lines = [line["id"] for line in filling(evidence, need, whole_history=True) or bearing(evidence, need)[:FEW]]
         text = f"{need}: {' / '.join(dict.fromkeys(found))}"
         claims.append({"text": text, "sources": list(dict.fromkeys([*sources[need], *lines]))})
     answer = "; ".join(c["text"] for c in claims)
