@@ -6,14 +6,16 @@ protocol mechanically:
 - plan: one rationale per question the question contains ("First: ... Second: ...", "1) ... 2) ...", each sentence
   that asks something, "... and when ..."); the other sentences are context;
 - search: each unknown rationale once, in both memories (its content words; its text); it sees every search it made;
-- fill: a line fills a rationale when it (with its sender) holds at least half its content words, two in its words;
-  with the member's whole history read (nothing left to search) and no such line, a rationale naming people asked
-  is answered by everything they said (the closing statement: any people it names);
-- recruit: when a rationale stays unknown after its own search and the partner has spoken, it asks the first person it
-  may bring in who is named in, or spoke, a line sharing a word with it (or in that line's conversation), else the
-  first person listed; once a talk;
-- stop: done when every rationale is known; stuck when it has nothing left to try and its partner said the same;
-- statement and consensus: each rationale with the lines that fill it, cited.
+- fill: a line fills a rationale when it answers it: it is about someone the rationale names (its words, sender or
+  conversation) and holds half of what the rationale asks, as a fair part of its own words; with the member's
+  whole history read (nothing left to search) and no such line, a rationale naming people asked is answered by
+  everything they said (the closing statement: any people it names);
+- recruit: when a rationale stays unknown after its own search and the partner has spoken, it asks whom the
+  rationale names, else whom the lines bearing on it name or who spoke in their conversations, else the first
+  person listed; once a talk. An agent brought in answers with the lines that bear on its question best;
+- stop: done when every rationale is known; stuck when it has nothing left to try and its partner told it nothing
+  new;
+- statement: each rationale with the lines that answer it, cited; consensus: the same, else the lines bearing on it.
 As the private model of the privacy split it "extracts" each hit's text as a fact (a stand-in, not a privacy filter).
 
     llm = LLMClient(ScriptedBackend(scripted_model))
@@ -70,8 +72,7 @@ def _think(view: PromptView) -> dict[str, Any]:
     if not plan:
         plan = [_rationale(i, need) for i, need in enumerate(needs_of(view.question), 1)]
     board = [("blackboard", line) for line in view.block("BLACKBOARD")]
-    for r in (r for r in plan if r["status"] == "unknown"):
-        _learn_from_heard(r, view.heard + board)
+    told = [r for r in plan if r["status"] == "unknown" and _learn_from_heard(r, view.heard + board)]
     unknown = [r for r in plan if r["status"] == "unknown"]
     searched = view.block("PREVIOUS SEARCHES")
     fresh = [] if view.whole_history else [r for r in unknown if not _searched(r, searched)]
@@ -84,11 +85,8 @@ def _think(view: PromptView) -> dict[str, Any]:
     found = {r["id"] for r in unknown if filling(notebook, r["need"], whole_history=view.whole_history, people=people)}
     unfilled = [r for r in unknown if r not in fresh and r["id"] not in found]  # searched; its notebook has nothing
     recruit = _recruit(view, unfilled, notebook) if view.heard else None
-    # Stuck: something is missing, this agent has nothing left to try, and neither has its partner (it says so, or
-    # says the same as on its turn before).
-    said = [u for _, u in view.heard]
-    idle = bool(said) and (EXHAUSTED in said[-1] or said[-1] in said[:-1])
-    stuck = bool(unknown) and not clear and recruit is None and idle
+    # Stuck: something is missing, this agent has nothing left to try, and its partner told it nothing new.
+    stuck = bool(unknown) and not clear and recruit is None and bool(view.heard) and not told
     return {"plan": plan, "clear": clear, "fuzzy": fuzzy, "recruit": recruit, "done": not unknown,
             "cannot_progress": stuck}  # fmt: skip
 
@@ -103,11 +101,12 @@ def _rationale(index: int, need: str) -> dict[str, str]:
     return {"id": f"r{index}", "need": need, "status": "unknown", "value": "", "source": ""}
 
 
-def _learn_from_heard(rationale: dict[str, str], heard: list[tuple[str, str]]) -> None:
+def _learn_from_heard(rationale: dict[str, str], heard: list[tuple[str, str]]) -> bool:
     for speaker, utterance in reversed(heard):
         if fact := fact_in(utterance, rationale["need"]):
             rationale.update(status="known", value=fact[0], source=f"{speaker}:{fact[1]}")
-            return
+            return True
+    return False
 
 
 def _recruit(
@@ -180,7 +179,7 @@ def _statement(view: PromptView) -> dict[str, Any]:
     notebook = lines_of(view, "NOTEBOOK")
     claims, said = [], []
     for r in plan_of(view):
-        found = filling(notebook, r["need"], whole_history=view.whole_history) or bearing(notebook, r["need"])[:FEW]
+        found = filling(notebook, r["need"], whole_history=view.whole_history)
         if r["status"] == "known" or found:
             value, source = (r["value"], r["source"]) if r["status"] == "known" else value_of(found)
             sources = list(dict.fromkeys([*_ids(source), *(line["id"] for line in found)]))
@@ -226,17 +225,20 @@ def _plain_act(view: PromptView) -> dict[str, Any]:
 # ---------------------------------------------------------------------- consensus
 def _consensus(view: PromptView) -> dict[str, Any]:
     """One claim per need: the values the agents found for it (joined, none dropped: different agents hold
-    different parts), citing the ids the rationales and statements give for it and the EVIDENCE lines that fill it."""
+    different parts; with none known, the best EVIDENCE line), citing the ids the rationales and statements give for
+    it and the EVIDENCE lines that answer or bear on it."""
     rows = [[c.strip() for c in line.lstrip("- ").split(" | ")] for line in view.block("RATIONALES")]
     rows = [r for r in rows if len(r) >= 3]  # "(none)" is no rationale
     said = [s.split(": ", 1)[-1] for s in view.block("STATEMENTS") if s.startswith("- ") and "(no answer)" not in s]
+    evidence = lines_of(view, "EVIDENCE")
+    if not rows:  # nothing known: each question the question holds, as far as the evidence passed on bears on it
+        rows = [["", need, ""] for need in needs_of(view.question) if _cited(evidence, need)]
     if not rows:  # no plans (plain prompting): the fullest statement, citing what it cites
         longest = max(said, key=lambda s: len(_strip_sources(s)), default="")
         answer = _strip_sources(longest)
         claims = [{"text": answer, "sources": re.findall(r"\[([^\]]+)\]", longest)}] if answer else []
         return {"answer": answer, "agreed": len(set(said)) <= 1, "cited": [], "dropped": [], "claims": claims,
                 "disagreements": [], "answerable": bool(answer)}  # fmt: skip
-    evidence = lines_of(view, "EVIDENCE")
     values: dict[str, list[str]] = {}
     sources: dict[str, list[str]] = {}
     for _key, need, value, *rest in rows:
@@ -248,13 +250,21 @@ def _consensus(view: PromptView) -> dict[str, Any]:
                 sources[need].extend(_ids(fact[1]))
     claims = []
     for need, found in values.items():
-        # Consensus reads all that was passed on (nothing left to search): a need naming people, their lines.
-        lines = [line["id"] for line in filling(evidence, need, whole_history=True) or bearing(evidence, need)[:FEW]]
-        text = f"{need}: {' / '.join(dict.fromkeys(found))}"
-        claims.append({"text": text, "sources": list(dict.fromkeys([*sources[need], *lines]))})
+        lines = _cited(evidence, need)
+        said_values = [v for v in dict.fromkeys(found) if v] or [line["text"] for line in lines[:1]]
+        text = f"{need}: {' / '.join(said_values)}"
+        claims.append(
+            {"text": text, "sources": list(dict.fromkeys([*sources[need], *(line["id"] for line in lines)]))}
+        )
     answer = "; ".join(c["text"] for c in claims)
     return {"answer": answer, "agreed": len({_strip_sources(s) for s in said}) <= 1, "cited": [r[0] for r in rows],
             "dropped": [], "claims": claims, "disagreements": [], "answerable": True}  # fmt: skip
+
+
+def _cited(evidence: list[dict[str, str]], need: str) -> list[dict[str, str]]:
+    """The EVIDENCE lines a claim on a need cites: consensus reads all that was passed on (nothing left to search),
+    so a need naming people is answered by their lines; else every line that bears on it."""
+    return filling(evidence, need, whole_history=True) or bearing(evidence, need)
 
 
 def _ids(source: str) -> list[str]:

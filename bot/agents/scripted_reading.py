@@ -133,28 +133,37 @@ def names_of(need: str) -> list[str]:
 
 
 def _answers(line: dict[str, str], need: str) -> int:
-    """How well a line answers a need, 0 when it does not. Everyone and everything the need names must be in the
-    line, be its sender or share its conversation (its channel); of the need's other words (what it asks about),
-    the line must hold at least half, and they must be a fair part of its own words (a long line that happens to
-    hold two of them is about something else). A need of names only is answered by a line holding them all."""
+    """How well a line answers a need, 0 when it does not. It must be about someone or something the need names
+    (`_about`); of the need's other words (what it asks about), the line must hold at least half, and they must be
+    a fair part of its own words (a long line that happens to hold two of them is about something else). A need of
+    names only is answered by a line holding them all."""
     names = names_of(need)
-    where = f"{line['lowered']} {line['sender']} {line['channel']}"
-    if any(n[:5] not in where for n in names):
+    if not _about(line, names):
         return 0
     asked = [k for k in keywords_of(need) if k not in names]
     if not asked:
-        return len(names)
-    held = hits_of(line, asked)
-    own = keywords_of(line["text"])
-    about = sum(any(w[:5] == k[:5] for k in [*asked, *names]) for w in own)
-    return held if 2 * held >= len(asked) and 4 * about >= len(own) else 0
+        return len(names) if all(_about(line, [n]) for n in names) else 0
+    sender = line["sender"] in asked and line["sender"][:5] not in line["lowered"]  # "bob": bob said it
+    in_text = hits_of(line, asked)
+    held = in_text + sender
+    own = [w for w in keywords_of(line["text"]) if not w[0].isdigit()]  # a time or a figure is the answer itself
+    about = sender + sum(any(w[:5] == k[:5] for k in [*asked, *names]) for w in own)
+    # Two of its words in the line's own, unless it holds them all (a name alone is no answer).
+    enough = 2 * held >= len(asked) and (in_text >= min(2, len(asked)) or held == len(asked))
+    return held if enough and 4 * about >= len(own) else 0
+
+
+def _about(line: dict[str, str], names: list[str]) -> bool:
+    """The line is about someone or something the need names (in its words, its sender or its conversation): a
+    need naming two people may be answered by one line about each."""
+    where = f"{line['lowered']} {line['sender']} {line['channel']}"
+    return not names or any(n[:5] in where for n in names)
 
 
 def _bears_on(line: dict[str, str], need: str) -> int:
     """Weaker than answering: the line is about whom the need names and holds one of the words it asks about."""
     names = names_of(need)
-    where = f"{line['lowered']} {line['sender']} {line['channel']}"
-    if any(n[:5] not in where for n in names):
+    if not _about(line, names):
         return 0
     return hits_of(line, [k for k in keywords_of(need) if k not in names])
 
