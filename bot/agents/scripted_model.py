@@ -85,8 +85,10 @@ def _think(view: PromptView) -> dict[str, Any]:
     found = {r["id"] for r in unknown if filling(notebook, r["need"], whole_history=view.whole_history, people=people)}
     unfilled = [r for r in unknown if r not in fresh and r["id"] not in found]  # searched; its notebook has nothing
     recruit = _recruit(view, unfilled, notebook) if view.heard else None
-    # Stuck: something is missing, this agent has nothing left to try, and its partner told it nothing new.
-    stuck = bool(unknown) and not clear and recruit is None and bool(view.heard) and not told
+    # Stuck: something is missing, this agent has nothing left to try, its partner told it nothing new, and both
+    # have had their turns to search and then to bring someone in (turns 0-3).
+    turn = re.search(r"THINK \(turn (\d+)\)", view.instruction)
+    stuck = bool(unknown) and not clear and recruit is None and not told and bool(turn) and int(turn[1]) >= 3
     return {"plan": plan, "clear": clear, "fuzzy": fuzzy, "recruit": recruit, "done": not unknown,
             "cannot_progress": stuck}  # fmt: skip
 
