@@ -53,6 +53,7 @@ EVIDENCE_BUDGET_BY_PROFILE = {"large": 6000, "small": 1200}
 # Prompt tokens one ask may spend in all its LLM calls: about 16 full prompts of the profile, enough for a
 # two-colleague ask's turns, closing statements and consensus; a runaway talk ends with what it has.
 ASK_TOKEN_BUDGET_BY_PROFILE = {"large": 120_000, "small": 30_000}
+CHARS_PER_TOKEN = 4  # as bot.llm.tokens estimates them
 
 
 class Settings(BaseSettings):
@@ -293,8 +294,10 @@ class Settings(BaseSettings):
     )
     share_quote_chars: int = _setting(
         "ASKWITH_SHARE_QUOTE_CHARS",
-        2000,
-        "Most characters of a member's messages their agent may pass on verbatim in one ask (more are cut).",
+        0,
+        "Most characters of a member's messages their agent may pass on verbatim in one ask (more are cut). 0 = "
+        "that side's share of what the answer can read: the evidence budget of the prompt that writes the answer, "
+        "in characters, split evenly between the requester and each colleague.",
         ge=0,
         le=1_000_000,
     )
@@ -620,6 +623,15 @@ class Settings(BaseSettings):
     def ask_token_limit(self) -> int:
         """Prompt tokens per ask: the explicit setting, else the context profile's figure."""
         return self._by_profile(self.ask_token_budget, ASK_TOKEN_BUDGET_BY_PROFILE)
+
+    def share_quote_limit(self, colleagues: int) -> int:
+        """Characters of verbatim memory text one member's agent may pass on in an ask: the explicit setting, else
+        an equal share, among the requester and the colleagues, of the evidence the prompt that writes the answer
+        holds. What leaves an agent verbatim is there for the answer to read: a larger cap lets no more reach it,
+        and a side may not crowd out the others."""
+        if self.share_quote_chars > 0:
+            return self.share_quote_chars
+        return self.evidence_budget * CHARS_PER_TOKEN // (1 + max(1, colleagues))
 
     def _by_profile(self, explicit: int, figures: dict[str, int]) -> int:
         if explicit > 0:

@@ -203,12 +203,14 @@ class Conversation:
             )
 
     async def _recruitable(self, agent: Agent) -> list[str]:
-        """Whom this agent may bring in: people its member talks with, not already in the chain, those whose
-        messages in its notebook bear on the open rationales first (then DMs, then small channels)."""
+        """Whom this agent may bring in: people its member talks with, not already in the chain nor brought in by
+        this talk, those whose messages in its notebook bear on the open rationales first (then DMs, then small
+        channels)."""
         if not self.ctx.ablations.recursion or self.depth >= self.ctx.settings.recursion_depth:
             return []
         contacts = await self.ctx.roster.contacts(agent.handle)
-        allowed = [c for c in contacts if c not in self.ancestors and c not in self.ctx.participants]
+        asked = {t.recruit.request.member for t in self.turns if t.recruit is not None}  # once a talk: same answer
+        allowed = [c for c in contacts if c not in self.ancestors and c not in self.ctx.participants | asked]
         wanted = words(" ".join(r.need for r in agent.plan.unknowns) or self.task.question)
         talk = Counter(line.sender for line in agent.notebook.lines.values() if overlap(line, wanted))
         order = {c: i for i, c in enumerate(allowed)}

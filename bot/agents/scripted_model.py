@@ -6,14 +6,16 @@ protocol mechanically:
 - plan: one rationale per question the question contains ("First: ... Second: ...", "1) ... 2) ...", each sentence
   that asks something, "... and when ..."); the other sentences are context;
 - search: each unknown rationale once, in both memories (its content words; its text); it sees every search it made;
-- fill: a line fills a rationale when it (with its sender) holds at least half its content words, two in its words;
-  with the member's whole history read (nothing left to search) and no such line, a rationale naming people asked
-  is answered by everything they said (the closing statement: any people it names);
-- recruit: when a rationale stays unknown after its own search and the partner has spoken, it asks the first person it
-  may bring in who is named in, or spoke, a line sharing a word with it (or in that line's conversation), else the
-  first person listed; once a talk;
-- stop: done when every rationale is known; stuck when it has nothing left to try and its partner said the same;
-- statement and consensus: each rationale with the lines that fill it, cited.
+- fill: a line fills a rationale when it answers it: it is about someone the rationale names (its words, sender or
+  conversation) and holds half of what the rationale asks, as a fair part of its own words; with the member's
+  whole history read (nothing left to search) and no such line, a rationale naming people asked is answered by
+  everything they said (the closing statement: any people it names);
+- recruit: when a rationale stays unknown after its own search and the partner has spoken, it asks whom the
+  rationale names, else whom the lines bearing on it name or who spoke in their conversations, else the first
+  person listed; once a talk. An agent brought in answers with the lines that bear on its question best;
+- stop: done when every rationale is known; stuck when it has nothing left to try and its partner told it nothing
+  new;
+- statement: each rationale with the lines that answer it, cited; consensus: the same, else the lines bearing on it.
 As the private model of the privacy split it "extracts" each hit's text as a fact (a stand-in, not a privacy filter).
 
     llm = LLMClient(ScriptedBackend(scripted_model))
@@ -29,12 +31,13 @@ from bot.agents.scripted_reading import (
     BRIEF,
     PromptView,
     asked_of,
+    bearing,
     fact_in,
     filling,
-    hits_of,
     keywords_of,
     label_of,
     lines_of,
+    names_of,
     needs_of,
     plan_of,
     value_of,
@@ -43,6 +46,7 @@ from bot.llm.types import LLMRequest
 
 
 EXHAUSTED = "Nothing left to try."
+FEW = 3  # lines offered on a rationale nothing answers outright
 
 
 def scripted_model(request: LLMRequest) -> str:
@@ -68,20 +72,23 @@ def _think(view: PromptView) -> dict[str, Any]:
     if not plan:
         plan = [_rationale(i, need) for i, need in enumerate(needs_of(view.question), 1)]
     board = [("blackboard", line) for line in view.block("BLACKBOARD")]
-    for r in (r for r in plan if r["status"] == "unknown"):
-        _learn_from_heard(r, view.heard + board)
+    told = [r for r in plan if r["status"] == "unknown" and _learn_from_heard(r, view.heard + board)]
     unknown = [r for r in plan if r["status"] == "unknown"]
     searched = view.block("PREVIOUS SEARCHES")
     fresh = [] if view.whole_history else [r for r in unknown if not _searched(r, searched)]
-    clear = [{"keywords": keywords_of(r["need"]), "limit": 5} for r in fresh]
+    # An agent brought in has one turn to answer: it searches wider.
+    limit = 10 if _brought_in(view) else 5
+    clear = [{"keywords": keywords_of(r["need"]), "limit": limit} for r in fresh]
     fuzzy = [{"text": r["need"], "top_k": 3} for r in fresh]
     notebook = lines_of(view, "NOTEBOOK", BRIEF)
     people = asked_of(view)
     found = {r["id"] for r in unknown if filling(notebook, r["need"], whole_history=view.whole_history, people=people)}
     unfilled = [r for r in unknown if r not in fresh and r["id"] not in found]  # searched; its notebook has nothing
     recruit = _recruit(view, unfilled, notebook) if view.heard else None
-    # Stuck: something is missing, this agent has nothing left to try, and neither has its partner.
-    stuck = bool(unknown) and not clear and recruit is None and bool(view.heard) and EXHAUSTED in view.heard[-1][1]
+    # Stuck: something is missing, this agent has nothing left to try, its partner told it nothing new, and both
+    # have had their turns to search and then to bring someone in (turns 0-3).
+    turn = re.search(r"THINK \(turn (\d+)\)", view.instruction)
+    stuck = bool(unknown) and not clear and recruit is None and not told and bool(turn) and int(turn[1]) >= 3
     return {"plan": plan, "clear": clear, "fuzzy": fuzzy, "recruit": recruit, "done": not unknown,
             "cannot_progress": stuck}  # fmt: skip
 
@@ -96,34 +103,52 @@ def _rationale(index: int, need: str) -> dict[str, str]:
     return {"id": f"r{index}", "need": need, "status": "unknown", "value": "", "source": ""}
 
 
-def _learn_from_heard(rationale: dict[str, str], heard: list[tuple[str, str]]) -> None:
+def _learn_from_heard(rationale: dict[str, str], heard: list[tuple[str, str]]) -> bool:
     for speaker, utterance in reversed(heard):
         if fact := fact_in(utterance, rationale["need"]):
             rationale.update(status="known", value=fact[0], source=f"{speaker}:{fact[1]}")
-            return
+            return True
+    return False
 
 
 def _recruit(
     view: PromptView, searched: list[dict[str, str]], notebook: list[dict[str, str]]
 ) -> dict[str, str] | None:
-    """Someone who may hold what its own searches did not fill: a person its notebook lines on the matter name or
-    quote, or who spoke in their conversations; each person once."""
+    """Someone who may hold what its own searches did not fill: whom the rationale names, then whom the notebook
+    lines bearing on it name, then who spoke in their conversations; once a talk. The question is every part still
+    open, the one that points to them first."""
     people = [p.strip() for p in label_of(view.instruction, f"PEOPLE {view.me} TALKS WITH").split(",") if p.strip()]
-    if not searched or not people or any(re.search(r"I asked (\S+)'s agent", s) for s in view.said):
-        return None  # one person a talk: a sub-conversation is costly
-    keywords = keywords_of(searched[0]["need"])
-    related = [line for line in notebook if hits_of(line, keywords)]
-    channels = {line["channel"] for line in related}
-    speakers = {line["sender"] for line in notebook if line["channel"] in channels}
-    # Whom the question names, then whom its lines name, then who spoke where they were said; else the first listed
-    # (the one the member talks with most about such things).
-    ranked = [
-        *(p for p in people if p.lower() in keywords),
-        *(p for p in people if any(p.lower() in line["lowered"] for line in related)),
-        *(p for p in people if p.lower() in speakers),
-        *people,
-    ]
-    return {"member": ranked[0], "question": " ".join(r["need"] + "?" for r in searched)}
+    if any("I asked " in s for s in view.said):
+        return None  # once a talk: a sub-conversation is costly, and the partner may ask someone else
+    for rationale in searched:
+        related = bearing(notebook, rationale["need"])
+        channels = {line["channel"] for line in related}
+        speakers = {line["sender"] for line in notebook if line["channel"] in channels}
+        named = names_of(rationale["need"])
+        ranked = [
+            *(p for p in people if _name(p) in named),
+            *(p for p in people if any(_name(p) in line["lowered"] for line in related)),
+            *(p for p in people if _name(p) in speakers),
+        ]
+        if ranked:
+            rest = [r for r in searched if r is not rationale]  # the person may hold the other parts too
+            question = " ".join(r["need"] + "?" for r in [rationale, *rest])
+            return {"member": ranked[0], "question": question}
+    # Nothing points anywhere: the first person listed (who talks with the member most about such things).
+    if searched and people:
+        return {"member": people[0], "question": " ".join(r["need"] + "?" for r in searched)}
+    return None
+
+
+def _brought_in(view: PromptView) -> bool:
+    """Another agent brought this one in (it is neither asked nor asking): it was asked this question directly."""
+    asked = re.findall(r"@([^\s)]+)", f"{label_of(view.text, 'EVERYONE ASKED')} {label_of(view.text, 'ASKED BY')}")
+    return bool(asked) and view.me not in asked
+
+
+def _name(handle: str) -> str:
+    """A handle as a name in text ("dr._oberman" -> "dr. oberman")."""
+    return handle.replace("_", " ").lower()
 
 
 # ---------------------------------------------------------------------- act
@@ -136,8 +161,11 @@ def _act(view: PromptView) -> dict[str, Any]:
     hits = lines_of(view, "MEMORY RESULTS")
     sub = re.search(r"^SUB-CONVERSATION with (\S+)'s agent: (.*)$", view.instruction, re.M)
     learned = []
+    # An agent brought in by another (not among those asked) was asked this directly: it offers what bears on it.
+    brought_in = _brought_in(view)
     for r in (r for r in plan if r["status"] == "unknown"):
         found = filling(hits, r["need"], whole_history=view.whole_history, people=asked_of(view))
+        found = found or (bearing(hits, r["need"])[:FEW] if brought_in else [])
         fact = value_of(found) if found else fact_in(sub[2], r["need"]) if sub else None
         if fact:
             learned.append({"id": r["id"], "value": fact[0], "source": fact[1]})
@@ -165,13 +193,13 @@ def _statement(view: PromptView) -> dict[str, Any]:
 def _utterance(plan: list[dict[str, str]], asked: str | None, exhausted: bool) -> str:
     known = [f"{r['need']}: {r['value']} [{r['source']}]" for r in plan if r["status"] == "known"]
     missing = [r["need"] for r in plan if r["status"] == "unknown"]
-    parts = [f"Found: {'; '.join(known)}." if known else "I found nothing yet."]
-    if missing:
-        parts.append(f"Still missing: {'; '.join(missing)}.")
+    # What it has left to try comes first: a long utterance is shortened at its end in the partner's history.
+    parts = [EXHAUSTED] if missing and exhausted else []
     if asked:
         parts.append(f"I asked {asked}'s agent.")
-    if missing and exhausted:
-        parts.append(EXHAUSTED)
+    parts.append(f"Found: {'; '.join(known)}." if known else "I found nothing yet.")
+    if missing:
+        parts.append(f"Still missing: {'; '.join(missing)}.")
     return " ".join(parts)
 
 
@@ -199,17 +227,20 @@ def _plain_act(view: PromptView) -> dict[str, Any]:
 # ---------------------------------------------------------------------- consensus
 def _consensus(view: PromptView) -> dict[str, Any]:
     """One claim per need: the values the agents found for it (joined, none dropped: different agents hold
-    different parts), citing the ids the rationales and statements give for it and the EVIDENCE lines that fill it."""
+    different parts; with none known, the best EVIDENCE line), citing the ids the rationales and statements give for
+    it and the EVIDENCE lines that answer or bear on it."""
     rows = [[c.strip() for c in line.lstrip("- ").split(" | ")] for line in view.block("RATIONALES")]
     rows = [r for r in rows if len(r) >= 3]  # "(none)" is no rationale
     said = [s.split(": ", 1)[-1] for s in view.block("STATEMENTS") if s.startswith("- ") and "(no answer)" not in s]
+    evidence = lines_of(view, "EVIDENCE")
+    if not rows:  # nothing known: each question the question holds, as far as the evidence passed on bears on it
+        rows = [["", need, ""] for need in needs_of(view.question) if _cited(evidence, need)]
     if not rows:  # no plans (plain prompting): the fullest statement, citing what it cites
         longest = max(said, key=lambda s: len(_strip_sources(s)), default="")
         answer = _strip_sources(longest)
         claims = [{"text": answer, "sources": re.findall(r"\[([^\]]+)\]", longest)}] if answer else []
         return {"answer": answer, "agreed": len(set(said)) <= 1, "cited": [], "dropped": [], "claims": claims,
                 "disagreements": [], "answerable": bool(answer)}  # fmt: skip
-    evidence = lines_of(view, "EVIDENCE")
     values: dict[str, list[str]] = {}
     sources: dict[str, list[str]] = {}
     for _key, need, value, *rest in rows:
@@ -221,13 +252,21 @@ def _consensus(view: PromptView) -> dict[str, Any]:
                 sources[need].extend(_ids(fact[1]))
     claims = []
     for need, found in values.items():
-        # Consensus reads all that was passed on (nothing left to search): a need naming people, their lines.
-        lines = [line["id"] for line in filling(evidence, need, whole_history=True)]
-        text = f"{need}: {' / '.join(dict.fromkeys(found))}"
-        claims.append({"text": text, "sources": list(dict.fromkeys([*sources[need], *lines]))})
+        lines = _cited(evidence, need)
+        said_values = [v for v in dict.fromkeys(found) if v] or [line["text"] for line in lines[:1]]
+        text = f"{need}: {' / '.join(said_values)}"
+        claims.append(
+            {"text": text, "sources": list(dict.fromkeys([*sources[need], *(line["id"] for line in lines)]))}
+        )
     answer = "; ".join(c["text"] for c in claims)
     return {"answer": answer, "agreed": len({_strip_sources(s) for s in said}) <= 1, "cited": [r[0] for r in rows],
             "dropped": [], "claims": claims, "disagreements": [], "answerable": True}  # fmt: skip
+
+
+def _cited(evidence: list[dict[str, str]], need: str) -> list[dict[str, str]]:
+    """The EVIDENCE lines a claim on a need cites: consensus reads all that was passed on (nothing left to search),
+    so a need naming people is answered by their lines; else every line that bears on it."""
+    return filling(evidence, need, whole_history=True) or bearing(evidence, need)
 
 
 def _ids(source: str) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.llm.types import LLMRequest
@@ -14,7 +15,7 @@ from bot.prompts import DATA_CLOSE, DATA_OPEN
 STOPWORDS = frozenset(
     "a an and are at be by can could did do does for from has have how i in is it me my of on or our please tell "
     "that the their them there they this to us was we were what when where which who whom why will with would you "
-    "your know about any find out".split()
+    "your know about any find out had been being".split()
 )
 HIT = re.compile(
     r"^\[(?P<id>[^\]]+)\] #(?P<channel>\S+) (?:\S+ \S+ (?P<sender>[^:]+)|\S+): (?P<text>.*?)(?: \| context: .*)?$"
@@ -125,28 +126,75 @@ def hits_of(line: dict[str, str], keywords: list[str]) -> int:
     return sum(k[:5] in line["lowered"] for k in keywords)
 
 
-def _fills(line: dict[str, str], keywords: list[str]) -> int:
-    """A line fills a rationale when it and its sender hold at least half its keywords, two of them in its words
-    unless they hold all (a name alone is no answer); returns how many it holds, 0 when it does not fill it."""
-    in_text = hits_of(line, keywords)
-    held = in_text + (line["sender"] in keywords and line["sender"][:5] not in line["lowered"])
-    return held if 2 * held >= len(keywords) and (in_text >= min(2, len(keywords)) or held == len(keywords)) else 0
+def names_of(need: str) -> list[str]:
+    """Whom or what a need is about: its capitalised words after the first ("Why did Chandler call Paul")."""
+    words = re.findall(r"[A-Za-z][\w'-]*", need)
+    return list(dict.fromkeys(w.lower().removesuffix("'s") for w in words[1:] if w[0].isupper()))
+
+
+def _answers(line: dict[str, str], need: str) -> int:
+    """How well a line answers a need, 0 when it does not. It must be about someone or something the need names
+    (`_about`); of the need's other words (what it asks about), the line must hold at least half, and they must be
+    a fair part of its own words (a long line that happens to hold two of them is about something else). A need of
+    names only is answered by a line holding them all."""
+    names = names_of(need)
+    if not _about(line, names):
+        return 0
+    asked = [k for k in keywords_of(need) if k not in names]
+    if not asked:
+        return len(names) if all(_about(line, [n]) for n in names) else 0
+    sender = line["sender"] in asked and line["sender"][:5] not in line["lowered"]  # "bob": bob said it
+    in_text = hits_of(line, asked)
+    held = in_text + sender
+    own = [w for w in keywords_of(line["text"]) if not w[0].isdigit()]  # a time or a figure is the answer itself
+    about = sender + sum(any(w[:5] == k[:5] for k in [*asked, *names]) for w in own)
+    # Two of its words in the line's own, unless it holds them all (a name alone is no answer).
+    enough = 2 * held >= len(asked) and (in_text >= min(2, len(asked)) or held == len(asked))
+    return held if enough and 4 * about >= len(own) else 0
+
+
+def _about(line: dict[str, str], names: list[str]) -> bool:
+    """The line is about someone or something the need names (in its words, its sender or its conversation): a
+    need naming two people may be answered by one line about each."""
+    where = f"{line['lowered']} {line['sender']} {line['channel']}"
+    return not names or any(n[:5] in where for n in names)
+
+
+def _bears_on(line: dict[str, str], need: str) -> int:
+    """Weaker than answering: the line is about whom the need names and holds one of the words it asks about."""
+    names = names_of(need)
+    if not _about(line, names):
+        return 0
+    return hits_of(line, [k for k in keywords_of(need) if k not in names])
 
 
 def filling(
     lines: list[dict[str, str]], need: str, *, whole_history: bool, people: list[str] | None = None
 ) -> list[dict[str, str]]:
-    """The lines that fill a rationale, best first (`_fills`). With the member's whole history read (nothing left to
-    search) and no such line, a rationale naming people is answered by everything they said (only `people`, when
-    given)."""
-    keywords = keywords_of(need)
+    """The lines that answer a rationale, best first (`_answers`). With the member's whole history read (nothing
+    left to search) and no such line, a rationale naming people is answered by everything they said (only `people`,
+    when given)."""
     # A session summary says where to look, not what was said: only messages fill a rationale.
     messages = [line for line in lines if not line["id"].startswith("session:")]
-    scored = [(n, i, line) for i, line in enumerate(messages) if (n := _fills(line, keywords))]
-    if scored or not whole_history:
-        return [line for _, _, line in sorted(scored, key=lambda s: (-s[0], s[1]))]
-    named = {k for k in keywords if people is None or k in people}
+    found = _ranked(messages, need, _answers)
+    if found or not whole_history:
+        return found
+    named = {k for k in keywords_of(need) if people is None or k in people}
     return [line for line in messages if line["sender"] in named]
+
+
+def bearing(lines: list[dict[str, str]], need: str) -> list[dict[str, str]]:
+    """The lines that answer a rationale, else those that bear on it (`_bears_on`), best first: what an agent asked
+    directly, or the one writing the answer, offers when nothing answers outright."""
+    messages = [line for line in lines if not line["id"].startswith("session:")]
+    return _ranked(messages, need, _answers) or _ranked(messages, need, _bears_on)
+
+
+def _ranked(
+    lines: list[dict[str, str]], need: str, score: Callable[[dict[str, str], str], int]
+) -> list[dict[str, str]]:
+    scored = [(n, i, line) for i, line in enumerate(lines) if (n := score(line, need))]
+    return [line for _, _, line in sorted(scored, key=lambda s: (-s[0], s[1]))]
 
 
 def asked_of(view: PromptView) -> list[str]:

@@ -39,3 +39,13 @@ def test_invalid_value_is_reported_with_its_name() -> None:
 def test_repr_hides_secrets() -> None:
     settings = Settings.load(env={"ASKWITH_LLM_API_KEY": "sk-secret"}, env_file=None)
     assert "sk-secret" not in repr(settings)
+
+
+def test_share_quote_cap_defaults_to_each_sides_share_of_the_answer_prompt() -> None:
+    settings = Settings.load(env={"ASKWITH_EVIDENCE_BUDGET_TOKENS": "3000"}, env_file=None)
+    # 3,000 tokens of evidence (12,000 characters) in the prompt that writes the answer, split between the sides.
+    assert settings.share_quote_limit(1) == 6000
+    assert settings.share_quote_limit(2) == 4000
+    assert settings.replace(context_profile="small", evidence_budget_tokens=0).share_quote_limit(1) == 2400
+    explicit = Settings.load(env={"ASKWITH_SHARE_QUOTE_CHARS": "500"}, env_file=None)
+    assert explicit.share_quote_limit(1) == explicit.share_quote_limit(3) == 500
