@@ -292,12 +292,12 @@ class Settings(BaseSettings):
         gt=0,
         le=604_800,
     )
-    share_quote_chars: int = _setting(
+    share_quote_chars: int | None = _setting(
         "ASKWITH_SHARE_QUOTE_CHARS",
-        0,
-        "Most characters of a member's messages their agent may pass on verbatim in one ask (more are cut). 0 = "
-        "that side's share of what the answer can read: the evidence budget of the prompt that writes the answer, "
-        "in characters, split evenly between the requester and each colleague.",
+        None,
+        "Most characters of a member's messages their agent may pass on verbatim in one ask (more are cut); 0 = "
+        "none. Empty = that side's share of what the answer can read: the evidence budget of the prompt that "
+        "writes the answer, in characters, split evenly between the requester and each colleague.",
         ge=0,
         le=1_000_000,
     )
@@ -629,7 +629,7 @@ class Settings(BaseSettings):
         an equal share, among the requester and the colleagues, of the evidence the prompt that writes the answer
         holds. What leaves an agent verbatim is there for the answer to read: a larger cap lets no more reach it,
         and a side may not crowd out the others."""
-        if self.share_quote_chars > 0:
+        if self.share_quote_chars is not None:  # 0 too: an operator's "nothing verbatim" must stay nothing
             return self.share_quote_chars
         return self.evidence_budget * CHARS_PER_TOKEN // (1 + max(1, colleagues))
 

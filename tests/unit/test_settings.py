@@ -49,3 +49,6 @@ def test_share_quote_cap_defaults_to_each_sides_share_of_the_answer_prompt() -> 
     assert settings.replace(context_profile="small", evidence_budget_tokens=0).share_quote_limit(1) == 2400
     explicit = Settings.load(env={"ASKWITH_SHARE_QUOTE_CHARS": "500"}, env_file=None)
     assert explicit.share_quote_limit(1) == explicit.share_quote_limit(3) == 500
+    nothing = Settings.load(env={"ASKWITH_SHARE_QUOTE_CHARS": "0"}, env_file=None)
+    assert nothing.share_quote_limit(1) == 0  # zero still means no verbatim text at all, never "the default"
+    assert Settings.load(env={"ASKWITH_SHARE_QUOTE_CHARS": ""}, env_file=None).share_quote_limit(1) > 0
