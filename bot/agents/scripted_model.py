@@ -227,14 +227,15 @@ def _plain_act(view: PromptView) -> dict[str, Any]:
 # ---------------------------------------------------------------------- consensus
 def _consensus(view: PromptView) -> dict[str, Any]:
     """One claim per need: the values the agents found for it (joined, none dropped: different agents hold
-    different parts; with none known, the best EVIDENCE line), citing the ids the rationales and statements give for
-    it and the EVIDENCE lines that answer or bear on it."""
+    different parts; with none known, the EVIDENCE line that answers it), citing the ids the rationales and
+    statements give for it and the EVIDENCE lines that answer or bear on it. A line that only bears on a need is
+    cited beside an answer, never given as one: no answer beats a wrong one."""
     rows = [[c.strip() for c in line.lstrip("- ").split(" | ")] for line in view.block("RATIONALES")]
     rows = [r for r in rows if len(r) >= 3]  # "(none)" is no rationale
     said = [s.split(": ", 1)[-1] for s in view.block("STATEMENTS") if s.startswith("- ") and "(no answer)" not in s]
     evidence = lines_of(view, "EVIDENCE")
-    if not rows:  # nothing known: each question the question holds, as far as the evidence passed on bears on it
-        rows = [["", need, ""] for need in needs_of(view.question) if _cited(evidence, need)]
+    if not rows:  # nothing known: each question the question holds that a line passed on answers
+        rows = [["", need, ""] for need in needs_of(view.question) if _answering(evidence, need)]
     if not rows:  # no plans (plain prompting): the fullest statement, citing what it cites
         longest = max(said, key=lambda s: len(_strip_sources(s)), default="")
         answer = _strip_sources(longest)
@@ -252,21 +253,24 @@ def _consensus(view: PromptView) -> dict[str, Any]:
                 sources[need].extend(_ids(fact[1]))
     claims = []
     for need, found in values.items():
-        lines = _cited(evidence, need)
-        said_values = [v for v in dict.fromkeys(found) if v] or [line["text"] for line in lines[:1]]
+        answering = _answering(evidence, need)
+        lines = answering or bearing(evidence, need)
+        said_values = [v for v in dict.fromkeys(found) if v] or [line["text"] for line in answering[:1]]
+        if not said_values:
+            continue
         text = f"{need}: {' / '.join(said_values)}"
         claims.append(
             {"text": text, "sources": list(dict.fromkeys([*sources[need], *(line["id"] for line in lines)]))}
         )
     answer = "; ".join(c["text"] for c in claims)
     return {"answer": answer, "agreed": len({_strip_sources(s) for s in said}) <= 1, "cited": [r[0] for r in rows],
-            "dropped": [], "claims": claims, "disagreements": [], "answerable": True}  # fmt: skip
+            "dropped": [], "claims": claims, "disagreements": [], "answerable": bool(claims)}  # fmt: skip
 
 
-def _cited(evidence: list[dict[str, str]], need: str) -> list[dict[str, str]]:
-    """The EVIDENCE lines a claim on a need cites: consensus reads all that was passed on (nothing left to search),
-    so a need naming people is answered by their lines; else every line that bears on it."""
-    return filling(evidence, need, whole_history=True) or bearing(evidence, need)
+def _answering(evidence: list[dict[str, str]], need: str) -> list[dict[str, str]]:
+    """The EVIDENCE lines that answer a need: consensus reads all that was passed on (nothing left to search), so a
+    need naming people is answered by their lines."""
+    return filling(evidence, need, whole_history=True)
 
 
 def _ids(source: str) -> list[str]:
