@@ -15,7 +15,8 @@ protocol mechanically:
   person listed; once a talk. An agent brought in answers with the lines that bear on its question best;
 - stop: done when every rationale is known; stuck when it has nothing left to try and its partner told it nothing
   new;
-- statement: each rationale with the lines that answer it, cited; consensus: the same, else the lines bearing on it.
+- statement: each rationale with the lines that answer it, cited; consensus: the same, the lines bearing on it cited
+  beside an answer (never given as one).
 As the private model of the privacy split it "extracts" each hit's text as a fact (a stand-in, not a privacy filter).
 
     llm = LLMClient(ScriptedBackend(scripted_model))
@@ -227,15 +228,13 @@ def _plain_act(view: PromptView) -> dict[str, Any]:
 # ---------------------------------------------------------------------- consensus
 def _consensus(view: PromptView) -> dict[str, Any]:
     """One claim per need: the values the agents found for it (joined, none dropped: different agents hold
-    different parts; with none known, the EVIDENCE line that answers it), citing the ids the rationales and
+    different parts; with none given, the EVIDENCE line that answers it), citing the ids the rationales and
     statements give for it and the EVIDENCE lines that answer or bear on it. A line that only bears on a need is
     cited beside an answer, never given as one: no answer beats a wrong one."""
     rows = [[c.strip() for c in line.lstrip("- ").split(" | ")] for line in view.block("RATIONALES")]
     rows = [r for r in rows if len(r) >= 3]  # "(none)" is no rationale
     said = [s.split(": ", 1)[-1] for s in view.block("STATEMENTS") if s.startswith("- ") and "(no answer)" not in s]
     evidence = lines_of(view, "EVIDENCE")
-    if not rows:  # nothing known: each question the question holds that a line passed on answers
-        rows = [["", need, ""] for need in needs_of(view.question) if _answering(evidence, need)]
     if not rows:  # no plans (plain prompting): the fullest statement, citing what it cites
         longest = max(said, key=lambda s: len(_strip_sources(s)), default="")
         answer = _strip_sources(longest)
