@@ -20,16 +20,14 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import httpx
 from sqlalchemy import select
-from sqlalchemy.engine import make_url
 
+from benchmarks.scratch_postgres import scratch_postgres
 from bot.asks import models
 from bot.settings import Settings
 from bot.store.db import Database
@@ -90,25 +88,10 @@ class ServedWithWorker(ServedSlack):
 
 async def measure(admin_url: str, changes: int) -> dict[str, Any]:
     """Create a database, run serve + worker on it, time `changes` policy changes; always drop the database."""
-    name = f"askwith_consent_{uuid.uuid4().hex[:10]}"
-    admin = make_url(admin_url)
-    plain = admin.set(drivername="postgresql").render_as_string(hide_password=False)
-    await _admin(plain, f'CREATE DATABASE "{name}"')
-    url = admin.set(drivername="postgresql+asyncpg", database=name).render_as_string(hide_password=False)
-    workdir = Path(tempfile.mkdtemp(prefix="askwith-consent-"))
-    try:
+    async with scratch_postgres(admin_url, prefix="askwith_consent") as url:
+        workdir = Path(tempfile.mkdtemp(prefix="askwith-consent-"))
         async with ServedWithWorker(workdir, url) as served:
             return await _changes(served, changes)
-    finally:
-        await _admin(plain, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-async def _admin(url: str, statement: str) -> None:
-    conn = await asyncpg.connect(url)
-    try:
-        await conn.execute(statement)
-    finally:
-        await conn.close()
 
 
 async def _changes(served: ServedWithWorker, changes: int) -> dict[str, Any]:

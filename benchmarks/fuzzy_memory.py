@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import sys
 import tempfile
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -38,12 +37,11 @@ from random import Random
 if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import asyncpg  # noqa: E402
 from chromadb.api.types import Documents, EmbeddingFunction  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
-from sqlalchemy.engine import make_url  # noqa: E402
 
 from adapters.local.workspace import LocalWorkspace  # noqa: E402
+from benchmarks.scratch_postgres import scratch_postgres  # noqa: E402
 from benchmarks.timing import Spent, Timings, percentile, spent  # noqa: E402
 from bot.memory import session_store  # noqa: E402
 from bot.memory.embeddings import HashEmbedder, MiniLMEmbedder  # noqa: E402
@@ -80,7 +78,7 @@ class Ingestion:
 @asynccontextmanager
 async def fresh_store(settings: Settings, scratch: Path, postgres_url: str | None) -> AsyncIterator[Database]:
     """An empty, migrated database: a SQLite file under `scratch`, or a scratch database on the PostgreSQL server."""
-    async with _scratch_postgres(postgres_url) if postgres_url else _nothing_to_drop() as url:
+    async with scratch_postgres(postgres_url) if postgres_url else _nothing_to_drop() as url:
         db = await Database.open(settings, url=url or f"sqlite+aiosqlite:///{scratch / 'bench.db'}")
         try:
             yield db
@@ -91,27 +89,6 @@ async def fresh_store(settings: Settings, scratch: Path, postgres_url: str | Non
 @asynccontextmanager
 async def _nothing_to_drop() -> AsyncIterator[str | None]:
     yield None
-
-
-@asynccontextmanager
-async def _scratch_postgres(postgres_url: str) -> AsyncIterator[str]:
-    """A new database on the server of `postgres_url`, dropped afterwards; yields its URL."""
-    server = make_url(postgres_url)
-    admin_dsn = server.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
-    name = f"askwith_bench_{uuid.uuid4().hex[:12]}"
-    await _admin(admin_dsn, f'CREATE DATABASE "{name}"')
-    try:
-        yield server.set(database=name).render_as_string(hide_password=False)
-    finally:
-        await _admin(admin_dsn, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-async def _admin(dsn: str, statement: str) -> None:
-    conn = await asyncpg.connect(dsn)
-    try:
-        await conn.execute(statement)
-    finally:
-        await conn.close()
 
 
 # ---------------------------------------------------------------------- ingestion and the bare model

@@ -31,8 +31,8 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.platform_scale_discord import measure_discord  # noqa: E402
+from benchmarks.scratch_postgres import scratch_postgres  # noqa: E402
 from benchmarks.timing import load_average  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store.db import Database  # noqa: E402
@@ -71,65 +72,56 @@ async def _calls(conn: Any) -> list[str]:  # noqa: ANN401 - a Pipe end
 
 
 async def slack_sync(members: int, channels: int, engine: str, seed: int) -> dict[str, Any]:
-    from adapters.slack.client import web_client
-    from adapters.slack.port import SlackPort
-    from memory_ingest.worker import IngestWorker
-
     ours, theirs = multiprocessing.Pipe()
     server = multiprocessing.Process(target=_serve_slack, args=(members, channels, seed, theirs), daemon=True)
     server.start()
     base_url, token = ours.recv()
     settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="askwith-scale-")), slack_bot_token=token)
     settings = settings.replace(slack_api_url=base_url)
-    url, drop = await _database(engine, settings)
-    db = await Database.open(settings, url=url)
     figures: dict[str, Any] = {"engine": engine, "members": members, "channels": channels}
-    try:
-        reconcile_s = getattr(settings, "member_reconcile_hours", 0) * 3600  # 0 on code without the setting
-        kwargs = {"reconcile_s": reconcile_s} if reconcile_s else {}
-        worker = IngestWorker(SlackPort(web_client(settings)), db, **kwargs)
-        for run in ("first", "second"):
-            before = len(await _calls(ours))
-            started = time.perf_counter()
-            try:
-                await worker.run()
-            except Exception as exc:  # the figure is whether it succeeds
-                figures[f"{run}_error"] = f"{type(exc).__name__}: {str(exc)[:160]}"
-                break
-            figures[f"{run}_seconds"] = round(time.perf_counter() - started, 2)
-            figures[f"{run}_calls"] = sum(m in STRUCTURE for m in (await _calls(ours))[before:])
-        if "second_calls" in figures:
-            figures["second_over_first_calls"] = round(figures["second_calls"] / max(1, figures["first_calls"]), 4)
-    finally:
-        figures["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-        await db.close()
-        await drop()
-        ours.send("stop")
-        server.join(timeout=30)
+    async with _database(engine, settings) as url:
+        db = await Database.open(settings, url=url)
+        try:
+            await _two_syncs(settings, db, ours, figures)
+        finally:
+            figures["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+            await db.close()
+            ours.send("stop")
+            server.join(timeout=30)
     return figures
 
 
-async def _database(engine: str, settings: Settings) -> tuple[str, Callable[[], Any]]:
+async def _two_syncs(settings: Settings, db: Database, ours: Any, figures: dict[str, Any]) -> None:
+    """The first mirror of the workspace, then a second with nothing changed (what a scheduled run costs)."""
+    from adapters.slack.client import web_client
+    from adapters.slack.port import SlackPort
+    from memory_ingest.worker import IngestWorker
+
+    reconcile_s = getattr(settings, "member_reconcile_hours", 0) * 3600  # 0 on code without the setting
+    kwargs = {"reconcile_s": reconcile_s} if reconcile_s else {}
+    worker = IngestWorker(SlackPort(web_client(settings)), db, **kwargs)
+    for run in ("first", "second"):
+        before = len(await _calls(ours))
+        started = time.perf_counter()
+        try:
+            await worker.run()
+        except Exception as exc:  # the figure is whether it succeeds
+            figures[f"{run}_error"] = f"{type(exc).__name__}: {str(exc)[:160]}"
+            break
+        figures[f"{run}_seconds"] = round(time.perf_counter() - started, 2)
+        figures[f"{run}_calls"] = sum(m in STRUCTURE for m in (await _calls(ours))[before:])
+    if "second_calls" in figures:
+        figures["second_over_first_calls"] = round(figures["second_calls"] / max(1, figures["first_calls"]), 4)
+
+
+@asynccontextmanager
+async def _database(engine: str, settings: Settings) -> AsyncIterator[str]:
     if engine == "sqlite":
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-
-        async def nothing() -> None:
-            return None
-
-        return f"sqlite+aiosqlite:///{settings.data_dir / 'scale.db'}", nothing
-    import asyncpg
-
-    name = f"askwith_scale_{uuid.uuid4().hex[:10]}"
-    admin = await asyncpg.connect(POSTGRES_URL)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    await admin.close()
-
-    async def drop() -> None:
-        conn = await asyncpg.connect(POSTGRES_URL)
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await conn.close()
-
-    return f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}", drop
+        yield f"sqlite+aiosqlite:///{settings.data_dir / 'scale.db'}"
+        return
+    async with scratch_postgres(POSTGRES_URL, prefix="askwith_scale") as url:
+        yield url
 
 
 # ---------------------------------------------------------------------- the command line
