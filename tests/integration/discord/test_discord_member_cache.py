@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from bot.memory.clear import ClearMemory
 from bot.memory.types import ClearQuery
 from bot.memory.visibility import resolve_viewer
@@ -41,12 +43,17 @@ def staff_reads_launch(bot: DiscordHarness) -> Role:
     return staff
 
 
+@pytest.fixture
+async def staff(discord_bot: DiscordHarness, people: People) -> Role:
+    """The bot connected, and a `staff` role whose holders read #launch (held by nobody yet)."""
+    await connected(discord_bot, people)
+    return staff_reads_launch(discord_bot)
+
+
 async def test_a_role_change_of_a_member_the_gateway_never_delivered_changes_what_they_read(
-    discord_bot: DiscordHarness, people: People
+    discord_bot: DiscordHarness, staff: Role
 ) -> None:
     bot = discord_bot
-    await connected(bot, people)
-    staff = staff_reads_launch(bot)
     fred = Member(new_id(), "fred", "Fred")
     bot.world.add_member(fred)  # joined while the connection was down: no GUILD_MEMBER_ADD reached discord.py
     await bot.runtime.ingest.mirror()  # the reconciliation lists him over HTTP
@@ -60,11 +67,9 @@ async def test_a_role_change_of_a_member_the_gateway_never_delivered_changes_wha
 
 
 async def test_a_message_replayed_late_with_its_authors_old_roles_does_not_undo_a_role_change(
-    discord_bot: DiscordHarness, people: People
+    discord_bot: DiscordHarness, people: People, staff: Role
 ) -> None:
     bot = discord_bot
-    await connected(bot, people)
-    staff = staff_reads_launch(bot)
     bot.gateway.held = []
     bot.gateway.message(channel_id(bot.world, "general"), people.dave, "lunch at noon")  # dave holds no role yet
 
