@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import json
 import multiprocessing
-import resource
 import subprocess
 import sys
 import tempfile
@@ -42,7 +41,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 
 from benchmarks.platform_scale_discord import measure_discord  # noqa: E402
 from benchmarks.scratch_postgres import scratch_postgres  # noqa: E402
-from benchmarks.timing import load_average  # noqa: E402
+from benchmarks.timing import load_average, peak_rss_mib  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store.db import Database  # noqa: E402
 
@@ -84,7 +83,7 @@ async def slack_sync(members: int, channels: int, engine: str, seed: int) -> dic
         try:
             await _two_syncs(settings, db, ours, figures)
         finally:
-            figures["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+            figures["peak_rss_mib"] = peak_rss_mib()
             await db.close()
             ours.send("stop")
             server.join(timeout=30)

@@ -72,3 +72,17 @@ def load_average() -> float:
         return os.getloadavg()[0]
     except OSError:
         return 0.0
+
+
+def peak_rss_mib() -> float:
+    """This process's own peak resident memory. Linux's VmHWM, not getrusage's ru_maxrss: ru_maxrss keeps the
+    parent's high-water mark across exec, so a process started by a bigger one would report the parent's peak."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            kib = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+        return round(int(kib) / 1024, 1)
+    except (OSError, StopIteration):
+        import resource  # elsewhere (macOS counts bytes): the best there is
+
+        scale = 1024 * 1024 if os.uname().sysname == "Darwin" else 1024
+        return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / scale, 1)
