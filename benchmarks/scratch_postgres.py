@@ -12,10 +12,12 @@ from sqlalchemy.engine import make_url
 
 @asynccontextmanager
 async def scratch_postgres(server_url: str, *, prefix: str = "askwith_bench") -> AsyncIterator[str]:
-    """A new database on the server of `server_url` (any driver, any database), dropped afterwards even when the
-    benchmark fails; yields its SQLAlchemy URL with the asyncpg driver."""
+    """A new database on the server of `server_url` (any driver), dropped afterwards even when the benchmark fails;
+    yields its SQLAlchemy URL with the asyncpg driver. The URL's own database (else `postgres`) takes the admin
+    statements."""
     server = make_url(server_url)
-    admin_dsn = server.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
+    admin = server.set(drivername="postgresql", database=server.database or "postgres")
+    admin_dsn = admin.render_as_string(hide_password=False)
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     await _admin(admin_dsn, f'CREATE DATABASE "{name}"')
     try:
