@@ -34,6 +34,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.local.workspace import LocalWorkspace  # noqa: E402
+from benchmarks.reach_figures import critical_path  # noqa: E402
 from bot.agents.memory_tools import MemoryAccess  # noqa: E402
 from bot.agents.scripted_model import scripted_model  # noqa: E402
 from bot.asks.service import AskOutcome, AskRequest, AskService  # noqa: E402
@@ -110,8 +111,9 @@ async def setup(settings: Settings, *, latency_s: float, questions: int) -> Benc
 
 
 def critical_llm_seconds(transcript: Transcript) -> float:
-    """One colleague: every call of the ask is on the critical path (turns, sub-conversations, consensus)."""
-    return sum(call.latency_s for call in transcript.calls)
+    """The model's seconds on the ask's critical path (parallel sub-conversations and parallel talks counted once:
+    the longest)."""
+    return critical_path(transcript, seconds=True)
 
 
 def calls_per_turn(transcripts: list[Transcript]) -> tuple[float, int]:

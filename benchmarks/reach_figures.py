@@ -9,7 +9,7 @@ the lines the record says left an agent, the claims of the answer as recorded, t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,24 +108,29 @@ def claimed_sources(transcript: Transcript) -> set[str]:
     return {s for claim in claims for s in claim.get("sources") or []}
 
 
-def critical_path(transcript: Transcript) -> int:
-    """Sequential model calls from the question to the answer: each top-level talk's turns one after another (a
-    sub-conversation inside the turn that opened it, parallel ones counted once: the longest), then that side's
-    closing statement; the talks run side by side (the longest counts); then consensus."""
-    statements: dict[int, int] = {}
+def critical_path(transcript: Transcript, *, seconds: bool = False) -> float:
+    """Sequential model calls (or, with `seconds`, their seconds) from the question to the answer: each top-level
+    talk's turns one after another (a sub-conversation inside the turn that opened it, parallel ones counted once:
+    the longest), then that side's closing statement; the talks run side by side (the longest counts); then
+    consensus."""
+
+    def cost(latencies: list[float]) -> float:
+        return sum(latencies) if seconds else len(latencies)
+
+    statements: dict[int, list[float]] = {}
     for call in transcript.calls:
         if call.purpose == "statement" and call.conversation_id is not None:
-            statements[call.conversation_id] = statements.get(call.conversation_id, 0) + 1
-    consensus = sum(1 for call in transcript.calls if call.purpose == "consensus")
-    branches = [_path(view) + statements.get(view.row.id, 0) for view in transcript.conversations]
+            statements.setdefault(call.conversation_id, []).append(call.latency_s)
+    consensus = cost([call.latency_s for call in transcript.calls if call.purpose == "consensus"])
+    branches = [_path(view, cost) + cost(statements.get(view.row.id, [])) for view in transcript.conversations]
     return max(branches, default=0) + consensus
 
 
-def _path(view: ConversationView) -> int:
-    total = 0
+def _path(view: ConversationView, cost: Callable[[list[float]], float]) -> float:
+    total = 0.0
     for turn in view.turns:
-        children = [_path(child) for child in view.children if child.row.parent_turn == turn.idx]
-        total += len(turn.data.get("llm_calls") or []) + max(children, default=0)
+        children = [_path(child, cost) for child in view.children if child.row.parent_turn == turn.idx]
+        total += cost([c.get("latency_s", 0.0) for c in turn.data.get("llm_calls") or []]) + max(children, default=0)
     return total
 
 
@@ -152,7 +157,7 @@ def measure(
         reachable=sum(line.seen_by(asking) for line in lines),
         needs_third_party=any(not line.seen_by(asking) for line in lines),
         subconversations=sum(1 for view in transcript.all_conversations() if view.row.depth > 0),
-        calls_critical_path=critical_path(transcript),
+        calls_critical_path=int(critical_path(transcript)),
         prompt_tokens=cost.prompt_tokens,
         llm_calls=cost.llm_calls,
         where=where,

@@ -78,6 +78,11 @@ def agent_declines(owner: str) -> str:
     return f"{owner} does not share through askwith, so I can't help with this one. Sorry!"
 
 
+def agent_closes(*, complete: bool) -> str:
+    """A turn that ends the talk without an act call (nobody would hear more)."""
+    return "I have what the question needs." if complete else "I have nothing left to try."
+
+
 def agent_withholds(owner: str) -> str:
     return f"{owner} did not approve sharing what I found, so I have to keep it to myself."
 

@@ -20,7 +20,7 @@ from bot.agents.facts import extract_facts
 from bot.agents.grounding import Grounding
 from bot.agents.memory_tools import MemoryTools, QueryRecord
 from bot.agents.notebook import Notebook
-from bot.agents.outputs import ACT_SCHEMA, ActOutput, parse_act, parse_think, think_schema
+from bot.agents.outputs import ACT_SCHEMA, MAX_RECRUITS, ActOutput, parse_act, parse_think, think_schema
 from bot.agents.plan import Plan, Rationale
 from bot.agents.roster import MemberProfile
 from bot.agents.steps import TaskStep, TurnStep, history_messages
@@ -147,6 +147,7 @@ class Agent:
             whole_history=self.notebook.whole_history,
             searches=_search_lines(obs.turns, self.handle),
             people=obs.people,
+            max_recruits=MAX_RECRUITS,
             blackboard=self._board(obs),
             error=obs.error,
         )
@@ -167,10 +168,9 @@ class Agent:
 
     async def act(self, obs: Observation, step: TurnStep) -> None:
         await self._read_pending(obs, step)
-        recruit = None
-        if step.recruit is not None:
-            recruit = {"member": step.recruit.request.member, "text": step.recruit.conclusion}
-            step.evidence.extend(self.notebook.add(step.recruit.evidence, turn=step.index))
+        recruits = [{"member": r.request.member, "text": r.conclusion} for r in step.recruits]
+        for outcome in step.recruits:
+            step.evidence.extend(self.notebook.add(outcome.evidence, turn=step.index))
         # The notebook is shown once a turn: whole but brief in think; here, in full, the lines this turn added.
         fresh = {line.id for line in step.evidence}
         shown, cut = self.notebook.select(self.plan, self.budget.act_notebook, only=fresh)
@@ -187,13 +187,14 @@ class Agent:
             earlier=len(self.notebook.lines) - len(fresh),
             whole_history=self.notebook.whole_history,
             blackboard=self._board(obs),
-            recruit=recruit,
+            recruits=recruits,
         )
         result = await self._call("act", obs, prompt, step)
         with _keeping_reply(result):
             step.act = parse_act(result.data)
         step.utterance = step.act.utterance
-        step.shared_facts = bool(step.evidence or step.act.learned or (step.recruit and step.recruit.status == "done"))
+        brought = any(r.status == "done" for r in step.recruits)
+        step.shared_facts = bool(step.evidence or step.act.learned or brought)
 
     def adopt(self, step: TurnStep, *, release: list[str]) -> None:
         """Take what the act call learned into the plan and release the notebook lines the share screen let through
@@ -201,6 +202,12 @@ class Agent:
         if self.infonav and step.act is not None:
             step.update = step.update.merge(self.plan.learn(step.act.learned))
         step.released = self.notebook.release(release)
+
+    def close(self, step: TurnStep) -> None:
+        """This turn ends the talk (its plan is complete, or it has nothing left to try) and leaves nothing to
+        search or ask: no act call, as nobody would hear its answer (consensus reads the plan)."""
+        step.act = ActOutput(messages.agent_closes(complete=self.plan.is_complete))
+        step.utterance = step.act.utterance
 
     def decline(self, step: TurnStep, *, withheld: bool = False) -> None:
         """Take no part: the member's policy says never, or they did not approve this share."""

@@ -211,9 +211,9 @@ def _tried(results: list[ConversationResult]) -> list[str]:
             for query in turn.queries:
                 outcome = query.skipped or query.error or f"{len(query.hit_ids)} results"
                 tried.append(f"{turn.agent}'s agent: {query.kind} {_params(query.params)} -> {outcome}")
-            if turn.recruit is not None:
-                asked = turn.recruit.request.member
-                tried.append(f"{turn.agent}'s agent asked {asked}'s agent: {turn.recruit.status}")
+            for recruit in turn.recruits:
+                asked = recruit.request.member
+                tried.append(f"{turn.agent}'s agent asked {asked}'s agent: {recruit.status}")
     return list(dict.fromkeys(tried))
 
 

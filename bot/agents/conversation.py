@@ -36,8 +36,8 @@ class ConversationResult:
     task: TaskStep
     agents: list[Agent]
     turns: list[TurnStep]
-    # plans_complete | all_done | cannot_progress | max_turns | budget | token_budget | llm_unavailable |
-    # llm_output | llm_refused
+    # plans_complete | all_done | colleague_answered | cannot_progress | max_turns | budget | token_budget |
+    # llm_unavailable | llm_output | llm_refused
     stop_reason: str
     depth: int = 0
     children: list[int] = field(default_factory=list)
@@ -147,11 +147,14 @@ class Conversation:
                 await agent.prepare(self.turns, step)
                 observation = await self._observe(agent, index)
                 await agent.think(observation, step)
-                if self.depth == 0:
-                    self.ctx.report(Stage.SEARCHING, agent.handle)
-                await agent.retrieve(step)
-                await self._recruit(agent, step)
-                await agent.act(observation, step)
+                if self._closes_talk(agent, step):
+                    agent.close(step)
+                else:
+                    if self.depth == 0:
+                        self.ctx.report(Stage.SEARCHING, agent.handle)
+                    await agent.retrieve(step)
+                    await self._recruit(agent, step)
+                    await agent.act(observation, step)
                 await self._share(agent, step, plan_before)
                 if self.depth == 0:
                     self.ctx.report(Stage.TALKING, self.branch)
@@ -168,23 +171,36 @@ class Conversation:
             step.latency_s = time.perf_counter() - started
         return step
 
+    def _closes_talk(self, agent: Agent, step: TurnStep) -> bool:
+        """The think call ends the top-level talk with nothing left to do this turn: the asking agent's plan is
+        complete, or it cannot progress, and it asked for no search and nobody to bring in (then no act call)."""
+        think = step.think
+        if self.depth or think is None or not agent.planning or think.recruits:
+            return False
+        if (think.clear or think.fuzzy) and not agent.notebook.whole_history:
+            return False
+        if not {a.handle for a in self.agents} <= {t.agent for t in self.turns} | {agent.handle}:
+            return False  # everyone speaks at least once (the stopping rule)
+        return think.cannot_progress or (agent is self.agents[0] and agent.plan.is_complete)
+
     async def _observe(self, agent: Agent, index: int) -> Observation:
         people = await self._recruitable(agent)
         return Observation(self.task, self.turns, index, people, self._last_error(agent), branch=self.branch)
 
     async def _recruit(self, agent: Agent, step: TurnStep) -> None:
-        """After retrieval: bring in a third agent, unless the think call asked for that only if the search found
-        nothing and it found something (then no sub-conversation, and no extra LLM call)."""
-        request = step.think.recruit if step.think is not None else None
-        if request is None:
+        """After retrieval: bring in the third agents the think call asked for, their sub-conversations side by
+        side; a request made only in case the search found nothing is dropped when it found something (no
+        sub-conversation, no extra LLM call)."""
+        requests = step.think.recruits if step.think is not None else []
+        if not requests:
             return
-        if request.only_if_not_found and step.evidence:
-            text = render_prompt("agent", "recruit_result", reason="found_locally", conclusion="", me=agent.handle)
-            step.recruit = RecruitOutcome(request, "refused", "found_locally", text)
-            return
-        from bot.agents.recursion import open_sub_conversation  # the two modules call each other
+        from bot.agents.recursion import open_sub_conversations  # the two modules call each other
 
-        step.recruit = await open_sub_conversation(self, agent, request, step=step)
+        wanted = [r for r in requests if not (r.only_if_not_found and step.evidence)]
+        text = render_prompt("agent", "recruit_result", reason="found_locally", conclusion="", me=agent.handle)
+        skipped = {r.member: RecruitOutcome(r, "refused", "found_locally", text) for r in requests if r not in wanted}
+        opened = {o.request.member: o for o in await open_sub_conversations(self, agent, wanted, step=step)}
+        step.recruits = [skipped.get(r.member) or opened[r.member] for r in requests]
 
     async def _share(self, agent: Agent, step: TurnStep, plan_before: Plan) -> None:
         """The turn leaves through the agent's outbox (bot.agents.outbox): screened, approved when the member's
@@ -209,7 +225,7 @@ class Conversation:
         if not self.ctx.ablations.recursion or self.depth >= self.ctx.settings.recursion_depth:
             return []
         contacts = await self.ctx.roster.contacts(agent.handle)
-        asked = {t.recruit.request.member for t in self.turns if t.recruit is not None}  # once a talk: same answer
+        asked = {r.request.member for t in self.turns for r in t.recruits}  # once a talk: the same answer
         allowed = [c for c in contacts if c not in self.ancestors and c not in self.ctx.participants | asked]
         wanted = words(" ".join(r.need for r in agent.plan.unknowns) or self.task.question)
         talk = Counter(line.sender for line in agent.notebook.lines.values() if overlap(line, wanted))
@@ -243,9 +259,20 @@ class Conversation:
         # The question is answered when the asking side's plan is complete (the other side states what it holds in
         # its closing statement); a sub-conversation, when the agent brought in has answered its question.
         deciding = self.agents[1:] if self.depth else self.agents[:1]
-        if not all(a.plan.is_complete if a.planning else self._said_done(a) for a in deciding):
-            return None
-        return "plans_complete" if all(a.planning for a in deciding) else "all_done"
+        if all(a.plan.is_complete if a.planning else self._said_done(a) for a in deciding):
+            return "plans_complete" if all(a.planning for a in deciding) else "all_done"
+        # Every part the asking agent still misses, the colleague's agent has just filled: its closing statement
+        # carries them to consensus, so another round would only repeat them.
+        if not self.depth and last.agent != self.agents[0].handle and self._filled_by(last.agent, self.agents[0]):
+            return "colleague_answered"
+        return None
+
+    def _filled_by(self, handle: str, asker: Agent) -> bool:
+        speaker = next(a for a in self.agents if a.handle == handle)
+        if not (asker.planning and speaker.planning):
+            return False
+        known = {r.need.strip().lower() for r in speaker.plan.known}
+        return all(r.need.strip().lower() in known for r in asker.plan.unknowns)
 
     def _output_errors(self, handle: str) -> int:
         count = 0

@@ -94,8 +94,10 @@ def shared_items(records: Iterable[dict[str, Any]]) -> list[Sent]:
     for data in records:
         sharing = (data or {}).get("sharing") or {}
         for key in ("recruit_sent", "sent"):
-            if isinstance(sharing.get(key), dict) and sharing[key].get("verdict") == Verdict.SENT:
-                found.append(Sent.from_dict(sharing[key]))
+            kept = sharing.get(key)
+            for record in kept if isinstance(kept, list) else [kept]:  # recruit_sent: one a member brought in
+                if isinstance(record, dict) and record.get("verdict") == Verdict.SENT:
+                    found.append(Sent.from_dict(record))
     return found
 
 
@@ -169,7 +171,8 @@ class Outbox:
             sent.text, sent.sources = "", []
         self.records.append(sent)
         if kind == "recruit":  # the turn goes on: its own share is recorded later, under "sent"
-            step.sharing = {**(step.sharing or {}), "recruit_sent": sent.dict()}
+            asked = [*(step.sharing or {}).get("recruit_sent", []), sent.dict()]  # a question per member brought in
+            step.sharing = {**(step.sharing or {}), "recruit_sent": asked}
         else:
             step.approval = sent.approval or step.approval
             step.sharing = {**(step.sharing or {}), "sent": sent.dict()}
@@ -209,5 +212,4 @@ def _pieces(text: str) -> list[str]:
 def _from_memory(agent: Agent, step: Shareable) -> bool:
     """The agent has read its member's memory in this ask (or been told by a third agent): whatever it says now may
     rest on it."""
-    recruit = getattr(step, "recruit", None)
-    return bool(agent.notebook.lines or getattr(step, "evidence", None) or (recruit and recruit.evidence))
+    return bool(agent.notebook.lines or getattr(step, "evidence", None) or any(r.evidence for r in step.recruits))

@@ -45,8 +45,9 @@ _FUZZY = {
     "properties": {"text": {"type": "string"}, "top_k": {"type": "integer"}},
     "required": ["text"],
 }
+MAX_RECRUITS = 3  # people one think call may bring in at once: their sub-conversations run side by side
 _RECRUIT = {
-    "type": ["object", "null"],
+    "type": "object",
     "properties": {
         "member": {"type": "string"},
         "question": {"type": "string"},
@@ -61,7 +62,7 @@ def think_schema(*, with_plan: bool) -> dict[str, Any]:
     properties: dict[str, Any] = {
         "clear": {"type": "array", "items": _CLEAR},
         "fuzzy": {"type": "array", "items": _FUZZY},
-        "recruit": _RECRUIT,
+        "recruit": {"type": ["array", "null"], "items": _RECRUIT, "maxItems": MAX_RECRUITS},
         "done": {"type": "boolean"},
         "cannot_progress": {"type": "boolean"},
     }
@@ -149,7 +150,7 @@ class ThinkOutput:
     plan: list[Rationale] | None  # None in plain prompting (no InfoNav)
     clear: list[ClearParams] = field(default_factory=list)
     fuzzy: list[FuzzyParams] = field(default_factory=list)
-    recruit: RecruitRequest | None = None
+    recruits: list[RecruitRequest] = field(default_factory=list)
     done: bool = False
     cannot_progress: bool = False
 
@@ -158,7 +159,7 @@ class ThinkOutput:
             "plan": None if self.plan is None else [r.dict() for r in self.plan],
             "clear": [p.dict() for p in self.clear],
             "fuzzy": [p.dict() for p in self.fuzzy],
-            "recruit": self.recruit.dict() if self.recruit else None,
+            "recruit": [r.dict() for r in self.recruits],
             "done": self.done,
             "cannot_progress": self.cannot_progress,
         }
@@ -190,7 +191,7 @@ def parse_think(data: Any, *, with_plan: bool) -> ThinkOutput:
         plan=plan,
         clear=[parse_clear(q) for q in _list(data.get("clear"), "clear")],
         fuzzy=[parse_fuzzy(q) for q in _list(data.get("fuzzy"), "fuzzy")],
-        recruit=_recruit(data.get("recruit")),
+        recruits=parse_recruits(data.get("recruit")),
         done=bool(data.get("done", False)),
         cannot_progress=bool(data.get("cannot_progress", False)),
     )
@@ -224,14 +225,18 @@ def _list(value: Any, name: str) -> list[Any]:
     return value
 
 
-def _recruit(raw: Any) -> RecruitRequest | None:
-    if not isinstance(raw, dict) or not raw.get("member"):
-        return None
-    return RecruitRequest(
-        str(raw["member"]).strip().lstrip("@"),
-        str(raw.get("question") or "").strip(),
-        bool(raw.get("only_if_not_found", False)),
-    )
+def parse_recruits(raw: Any) -> list[RecruitRequest]:
+    """Whom the think call brings in: a list of requests, or one as an object; each member once, the first
+    `MAX_RECRUITS` kept."""
+    items = raw if isinstance(raw, list) else [raw]
+    found: dict[str, RecruitRequest] = {}
+    for item in items:
+        if not isinstance(item, dict) or not str(item.get("member") or "").strip().lstrip("@"):
+            continue
+        member = str(item["member"]).strip().lstrip("@")
+        question = str(item.get("question") or "").strip()
+        found.setdefault(member, RecruitRequest(member, question, bool(item.get("only_if_not_found", False))))
+    return list(found.values())[:MAX_RECRUITS]
 
 
 def parse_statement(data: Any) -> ActOutput:

@@ -5,11 +5,14 @@ fresh copy of the asking agent and the third member's agent. It is refused (and 
 when recursion is switched off, the depth limit is reached, the member is already in the chain (no cycles), the
 asking member does not talk with them, their agent cannot take part, or the ask's LLM budget is spent. Its
 conclusion returns into the parent conversation through the asking agent's act call, with the evidence lines the
-third agent passed on (they enter the asking agent's notebook, attributed to that agent).
+third agent passed on (they enter the asking agent's notebook, attributed to that agent). One think call may bring
+in several members (each with its own question): their sub-conversations run side by side, so the turn waits for the
+longest, not for their sum.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -26,20 +29,41 @@ if TYPE_CHECKING:
     from bot.agents.conversation import Conversation
 
 
-async def open_sub_conversation(
-    parent: Conversation, asker: Agent, request: RecruitRequest, *, step: TurnStep
-) -> RecruitOutcome:
-    reason = await _refusal(parent, asker, request)
-    if not reason:  # the question leaves the asking agent: through its outbox, like everything else
-        asked = await parent.ctx.outbox.send_question(
-            asker, step, request.question or parent.task.question, to=request.member, conversation_id=parent.id,
-            question=parent.task.question,
-        )  # fmt: skip
-        reason = "withheld" if asked is None else ""
-        request = replace(request, question=asked or "")
-    if reason:
-        conclusion = render_prompt("agent", "recruit_result", reason=reason, conclusion="", me=asker.handle)
-        return RecruitOutcome(request, "refused", reason, conclusion)
+async def open_sub_conversations(
+    parent: Conversation, asker: Agent, requests: list[RecruitRequest], *, step: TurnStep
+) -> list[RecruitOutcome]:
+    """One outcome per request, in order. Each is checked and its question leaves through the asking agent's outbox
+    one after another (a member asked to approve sees one question at a time); the talks then run side by side."""
+    outcomes: list[RecruitOutcome | None] = []
+    accepted: list[tuple[int, RecruitRequest]] = []
+    for request in requests:
+        reason = await _refusal(parent, asker, request, pending=len(accepted))
+        if not reason:  # the question leaves the asking agent: through its outbox, like everything else
+            asked = await parent.ctx.outbox.send_question(
+                asker, step, request.question or parent.task.question, to=request.member, conversation_id=parent.id,
+                question=parent.task.question,
+            )  # fmt: skip
+            reason = "withheld" if asked is None else ""
+            request = replace(request, question=asked or "")
+        if reason:
+            conclusion = render_prompt("agent", "recruit_result", reason=reason, conclusion="", me=asker.handle)
+            outcomes.append(RecruitOutcome(request, "refused", reason, conclusion))
+        else:
+            accepted.append((len(outcomes), request))
+            outcomes.append(None)
+    talks = [asyncio.ensure_future(_talk(parent, asker, request, step)) for _, request in accepted]
+    try:
+        done = await asyncio.gather(*talks)
+    except BaseException:  # one talk failed (a bug) or the ask was cancelled: the others stop too
+        for talk in talks:
+            talk.cancel()
+        raise
+    for (index, _), outcome in zip(accepted, done, strict=True):
+        outcomes[index] = outcome
+    return [o for o in outcomes if o is not None]
+
+
+async def _talk(parent: Conversation, asker: Agent, request: RecruitRequest, step: TurnStep) -> RecruitOutcome:
     from bot.agents.conversation import Conversation  # the two modules call each other
 
     ctx = parent.ctx
@@ -66,7 +90,8 @@ async def open_sub_conversation(
     return RecruitOutcome(request, "done", "" if text else "nothing", conclusion, conversation_id, evidence)
 
 
-async def _refusal(parent: Conversation, asker: Agent, request: RecruitRequest) -> str | None:
+async def _refusal(parent: Conversation, asker: Agent, request: RecruitRequest, *, pending: int) -> str | None:
+    """Why `request` cannot be met, or None; `pending` talks this turn opens before it have their turns to pay."""
     ctx = parent.ctx
     if not ctx.ablations.recursion:
         return "ablation"
@@ -84,6 +109,6 @@ async def _refusal(parent: Conversation, asker: Agent, request: RecruitRequest) 
         return "not_contact"
     if not target.can_take_part or target.share is SharePolicy.NEVER:
         return "unavailable"
-    if not ctx.budget.allows(2):  # one turn of the agent brought in (it answers the question)
+    if not ctx.budget.allows(2 * (pending + 1)):  # one turn of each agent brought in (it answers the question)
         return "budget"
     return None

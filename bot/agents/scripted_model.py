@@ -85,12 +85,12 @@ def _think(view: PromptView) -> dict[str, Any]:
     people = asked_of(view)
     found = {r["id"] for r in unknown if filling(notebook, r["need"], whole_history=view.whole_history, people=people)}
     unfilled = [r for r in unknown if r not in fresh and r["id"] not in found]  # searched; its notebook has nothing
-    recruit = _recruit(view, unfilled, notebook) if view.heard else None
+    recruits = _recruits(view, unfilled, notebook) if view.heard else []
     # Stuck: something is missing, this agent has nothing left to try, its partner told it nothing new, and both
     # have had their turns to search and then to bring someone in (turns 0-3).
     turn = re.search(r"THINK \(turn (\d+)\)", view.instruction)
-    stuck = bool(unknown) and not clear and recruit is None and not told and bool(turn) and int(turn[1]) >= 3
-    return {"plan": plan, "clear": clear, "fuzzy": fuzzy, "recruit": recruit, "done": not unknown,
+    stuck = bool(unknown) and not clear and not recruits and not told and bool(turn) and int(turn[1]) >= 3
+    return {"plan": plan, "clear": clear, "fuzzy": fuzzy, "recruit": recruits, "done": not unknown,
             "cannot_progress": stuck}  # fmt: skip
 
 
@@ -112,15 +112,18 @@ def _learn_from_heard(rationale: dict[str, str], heard: list[tuple[str, str]]) -
     return False
 
 
-def _recruit(
+def _recruits(
     view: PromptView, searched: list[dict[str, str]], notebook: list[dict[str, str]]
-) -> dict[str, str] | None:
-    """Someone who may hold what its own searches did not fill: whom the rationale names, then whom the notebook
-    lines bearing on it name, then who spoke in their conversations; once a talk. The question is every part still
-    open, the one that points to them first."""
+) -> list[dict[str, str]]:
+    """Who may hold what its own searches did not fill, for each such part: whom the part names, then whom the
+    notebook lines bearing on it name, then who spoke in their conversations; with nobody for any part, the first
+    person listed. Each is asked every part still open, the one that points to them first; as many as the prompt
+    allows, side by side, once a talk."""
     people = [p.strip() for p in label_of(view.instruction, f"PEOPLE {view.me} TALKS WITH").split(",") if p.strip()]
     if any("I asked " in s for s in view.said):
-        return None  # once a talk: a sub-conversation is costly, and the partner may ask someone else
+        return []  # once a talk: sub-conversations are costly, and the partner may ask someone else
+    most = re.search(r'"recruit" PEOPLE .*?at most (\d+)', view.instruction, re.S)
+    chosen: dict[str, dict[str, str]] = {}  # member -> the part that points to them
     for rationale in searched:
         related = bearing(notebook, rationale["need"])
         channels = {line["channel"] for line in related}
@@ -132,13 +135,16 @@ def _recruit(
             *(p for p in people if _name(p) in speakers),
         ]
         if ranked:
-            rest = [r for r in searched if r is not rationale]  # the person may hold the other parts too
-            question = " ".join(r["need"] + "?" for r in [rationale, *rest])
-            return {"member": ranked[0], "question": question}
-    # Nothing points anywhere: the first person listed (who talks with the member most about such things).
-    if searched and people:
-        return {"member": people[0], "question": " ".join(r["need"] + "?" for r in searched)}
-    return None
+            chosen.setdefault(ranked[0], rationale)
+    if not chosen and searched and people:  # nothing points anywhere: who talks with the member most
+        chosen[people[0]] = searched[0]
+    asked = list(chosen.items())[: int(most[1]) if most else 1]
+    return [{"member": member, "question": _question(first, searched)} for member, first in asked]
+
+
+def _question(first: dict[str, str], parts: list[dict[str, str]]) -> str:
+    """Every part still open as a question, the one that points to the person asked first."""
+    return " ".join(r["need"] + "?" for r in [first, *(r for r in parts if r is not first)])
 
 
 def _brought_in(view: PromptView) -> bool:
@@ -160,19 +166,19 @@ def _extract(view: PromptView) -> dict[str, Any]:
 def _act(view: PromptView) -> dict[str, Any]:
     plan = plan_of(view)
     hits = lines_of(view, "MEMORY RESULTS")
-    sub = re.search(r"^SUB-CONVERSATION with (\S+)'s agent: (.*)$", view.instruction, re.M)
+    subs = re.findall(r"^SUB-CONVERSATION with (\S+)'s agent: (.*)$", view.instruction, re.M)
     learned = []
     # An agent brought in by another (not among those asked) was asked this directly: it offers what bears on it.
     brought_in = _brought_in(view)
     for r in (r for r in plan if r["status"] == "unknown"):
         found = filling(hits, r["need"], whole_history=view.whole_history, people=asked_of(view))
         found = found or (bearing(hits, r["need"])[:FEW] if brought_in else [])
-        fact = value_of(found) if found else fact_in(sub[2], r["need"]) if sub else None
+        fact = value_of(found) if found else next((f for _, said in subs if (f := fact_in(said, r["need"]))), None)
         if fact:
             learned.append({"id": r["id"], "value": fact[0], "source": fact[1]})
             r.update(status="known", value=fact[0], source=fact[1])
-    exhausted = label_of(view.instruction, "SEARCHES THIS TURN") == "0" and not sub
-    utterance = _utterance(plan, sub[1] if sub else None, exhausted)
+    exhausted = label_of(view.instruction, "SEARCHES THIS TURN") == "0" and not subs
+    utterance = _utterance(plan, [member for member, _ in subs], exhausted)
     return {"utterance": utterance, "learned": learned, "answer": _answer(plan)}
 
 
@@ -191,13 +197,14 @@ def _statement(view: PromptView) -> dict[str, Any]:
     return {"statement": "; ".join(said) or "Nothing in my notebook answers the question.", "claims": claims}
 
 
-def _utterance(plan: list[dict[str, str]], asked: str | None, exhausted: bool) -> str:
+def _utterance(plan: list[dict[str, str]], asked: list[str], exhausted: bool) -> str:
     known = [f"{r['need']}: {r['value']} [{r['source']}]" for r in plan if r["status"] == "known"]
     missing = [r["need"] for r in plan if r["status"] == "unknown"]
     # What it has left to try comes first: a long utterance is shortened at its end in the partner's history.
     parts = [EXHAUSTED] if missing and exhausted else []
     if asked:
-        parts.append(f"I asked {asked}'s agent.")
+        whose = " and ".join(member + "'s" for member in asked)
+        parts.append(f"I asked {whose} agent{'s' if len(asked) > 1 else ''}.")
     parts.append(f"Found: {'; '.join(known)}." if known else "I found nothing yet.")
     if missing:
         parts.append(f"Still missing: {'; '.join(missing)}.")
@@ -227,10 +234,12 @@ def _plain_act(view: PromptView) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------- consensus
 def _consensus(view: PromptView) -> dict[str, Any]:
-    """One claim per need: the values the agents found for it (joined, none dropped: different agents hold
-    different parts; with none given, the EVIDENCE line that answers it), citing the ids the rationales and
-    statements give for it and the EVIDENCE lines that answer or bear on it. A line that only bears on a need is
-    cited beside an answer, never given as one: no answer beats a wrong one."""
+    """One claim per need (each part of the question, and any other a plan holds): the values the agents' plans
+    found for it (joined, none dropped: different agents hold different parts), else what a statement gives for it,
+    else the EVIDENCE line that answers it; citing the ids the rationales and statements give for it and the
+    EVIDENCE lines that answer it (with none that answers outright: those that bear on it, and the lines of the
+    people it names). A line that only bears on a need is cited beside an answer, never given as one: no answer
+    beats a wrong one."""
     rows = [[c.strip() for c in line.lstrip("- ").split(" | ")] for line in view.block("RATIONALES")]
     rows = [r for r in rows if len(r) >= 3]  # "(none)" is no rationale
     said = [s.split(": ", 1)[-1] for s in view.block("STATEMENTS") if s.startswith("- ") and "(no answer)" not in s]
@@ -241,20 +250,25 @@ def _consensus(view: PromptView) -> dict[str, Any]:
         claims = [{"text": answer, "sources": re.findall(r"\[([^\]]+)\]", longest)}] if answer else []
         return {"answer": answer, "agreed": len(set(said)) <= 1, "cited": [], "dropped": [], "claims": claims,
                 "disagreements": [], "answerable": bool(answer)}  # fmt: skip
-    values: dict[str, list[str]] = {}
-    sources: dict[str, list[str]] = {}
+    # The needs: the question's parts, and any other a plan holds.
+    needs = list(dict.fromkeys([*needs_of(view.question), *(need for _key, need, *_ in rows)]))
+    values: dict[str, list[str]] = {need: [] for need in needs}
+    sources: dict[str, list[str]] = {need: [] for need in needs}
+    stated: dict[str, list[str]] = {need: [] for need in needs}  # what the statements give for it
     for _key, need, value, *rest in rows:
-        values.setdefault(need, []).append(_strip_source(value))
-        sources.setdefault(need, []).extend(_ids(rest[0] if rest else ""))
+        values[need].append(_strip_source(value))
+        sources[need].extend(_ids(rest[0] if rest else ""))
     for statement in said:
-        for need in values:
+        for need in needs:
             if fact := fact_in(statement, need):
+                stated[need].append(fact[0])
                 sources[need].extend(_ids(fact[1]))
     claims = []
     for need, found in values.items():
         answering = _answering(evidence, need)
-        lines = answering or bearing(evidence, need)
-        said_values = [v for v in dict.fromkeys(found) if v] or [line["text"] for line in answering[:1]]
+        lines = [*bearing(evidence, need), *answering]  # what answers outright, else what bears on it and who spoke
+        given = [v for v in dict.fromkeys(found or stated[need]) if v]
+        said_values = given or [line["text"] for line in answering[:1]]
         if not said_values:
             continue
         text = f"{need}: {' / '.join(said_values)}"

@@ -88,8 +88,7 @@ class ShareScreen:
         self._seed(agent.handle, turns, conversation_id)
         index = QuoteIndex(_screened_lines(agent), known=[question, *_said(turns)])
         speakers = {t.agent.lower() for t in turns if t.agent != agent.handle}
-        if step.recruit is not None:
-            speakers.add(step.recruit.request.member.lower())
+        speakers |= {r.request.member.lower() for r in step.recruits}
         if agent.blackboard is not None and agent.blackboard.postings:  # facts the other talks of the ask published
             speakers |= {"blackboard", *(p.agent.lower() for p in agent.blackboard.postings)}
         first = _first_plan(agent, turns)

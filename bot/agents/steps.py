@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.agents.evidence import EvidenceLine
 from bot.agents.memory_tools import QueryRecord
-from bot.agents.outputs import ActOutput, RecruitRequest, ThinkOutput
+from bot.agents.outputs import ActOutput, RecruitRequest, ThinkOutput, parse_recruits
 from bot.agents.plan import Fact, Plan, PlanUpdate, Rationale
 from bot.llm.tokens import count_tokens
 from bot.llm.types import LLMCallRecord, Messages
@@ -76,7 +76,7 @@ class TurnStep:
     whole_history: bool = False  # the agent read its member's whole history in this turn
     cuts: dict[str, int] = field(default_factory=dict)  # prompt -> lines the budget left out (said in the prompt)
     facts: list[str] | None = None  # with a private model: what it extracted from the hits for the act call
-    recruit: RecruitOutcome | None = None
+    recruits: list[RecruitOutcome] = field(default_factory=list)  # sub-conversations it opened, side by side
     act: ActOutput | None = None
     utterance: str = ""  # what the other agents heard (after privacy)
     plan: Plan | None = None  # snapshot after the turn; None in plain prompting
@@ -126,7 +126,7 @@ class TurnStep:
             "whole_history": self.whole_history,
             "cuts": dict(self.cuts),
             "facts": self.facts,
-            "recruit": self.recruit.dict() if self.recruit else None,
+            "recruits": [r.dict() for r in self.recruits],
             "act": self.act.dict() if self.act else None,
             "utterance": self.utterance,
             "plan": self.plan.dict() if self.plan is not None else None,
@@ -156,7 +156,7 @@ class TurnStep:
             whole_history=raw.get("whole_history", False),
             cuts=dict(raw.get("cuts", {})),
             facts=raw.get("facts"),
-            recruit=RecruitOutcome.from_dict(raw["recruit"]) if raw.get("recruit") else None,
+            recruits=[RecruitOutcome.from_dict(r) for r in recruits_of(raw)],
             act=ActOutput(act["utterance"], [Fact(**f) for f in act["learned"]], act["answer"]) if act else None,
             utterance=raw.get("utterance", ""),
             plan=Plan.from_dicts(raw["plan"]) if raw.get("plan") is not None else None,
@@ -189,7 +189,7 @@ class StatementStep:
     crossed: bool = False  # screened (a claim kept) and, for an "ask me" member, approved: it reaches consensus
     error: dict[str, Any] | None = None
     llm_calls: list[LLMCallRecord] = field(default_factory=list)
-    recruit: RecruitOutcome | None = None  # never set: a statement brings nobody in (the share screen asks)
+    recruits: list[RecruitOutcome] = field(default_factory=list)  # always empty: a statement brings nobody in
     approval_key: str = "statement"
 
     def text(self) -> str | None:
@@ -210,9 +210,17 @@ def _think_from_dict(raw: dict[str, Any] | None) -> ThinkOutput | None:
     if raw is None:
         return None
     plan = None if raw.get("plan") is None else [Rationale.from_dict(r) for r in raw["plan"]]
-    recruit = RecruitRequest(**raw["recruit"]) if raw.get("recruit") else None
+    recruits = parse_recruits(raw.get("recruit"))
     # Queries are kept in TurnStep.queries; the think output only needs its decisions to resume.
-    return ThinkOutput(plan, [], [], recruit, raw.get("done", False), raw.get("cannot_progress", False))
+    return ThinkOutput(plan, [], [], recruits, raw.get("done", False), raw.get("cannot_progress", False))
+
+
+def recruits_of(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """A saved turn's sub-conversation outcomes (a turn saved before several could run side by side kept one, under
+    "recruit")."""
+    if isinstance(data.get("recruits"), list):
+        return [r for r in data["recruits"] if isinstance(r, dict)]
+    return [data["recruit"]] if isinstance(data.get("recruit"), dict) else []
 
 
 def history_messages(task: TaskStep, turns: list[TurnStep], viewpoint: str, *, budget_tokens: int) -> Messages:

@@ -10,6 +10,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from bot.agents.steps import recruits_of
 from bot.asks.metrics import behaviour
 from bot.asks.transcripts import ConversationView, Transcript
 from bot.cli.printable import printable
@@ -101,8 +102,9 @@ def _notes(data: dict[str, Any], *, short: bool) -> list[str]:
         notes.append(f"error: {data['error']['message']}")
     if data.get("approval"):
         notes.append(f"member's approval: {data['approval']}")
-    if (recruit := data.get("recruit")) and recruit["status"] == "refused":
-        notes.append(f"could not bring in {recruit['request']['member']}: {recruit['reason']}")
+    for recruit in recruits_of(data):
+        if recruit["status"] == "refused":
+            notes.append(f"could not bring in {recruit['request']['member']}: {recruit['reason']}")
     if not short and data.get("update", {}).get("fake_solved"):
         notes.append(f"fake solved (counted; value kept): {', '.join(data['update']['fake_solved'])}")
     return notes

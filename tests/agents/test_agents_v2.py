@@ -40,7 +40,7 @@ async def _all_turns(db: Database, ask_id: int) -> list:
 
 # ---------------------------------------------------------------------- notebook
 async def test_notebook_lines_found_early_stay_in_later_prompts(db: Database, settings: Settings) -> None:
-    world = two_fact_world()
+    world = two_fact_world(launch_with="dave")  # nobody asked holds the launch date: alice's agent takes more turns
     h = await build(db, world, settings=settings)
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
     code_id = _message_id(world, CODE_NAME)
@@ -245,7 +245,7 @@ def _recruits_carol_if_not_found(request: LLMRequest) -> str:
     system = request.messages[0]["content"]
     if request.purpose == "think" and _speaker(request) == "bob" and "talking with Alice (@alice)" in system:
         data = json.loads(reply)
-        data["recruit"] = {"member": "carol", "question": "When is the launch date?", "only_if_not_found": True}
+        data["recruit"] = [{"member": "carol", "question": "When is the launch date?", "only_if_not_found": True}]
         reply = json.dumps(data)
     return reply
 
@@ -262,7 +262,8 @@ async def test_recruiting_is_decided_after_the_search_in_the_same_turn(
     assert "14 March" in (outcome.answer or "")
     top = next(c for c in await conversations(db, outcome.ask_id) if c.parent_id is None)
     bob_first = next(t for t in await turns(db, top.id) if t.agent == "bob")
-    assert bob_first.data["recruit"]["status"] == ("done" if recruited else "refused")
+    [recruit] = bob_first.data["recruits"]
+    assert recruit["status"] == ("done" if recruited else "refused")
     if not recruited:  # the search found the launch date itself: no sub-conversation, no extra LLM call
-        assert bob_first.data["recruit"]["reason"] == "found_locally"
+        assert recruit["reason"] == "found_locally"
         assert len(bob_first.data["llm_calls"]) == 2

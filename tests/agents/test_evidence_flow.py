@@ -68,7 +68,7 @@ def _think_request(*, plan: list[dict[str, str]], notebook: list[dict[str, str]]
     heard = render_prompt("agent", "heard", speaker="alice", utterance="I found nothing yet.")
     think = render_prompt(
         "agent", "think", turn=3, me="bob", plan=json.dumps(plan), notebook=notebook, cut=0, whole_history=False,
-        searches=searches, people=["dave", "carol", "erin"], blackboard=[], error=None,
+        searches=searches, people=["dave", "carol", "erin"], max_recruits=3, blackboard=[], error=None,
     )  # fmt: skip
     messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
     messages += [{"role": "user", "content": heard}, {"role": "user", "content": think}]
@@ -88,17 +88,18 @@ def test_the_stand_in_recruits_whom_its_lines_point_to_once_its_own_search_left_
     ]
 
     before = json.loads(scripted_model(_think_request(plan=plan, notebook=notebook, searches=[])))
-    assert before["recruit"] is None and before["fuzzy"]  # not searched yet: it searches its own memory first
+    assert before["recruit"] == [] and before["fuzzy"]  # not searched yet: it searches its own memory first
 
     after = json.loads(scripted_model(_think_request(plan=plan, notebook=notebook, searches=searched)))
-    assert after["recruit"]["member"] == "erin"  # named by its line on the matter (not the first listed, dave)
-    assert after["recruit"]["question"] == "When is the launch date?" and not after["done"]
+    [erin] = after["recruit"]
+    assert erin["member"] == "erin"  # named by its line on the matter (not the first listed, dave)
+    assert erin["question"] == "When is the launch date?" and not after["done"]
 
 
 def test_the_stand_in_stops_when_every_part_is_filled() -> None:
     plan = [{"id": "r1", "need": "When is the launch date", "status": "known", "value": "14 March", "source": "m9"}]
     reply = json.loads(scripted_model(_think_request(plan=plan, notebook=[], searches=[])))
-    assert reply["done"] and reply["recruit"] is None and not reply["clear"] and not reply["fuzzy"]
+    assert reply["done"] and reply["recruit"] == [] and not reply["clear"] and not reply["fuzzy"]
 
 
 async def test_the_talk_ends_once_the_asking_side_has_every_part(db: Database, settings: Settings) -> None:

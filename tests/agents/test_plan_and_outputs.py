@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bot.agents.memory_tools import MAX_LIMIT, parse_clear, parse_fuzzy
-from bot.agents.outputs import parse_act, parse_think
+from bot.agents.outputs import RecruitRequest, parse_act, parse_think
 from bot.agents.plan import Fact, Plan, Rationale, Status, says_unknown
+from bot.agents.steps import RecruitOutcome, TurnStep, recruits_of
 from bot.errors import LLMOutputError
 
 
@@ -89,6 +90,19 @@ def test_think_and_act_answers_of_the_wrong_shape_are_output_errors() -> None:
     with pytest.raises(LLMOutputError):
         parse_act({"utterance": ""})
     think = parse_think({"plan": [{"id": "r1", "need": "x"}], "recruit": {"member": "@carol"}}, with_plan=True)
-    assert think.recruit is not None and think.recruit.member == "carol"
+    assert [r.member for r in think.recruits] == ["carol"]  # one request as an object, as older answers gave it
+    several = [{"member": m, "question": "q"} for m in ("carol", "@carol", "dave", "erin", "frank")]
+    think = parse_think({"plan": [], "recruit": several}, with_plan=True)
+    assert [r.member for r in think.recruits] == ["carol", "dave", "erin"]  # each once, at most MAX_RECRUITS
     act = parse_act({"utterance": "hi", "learned": [{"id": "r1", "value": "v"}, {"id": "r2"}], "answer": ""})
     assert [f.id for f in act.learned] == ["r1"] and act.answer is None
+
+
+def test_a_turn_saved_with_one_sub_conversation_loads_as_a_list_of_them() -> None:
+    outcome = RecruitOutcome(RecruitRequest("carol", "When?"), "done", conclusion="14 March", conversation_id=7)
+    step = TurnStep(2, "bob", recruits=[outcome])
+    assert TurnStep.from_dict(step.dict()).recruits == [outcome]
+    older = {**step.dict(), "recruit": outcome.dict()}  # saved before several could run side by side
+    del older["recruits"]
+    assert TurnStep.from_dict(older).recruits == [outcome]
+    assert recruits_of({"recruit": None}) == [] and recruits_of({}) == []

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskRequest
-from bot.llm.types import LLMRequest
+from bot.llm.scripted import ScriptedBackend
+from bot.llm.types import LLMReply, LLMRequest
 from bot.settings import Settings
 from bot.store.db import Database
 from tests.fakes.asks import LAUNCH, QUESTION, build, two_fact_world
@@ -24,7 +29,7 @@ def forcing_recruit(who: str, member: str):  # noqa: ANN201
         text = scripted_model(request)
         if request.purpose == "think" and f"YOU ARE: {who}'s agent" in request.messages[1]["content"]:
             data = json.loads(text)
-            data["recruit"] = {"member": member, "question": "anything?"}
+            data["recruit"] = [{"member": member, "question": "anything?"}]
             text = json.dumps(data)
         return text
 
@@ -42,7 +47,7 @@ async def test_bob_brings_in_carol_and_her_fact_reaches_the_answer(db: Database,
     assert (child.parent_id, child.depth, child.participants) == (top.id, 1, ["bob", "carol"])
     assert "14 March" in (child.conclusion or "")
     parent_turn = next(t for t in await turns(db, top.id) if t.idx == child.parent_turn)
-    assert parent_turn.agent == "bob" and parent_turn.data["recruit"]["status"] == "done"
+    assert parent_turn.agent == "bob" and parent_turn.data["recruits"][0]["status"] == "done"
     sub_turns = await turns(db, child.id)
     launch_id = _launch_id(world)
     assert any(launch_id in hit_ids(t) for t in sub_turns if t.agent == "carol")
@@ -67,21 +72,21 @@ async def test_a_cycle_back_to_an_agent_in_the_chain_is_refused(db: Database, se
     convs = await conversations(db, outcome.ask_id)
     assert [c.depth for c in convs] == [0, 1]  # no third level opened
     carol_turns = [t for t in await turns(db, convs[1].id) if t.agent == "carol"]
-    assert carol_turns and all(t.data["recruit"]["reason"] == "cycle" for t in carol_turns)
-    assert all(t.data["recruit"]["status"] == "refused" for t in carol_turns)
+    assert carol_turns and all(t.data["recruits"][0]["reason"] == "cycle" for t in carol_turns)
+    assert all(t.data["recruits"][0]["status"] == "refused" for t in carol_turns)
 
 
 async def test_depth_limit_holds(db: Database, settings: Settings) -> None:
     settings = settings.replace(recursion_depth=1)
     script = forcing_recruit("carol", "erin")
-    h = await build(db, two_fact_world(launch_with="carol"), settings=settings, script=script)
+    h = await build(db, two_fact_world(launch_with="carol"), settings=settings, script=script, fuzzy=True)
 
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
 
     convs = await conversations(db, outcome.ask_id)
     assert max(c.depth for c in convs) == 1
     carol_turns = [t for t in await turns(db, convs[1].id) if t.agent == "carol"]
-    assert {t.data["recruit"]["reason"] for t in carol_turns} == {"depth"}
+    assert {t.data["recruits"][0]["reason"] for t in carol_turns} == {"depth"}
 
 
 async def test_no_recursion_at_depth_zero_or_when_switched_off(db: Database, settings: Settings) -> None:
@@ -106,7 +111,7 @@ async def test_budget_caps_the_sub_conversations_of_an_ask(db: Database, setting
     assert child.participants == ["bob", "carol"]
     calls = [c for c in await llm_calls(db, outcome.ask_id) if c.conversation_id == child.id]
     assert len(calls) == 2  # a sub-conversation is one answer: Carol's agent's turn
-    reasons = [t.data["recruit"]["reason"] for t in await turns(db, top.id) if t.data["recruit"]]
+    reasons = [t.data["recruits"][0]["reason"] for t in await turns(db, top.id) if t.data["recruits"]]
     assert reasons[0] == "" and set(reasons[1:]) == {"budget"} and len(reasons) > 1
 
 
@@ -114,5 +119,74 @@ async def test_budget_too_small_refuses_recruiting(db: Database, settings: Setti
     h = await build(db, two_fact_world(launch_with="carol"), settings=settings.replace(recursion_llm_budget=1))
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
     (top,) = await conversations(db, outcome.ask_id)
-    reasons = [t.data["recruit"]["reason"] for t in await turns(db, top.id) if t.data["recruit"]]
+    reasons = [t.data["recruits"][0]["reason"] for t in await turns(db, top.id) if t.data["recruits"]]
     assert reasons and set(reasons) == {"budget"}
+
+
+async def test_one_think_brings_in_several_members_and_each_request_gets_its_outcome(
+    db: Database, settings: Settings
+) -> None:
+    def script(request: LLMRequest) -> str:
+        text = scripted_model(request)
+        if request.purpose == "think" and "YOU ARE: bob's agent" in request.messages[1]["content"]:
+            data = json.loads(text)
+            if data["recruit"]:  # its own choice (carol), then nobody, then the requester (in the chain)
+                (carol,) = data["recruit"]
+                data["recruit"] += [{**carol, "member": m} for m in ("zed", "alice")]
+            text = json.dumps(data)
+        return text
+
+    h = await build(db, two_fact_world(launch_with="carol"), settings=settings, script=script, fuzzy=True)
+
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+
+    assert outcome.status == "done" and "14 March" in outcome.answer
+    top, child = await conversations(db, outcome.ask_id)
+    bob = next(t for t in await turns(db, top.id) if t.agent == "bob" and t.data["recruits"])
+    outcomes = [(r["request"]["member"], r["status"], r["reason"]) for r in bob.data["recruits"]]
+    assert outcomes == [("carol", "done", ""), ("zed", "refused", "unknown"), ("alice", "refused", "cycle")]
+    assert (child.parent_turn, child.participants) == (bob.idx, ["bob", "carol"])
+    sent = (bob.data["sharing"] or {}).get("recruit_sent")
+    assert [s["audience"] for s in sent] == [["carol", "alice"]]  # one question left, to whom it was put
+
+
+class _Meeting(ScriptedBackend):
+    """The scripted model, except that the agents brought in wait for one another before their first call: the
+    ask goes on only if their sub-conversations run side by side (one after another, the first would wait alone)."""
+
+    def __init__(self, script: Callable[[LLMRequest], str], parties: set[str]) -> None:
+        super().__init__(script)
+        self.parties, self.arrived, self.met = parties, set[str](), asyncio.Event()
+
+    async def complete(self, request: LLMRequest, *, response_format: dict[str, Any] | None) -> LLMReply:
+        who = next((p for p in self.parties if f"YOU ARE: {p}'s agent" in request.messages[1]["content"]), None)
+        if who is not None and request.purpose == "think":
+            self.arrived.add(who)
+            if self.arrived == self.parties:
+                self.met.set()
+            await asyncio.wait_for(self.met.wait(), timeout=30)
+        return await super().complete(request, response_format=response_format)
+
+
+async def test_the_members_one_think_brings_in_talk_side_by_side(db: Database, settings: Settings) -> None:
+    world = two_fact_world(launch_with="carol")
+    world.add_message(world.dm("bob", "dave").id, "dave", "Bob, coffee?", ts=datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+
+    def script(request: LLMRequest) -> str:
+        text = scripted_model(request)
+        if request.purpose == "think" and "YOU ARE: bob's agent" in request.messages[1]["content"]:
+            data = json.loads(text)
+            if data["recruit"]:  # its own choice (carol), and dave beside her
+                data["recruit"] += [{**data["recruit"][0], "member": "dave"}]
+            text = json.dumps(data)
+        return text
+
+    backend = _Meeting(script, {"carol", "dave"})
+    h = await build(db, world, settings=settings, backend=backend, fuzzy=True)
+
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+
+    assert backend.met.is_set() and outcome.status == "done" and "14 March" in outcome.answer
+    top, *children = await conversations(db, outcome.ask_id)
+    assert sorted(c.participants[1] for c in children) == ["carol", "dave"]
+    assert len({c.parent_turn for c in children}) == 1 and all(c.stop_reason for c in children)

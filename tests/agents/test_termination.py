@@ -73,7 +73,7 @@ async def test_the_colleague_still_gets_a_turn_when_the_requesters_agent_gives_u
     recorded = await turns(db, conversation.id)
     assert [t.agent for t in recorded[:2]] == ["alice", "bob"]
     assert "14 March" in recorded[1].utterance  # bob's agent looked, and told alice's
-    assert conversation.stop_reason == "cannot_progress"
+    assert conversation.stop_reason == "colleague_answered"  # it filled what alice's agent missed: no more rounds
 
 
 async def test_an_empty_plan_falls_back_to_answering_directly(db: Database, settings: Settings) -> None:
@@ -92,3 +92,18 @@ async def test_an_empty_plan_falls_back_to_answering_directly(db: Database, sett
     assert outcome.status != "failed" and "14 March" in outcome.final_text  # uncited, so possibly "unsupported"
     (conversation,) = await conversations(db, outcome.ask_id)
     assert conversation.stop_reason == "all_done" and len(await turns(db, conversation.id)) == 2
+
+
+async def test_a_turn_that_ends_the_talk_with_nothing_to_search_or_ask_makes_no_act_call(
+    db: Database, settings: Settings
+) -> None:
+    h = await build(db, two_fact_world(launch_with="dave"), settings=settings)  # nobody reachable holds the date
+
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+
+    (conversation, *_) = await conversations(db, outcome.ask_id)
+    last = (await turns(db, conversation.id))[-1]
+    assert conversation.stop_reason == "cannot_progress" and last.agent == "alice"
+    assert [c["purpose"] for c in last.data["llm_calls"]] == ["think"]  # nobody would hear an act call's answer
+    assert last.utterance == messages.agent_closes(complete=False)
+    assert "Bluebird" in outcome.answer  # what was found still reaches the answer

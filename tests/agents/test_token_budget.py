@@ -21,7 +21,7 @@ async def test_a_talk_stops_before_the_budget_runs_out_and_consensus_still_runs(
     # Per call the engine counts 3,000 tokens (1,000 of evidence + the prompt's overhead) until a larger prompt is
     # seen; a turn (2 calls) + bob's statement + consensus = 12,000: a turn starts only while at most 1,000 are spent.
     settings = settings.replace(evidence_budget_tokens=1000, ask_token_budget=13_000, whole_history=False)
-    h = await build(db, two_fact_world(), settings=settings)
+    h = await build(db, two_fact_world(launch_with="dave"), settings=settings)  # nobody asked holds the date
 
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
 

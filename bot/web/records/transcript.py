@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot import messages
+from bot.agents.steps import recruits_of
 from bot.asks import models, transcripts
 from bot.store.db import Database
 from bot.web.records.asks import AskSummary, ask_summary
@@ -50,7 +51,7 @@ class TurnView:
     approval: str | None
     declined: bool
     error: dict[str, Any] | None
-    recruit: dict[str, Any] | None
+    recruits: list[dict[str, Any]]
     subs: list[ConversationView] = field(default_factory=list)  # sub-conversations this turn opened
     prompts: list[PromptView] = field(default_factory=list)  # empty unless the viewer may see them
 
@@ -119,7 +120,7 @@ async def load_transcript(
     def turn_view(conversation: transcripts.ConversationView, turn: models.Turn) -> TurnView:
         view = _turn_view(turn, conversation.queries.get(turn.id, []), calls, hits, viewer, channels)
         if not may_see_turn(viewer, turn.agent, turn.data or {}, admin=admin):
-            view.utterance, view.plan, view.recruit = NOT_YOUR_AUDIENCE, [], None
+            view.utterance, view.plan, view.recruits = NOT_YOUR_AUDIENCE, [], []
         if may_see_prompts(viewer, turn.agent, admin=raw_prompts):
             view.prompts = _prompts((turn.data or {}).get("llm_calls", []))
         return view
@@ -169,7 +170,7 @@ def _turn_view(
         idx=turn.idx, agent=turn.agent, utterance=turn.utterance, plan=list(turn.plan or []), solved=turn.solved,
         fake_solved=turn.fake_solved, queries=query_views, llm_calls=[c for c in calls if c.turn_id == turn.id],
         latency_s=float(data.get("latency_s", 0.0)), approval=data.get("approval"),
-        declined=bool(data.get("declined")), error=data.get("error"), recruit=data.get("recruit"),
+        declined=bool(data.get("declined")), error=data.get("error"), recruits=recruits_of(data),
     )  # fmt: skip
 
 
