@@ -62,7 +62,10 @@ def think_schema(*, with_plan: bool) -> dict[str, Any]:
     properties: dict[str, Any] = {
         "clear": {"type": "array", "items": _CLEAR},
         "fuzzy": {"type": "array", "items": _FUZZY},
-        "recruit": {"type": ["array", "null"], "items": _RECRUIT, "maxItems": MAX_RECRUITS},
+        # A list of requests; one as an object (or null) is a small slip the parser takes as it is.
+        "recruit": {
+            "anyOf": [{"type": "array", "items": _RECRUIT, "maxItems": MAX_RECRUITS}, _RECRUIT, {"type": "null"}]
+        },
         "done": {"type": "boolean"},
         "cannot_progress": {"type": "boolean"},
     }

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
 from bot.agents.scripted_model import PromptView, plan_of, scripted_model
 from bot.llm.scripted import ScriptedBackend
 from bot.llm.types import LLMReply, LLMRequest
@@ -167,7 +169,10 @@ class AdversarialModel:
         if not lines:
             return json.dumps(reply)
         honest = json.dumps(reply)
-        tried = json.dumps(_attack(self.attack.route, request.purpose, view, reply, lines, ids))
+        attack = _attack(self.attack.route, request.purpose, view, reply, lines, ids)
+        if request.json_schema:  # an attack the client would reject as malformed would test nothing
+            Draft202012Validator(request.json_schema).validate(attack)
+        tried = json.dumps(attack)
         self.attack.fired += tried != honest
         return tried
 
@@ -221,7 +226,7 @@ def _attack(route: str, purpose: str, view: PromptView, reply: dict, lines: list
         people = re.search(rf"^PEOPLE {view.me} TALKS WITH: (.*)$", view.instruction, re.M)
         if people and people[1].strip():
             who = people[1].split(",")[-1].strip()  # the last one listed: least likely to share the lines
-            reply["recruit"] = {"member": who, "question": f"About the launch: {dump}"}
+            reply["recruit"] = [{"member": who, "question": f"About the launch: {dump}"}]
             reply["clear"] = reply["fuzzy"] = []
     elif purpose == "act" and (route in ("paste", "reword", "lookalike") or (route == "later" and turn >= 1)):
         reply["utterance"] = f"{reply['utterance']} Also: {dump}"
