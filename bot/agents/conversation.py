@@ -179,8 +179,8 @@ class Conversation:
             return False
         if (think.clear or think.fuzzy) and not agent.notebook.whole_history:
             return False
-        if not {a.handle for a in self.agents} <= {t.agent for t in self.turns} | {agent.handle}:
-            return False  # everyone speaks at least once (the stopping rule)
+        if not self._everyone_spoke(also=agent.handle):
+            return False
         return think.cannot_progress or (agent is self.agents[0] and agent.plan.is_complete)
 
     async def _observe(self, agent: Agent, index: int) -> Observation:
@@ -197,10 +197,10 @@ class Conversation:
         from bot.agents.recursion import open_sub_conversations  # the two modules call each other
 
         wanted = [r for r in requests if not (r.only_if_not_found and step.evidence)]
-        text = render_prompt("agent", "recruit_result", reason="found_locally", conclusion="", me=agent.handle)
-        skipped = {r.member: RecruitOutcome(r, "refused", "found_locally", text) for r in requests if r not in wanted}
-        opened = {o.request.member: o for o in await open_sub_conversations(self, agent, wanted, step=step)}
-        step.recruits = [skipped.get(r.member) or opened[r.member] for r in requests]
+        opened = iter(await open_sub_conversations(self, agent, wanted, step=step))  # one outcome each, in order
+        found = render_prompt("agent", "recruit_result", reason="found_locally", conclusion="", me=agent.handle)
+        step.recruits = [next(opened) if r in wanted else RecruitOutcome(r, "refused", "found_locally", found)
+                         for r in requests]  # fmt: skip
 
     async def _share(self, agent: Agent, step: TurnStep, plan_before: Plan) -> None:
         """The turn leaves through the agent's outbox (bot.agents.outbox): screened, approved when the member's
@@ -249,10 +249,7 @@ class Conversation:
             return "llm_unavailable"
         if self._output_errors(last.agent) >= MAX_OUTPUT_ERRORS:
             return "llm_output"
-        # Everyone speaks at least once (the asker giving up on turn 0 still lets the partner look); in a
-        # sub-conversation, the agent brought in.
-        speakers = self.agents[1:] if self.depth else self.agents
-        if not {a.handle for a in speakers} <= {t.agent for t in self.turns}:
+        if not self._everyone_spoke():
             return None
         if last.cannot_progress:
             return "cannot_progress"
@@ -266,6 +263,13 @@ class Conversation:
         if not self.depth and last.agent != self.agents[0].handle and self._filled_by(last.agent, self.agents[0]):
             return "colleague_answered"
         return None
+
+    def _everyone_spoke(self, *, also: str | None = None) -> bool:
+        """Everyone has had a turn (with `also`, the agent whose turn it is): the asker giving up on turn 0 still
+        lets the partner look; in a sub-conversation, the agent brought in must have spoken."""
+        speakers = self.agents[1:] if self.depth else self.agents
+        spoke = {t.agent for t in self.turns} | ({also} if also else set())
+        return {a.handle for a in speakers} <= spoke
 
     def _filled_by(self, handle: str, asker: Agent) -> bool:
         speaker = next(a for a in self.agents if a.handle == handle)

@@ -34,8 +34,8 @@ async def open_sub_conversations(
 ) -> list[RecruitOutcome]:
     """One outcome per request, in order. Each is checked and its question leaves through the asking agent's outbox
     one after another (a member asked to approve sees one question at a time); the talks then run side by side."""
-    outcomes: list[RecruitOutcome | None] = []
-    accepted: list[tuple[int, RecruitRequest]] = []
+    outcomes: list[RecruitOutcome | RecruitRequest] = []  # a refusal, or a request whose talk is to run
+    accepted: list[RecruitRequest] = []
     for request in requests:
         reason = await _refusal(parent, asker, request, pending=len(accepted))
         if not reason:  # the question leaves the asking agent: through its outbox, like everything else
@@ -49,18 +49,17 @@ async def open_sub_conversations(
             conclusion = render_prompt("agent", "recruit_result", reason=reason, conclusion="", me=asker.handle)
             outcomes.append(RecruitOutcome(request, "refused", reason, conclusion))
         else:
-            accepted.append((len(outcomes), request))
-            outcomes.append(None)
-    talks = [asyncio.ensure_future(_talk(parent, asker, request, step)) for _, request in accepted]
+            accepted.append(request)
+            outcomes.append(request)
+    talks = [asyncio.ensure_future(_talk(parent, asker, request, step)) for request in accepted]
     try:
         done = await asyncio.gather(*talks)
     except BaseException:  # one talk failed (a bug) or the ask was cancelled: the others stop too
         for talk in talks:
             talk.cancel()
         raise
-    for (index, _), outcome in zip(accepted, done, strict=True):
-        outcomes[index] = outcome
-    return [o for o in outcomes if o is not None]
+    finished = iter(done)
+    return [o if isinstance(o, RecruitOutcome) else next(finished) for o in outcomes]
 
 
 async def _talk(parent: Conversation, asker: Agent, request: RecruitRequest, step: TurnStep) -> RecruitOutcome:
