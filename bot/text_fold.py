@@ -61,3 +61,19 @@ def skeleton(text: str) -> str:
     folded = fold(text).translate(_CONFUSABLES)
     decomposed = unicodedata.normalize("NFKD", folded)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+_SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("e", ""))
+
+
+def stem(word: str) -> str:
+    """A crude stem, the same for "hike", "hikes" and "hiking", "cry" and "crying" (suffixes stripped until none is
+    left, never below three letters)."""
+    for _ in range(3):
+        for suffix, replacement in _SUFFIXES:
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                word = word[: -len(suffix)] + replacement
+                break
+        else:
+            return word
+    return word

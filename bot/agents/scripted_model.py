@@ -16,7 +16,9 @@ protocol mechanically:
 - stop: done when every rationale is known; stuck when it has nothing left to try and its partner told it nothing
   new;
 - statement: each rationale with the lines that answer it, cited; consensus: the same, the lines bearing on it cited
-  beside an answer (never given as one).
+  beside an answer (never given as one), and the line said with an answering one that names what it leaves out;
+- words are compared by their first five letters or their stem ("crying" ~ "cry"); a stated fact is
+  `need: value [ids]`, brackets inside the value being its words ("[takes phone]").
 As the private model of the privacy split it "extracts" each hit's text as a fact (a stand-in, not a privacy filter).
 
     llm = LLMClient(ScriptedBackend(scripted_model))
@@ -33,6 +35,7 @@ from bot.agents.scripted_reading import (
     PromptView,
     asked_of,
     bearing,
+    exchange,
     fact_in,
     filling,
     keywords_of,
@@ -272,9 +275,11 @@ def _consensus(view: PromptView) -> dict[str, Any]:
         if not said_values:
             continue
         text = f"{need}: {' / '.join(said_values)}"
-        claims.append(
-            {"text": text, "sources": list(dict.fromkeys([*sources[need], *(line["id"] for line in lines)]))}
-        )
+        cited = list(dict.fromkeys([*sources[need], *(line["id"] for line in lines)]))
+        # The lines said with those that give the value, naming what they leave out.
+        giving = {*sources[need], *(line["id"] for line in answering[:1])}
+        said_with = exchange(evidence, [line for line in evidence if line["id"] in giving], need)
+        claims.append({"text": text, "sources": list(dict.fromkeys([*cited, *(line["id"] for line in said_with)]))})
     answer = "; ".join(c["text"] for c in claims)
     return {"answer": answer, "agreed": len({_strip_sources(s) for s in said}) <= 1, "cited": [r[0] for r in rows],
             "dropped": [], "claims": claims, "disagreements": [], "answerable": bool(claims)}  # fmt: skip

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from bot.llm.types import LLMRequest
 from bot.prompts import DATA_CLOSE, DATA_OPEN
+from bot.text_fold import stem
 
 
 STOPWORDS = frozenset(
@@ -18,7 +19,8 @@ STOPWORDS = frozenset(
     "your know about any find out had been being".split()
 )
 HIT = re.compile(
-    r"^\[(?P<id>[^\]]+)\] #(?P<channel>\S+) (?:\S+ \S+ (?P<sender>[^:]+)|\S+): (?P<text>.*?)(?: \| context: .*)?$"
+    r"^\[(?P<id>[^\]]+)\] #(?P<channel>\S+) (?:(?P<when>\S+ \S+) (?P<sender>[^:]+)|\S+): "
+    r"(?P<text>.*?)(?: \| context: .*)?$"
 )
 FACT = re.compile(r"^\[(?P<id>[^\]]+)\] (?P<channel>)(?P<sender>)(?P<text>.+)$")  # the private model's fact line
 BRIEF = re.compile(r"^- (?P<id>\S+) #(?P<channel>\S+) (?P<sender>[^:]*): (?P<text>.*)$")  # a think NOTEBOOK line
@@ -105,9 +107,16 @@ def keywords_of(text: str) -> list[str]:
     return [w for w in dict.fromkeys(w.removesuffix("'s") for w in words) if w not in STOPWORDS]
 
 
+_ID = r"[\w.:'@/-]*\d[\w.:'@/-]*"  # a message id ("m0000008", "ftv-3797", "bob:m12"): a digit, no spaces
+_SOURCES = rf"{_ID}(?:,\s*{_ID})*"
+CUT = "[\u2026]"  # what the share screen put where it cut words
+
+
 def fact_in(text: str, need: str) -> tuple[str, str] | None:
-    found = re.search(re.escape(need) + r": (.+?) \[([^\]]*)\]", text, re.I)
-    return (found[1], found[2]) if found else None
+    """A stated fact, `need: value [ids]`: (value, ids). Brackets of other kinds inside the value (a stage direction,
+    "[takes phone]") are words of it; a value the share screen cut is no fact."""
+    found = re.search(re.escape(need) + rf": (.+?) \[({_SOURCES})\](?=[;.]|\s|$)", text, re.I)
+    return (found[1], found[2]) if found and CUT not in found[1] else None
 
 
 # ---------------------------------------------------------------------- matching lines to a rationale
@@ -120,10 +129,15 @@ def lines_of(view: PromptView, label: str, pattern: re.Pattern[str] = HIT) -> li
     return lines
 
 
+def _same_word(word: str, keyword: str) -> bool:
+    return word[:5] == keyword[:5] or stem(word) == stem(keyword)
+
+
 def hits_of(line: dict[str, str], keywords: list[str]) -> int:
-    """How many keywords a line's text holds, by a crude stem (a keyword's first five letters: "launch" ~
-    "launching")."""
-    return sum(k[:5] in line["lowered"] for k in keywords)
+    """How many keywords a line's text holds: a keyword's first five letters in it ("launch" ~ "launching"), or a
+    word of the same stem (`text_fold.stem`: "crying" ~ "cry", which the five letters miss)."""
+    stems = {stem(w) for w in re.findall(r"[a-z0-9]+", line["lowered"])}
+    return sum(k[:5] in line["lowered"] or stem(k) in stems for k in keywords)
 
 
 def names_of(need: str) -> list[str]:
@@ -147,7 +161,7 @@ def _answers(line: dict[str, str], need: str) -> int:
     in_text = hits_of(line, asked)
     held = in_text + sender
     own = [w for w in keywords_of(line["text"]) if not w[0].isdigit()]  # a time or a figure is the answer itself
-    about = sender + sum(any(w[:5] == k[:5] for k in [*asked, *names]) for w in own)
+    about = sender + sum(any(_same_word(w, k) for k in [*asked, *names]) for w in own)
     # Two of its words in the line's own, unless it holds them all (a name alone is no answer).
     enough = 2 * held >= len(asked) and (in_text >= min(2, len(asked)) or held == len(asked))
     return held if enough and 4 * about >= len(own) else 0
@@ -188,6 +202,22 @@ def bearing(lines: list[dict[str, str]], need: str) -> list[dict[str, str]]:
     directly, or the one writing the answer, offers when nothing answers outright."""
     messages = [line for line in lines if not line["id"].startswith("session:")]
     return _ranked(messages, need, _answers) or _ranked(messages, need, _bears_on)
+
+
+def exchange(lines: list[dict[str, str]], cited: list[dict[str, str]], need: str) -> list[dict[str, str]]:
+    """The lines said with the cited ones (same conversation, same minute) that name whom or what the need names and
+    the cited lines do not: a reply often leaves out what the line it answers named ("it's Paolo calling" - "Bon
+    giorno!"), and the claim rests on both."""
+    covered = " ".join(f"{line['lowered']} {line['sender']}" for line in cited)
+    missing = [n for n in names_of(need) if n[:5] not in covered]
+    moments = {(line["channel"], line.get("when", "")) for line in cited if line.get("when")}
+    return [
+        line
+        for line in lines
+        if (line["channel"], line.get("when", "")) in moments
+        and line not in cited
+        and any(n[:5] in f"{line['lowered']} {line['sender']}" for n in missing)
+    ]
 
 
 def _ranked(

@@ -12,6 +12,8 @@ import re
 import string
 from collections.abc import Callable
 
+from bot.text_fold import stem
+
 
 NUMBER_WORDS = {
     word: value
@@ -23,7 +25,6 @@ _NUMBER_RE = re.compile(r"(?<![\d:.])\d+(?![\d:])|\b(?:" + "|".join(NUMBER_WORDS
 _DELETE_RE = re.compile(r"\b(?:delet|remov|drop|cancel|cut)\w*", re.IGNORECASE)
 _NEGATION = r"\b(?:not|isnt|wasnt|arent|werent|never|no|neither|nor|without)\s+(?:\w+\s+){0,2}"
 _HEDGES = re.compile(r"\b(?:either|maybe|perhaps|possibly|probably|might|not sure|unsure|could be)\b")
-_SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("e", ""))
 _CLAUSES = re.compile(r"[,.;:!?()]")
 NEAR_CHARS = 30  # a number this close to a word of deleting is the count
 
@@ -50,18 +51,6 @@ def extract_count(text: str) -> int | None:
             chosen = nearest
     token = chosen.group(0).lower()
     return NUMBER_WORDS[token] if token in NUMBER_WORDS else int(token)
-
-
-def stem(word: str) -> str:
-    """A crude stem, the same for "hike", "hikes" and "hiking" (suffixes stripped until none is left)."""
-    for _ in range(3):
-        for suffix, replacement in _SUFFIXES:
-            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-                word = word[: -len(suffix)] + replacement
-                break
-        else:
-            return word
-    return word
 
 
 def stems(text: str) -> str:
