@@ -18,6 +18,7 @@ from bot.text_fold import as_latin, normalise
 
 _ENV = Environment(undefined=StrictUndefined, keep_trailing_newline=False, trim_blocks=True, lstrip_blocks=True)
 DATA_OPEN, DATA_CLOSE = "<chat-data untrusted>", "</chat-data>"
+CUT = "[\u2026]"  # where the share screen cut words from what an agent passes on
 # A marker as a reader (the model) would take it: any slash, the words joined by a dash, space or underscore, or none.
 _MARKER = re.compile(r"<\s*([/\u2044\u2215\u29f8]?)\s*chat[\s_-]*data", re.IGNORECASE)
 

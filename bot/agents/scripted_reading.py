@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.llm.types import LLMRequest
-from bot.prompts import DATA_CLOSE, DATA_OPEN
+from bot.prompts import CUT, DATA_CLOSE, DATA_OPEN
 from bot.text_fold import stem
 
 
@@ -109,7 +109,6 @@ def keywords_of(text: str) -> list[str]:
 
 _ID = r"[\w.:'@/-]*\d[\w.:'@/-]*"  # a message id ("m0000008", "ftv-3797", "bob:m12"): a digit, no spaces
 _SOURCES = rf"{_ID}(?:,\s*{_ID})*"
-CUT = "[\u2026]"  # what the share screen put where it cut words
 
 
 def fact_in(text: str, need: str) -> tuple[str, str] | None:

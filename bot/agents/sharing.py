@@ -35,11 +35,11 @@ from bot.agents.outgoing import Outgoing, SharedFact
 from bot.agents.plan import Fact, Plan, Rationale, Status
 from bot.agents.private_terms import PrivateTerms
 from bot.agents.steps import StatementStep, TurnStep
+from bot.prompts import CUT
 from bot.text_fold import normalise, skeleton
 
 
 QUOTE_WORDS = 4  # this many words in a row copied from a memory line make a verbatim quote
-CUT = "[…]"
 BACKGROUND = "background:"  # id prefix of the requester's background lines in an index: never cited, never passed
 _WORD = re.compile(r"\w+")
 _LINE_ID = re.compile(r"^\[([^\]]+)\]\s*")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from bot import messages
@@ -27,6 +28,8 @@ def runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     monkeypatch.setenv("ASKWITH_EMBEDDER", "hash")
     monkeypatch.delenv("ASKWITH_DATABASE_URL", raising=False)
     monkeypatch.delenv("ASKWITH_LLM_BASE_URL", raising=False)
+    # The module's console took its width from COLUMNS when first imported, maybe by another test of this process.
+    monkeypatch.setattr("bot.cli.transcripts.out", Console(width=200))
     _register_all()
     return CliRunner()
 
