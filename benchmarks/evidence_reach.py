@@ -14,6 +14,8 @@ the gold evidence lines (an utterance stored once per listener counts once; any 
 - final: in the requester's consensus prompt (the call that writes the answer), id and words,
 - cited: cited by a claim of the final answer (as recorded),
 - ceiling_without_recursion: visible to the asking members (requester and colleagues) at all,
+- sharing_no_word: holding none of the words the question's parts ask about (by stem, names aside): the stand-in
+  matches words, so it can never take such a line for an answer, only carry it along with a line it did take,
 - needs_third_party_share: items with a gold line only people outside the asking members can see, and
   subconversation_share: of those, the items where at least one sub-conversation was opened.
 Cost: calls_critical_path_mean (sequential model calls from question to answer: turns one after another, a
@@ -124,7 +126,8 @@ async def run_dataset(
             lines = gold_lines(world, item.evidence)
             names = {m.id: m.name for m in world.members.values()}
             figures = measure(lines, transcript, backend.take(), requester=names[item.asking[0]],
-                              asking=[names[m] for m in (item.asking[0], *colleagues)])  # fmt: skip
+                              asking=[names[m] for m in (item.asking[0], *colleagues)],
+                              question=item.question)  # fmt: skip
             figures.wall_s = wall
             out.append(figures)
     finally:
@@ -133,9 +136,9 @@ async def run_dataset(
 
 
 def report(figures: dict[str, dict[str, Any]], settings: Settings) -> str:
-    cols = ("shown", "shared", "final", "cited", "cited_of_final", "ceiling_without_recursion",
+    cols = ("shown", "shared", "final", "cited", "cited_of_final", "ceiling_without_recursion", "sharing_no_word",
             "needs_third_party_share", "subconversation_share")  # fmt: skip
-    heads = ("shown", "shared", "final", "cited", "cit/fin", "ceiling", "need3rd", "sub/need")
+    heads = ("shown", "shared", "final", "cited", "cit/fin", "ceiling", "noword", "need3rd", "sub/need")
     head = f"{'dataset':16} {'items':>5} {'lines':>5} " + " ".join(f"{h:>7}" for h in heads)
     head += f" {'sub/item':>8} {'crit.calls':>10} {'calls':>6} {'tokens/ask':>10} {'max':>7}"
     rows = [
@@ -162,8 +165,10 @@ def misses(name: str, items: list[ItemFigures]) -> list[str]:
         for where in item.where:
             if not where["final"]:
                 held = ", ".join(where["held_only_by"]) or "the asking members"
+                words = ", ".join(where["words_shared"]) or "none"
                 out.append(f"{name} #{index}: {where['ids'][0]} missed (seen by {held}; shown={where['shown']}, "
-                           f"shared={where['shared']}; {item.subconversations} sub-conversations)")  # fmt: skip
+                           f"shared={where['shared']}; {item.subconversations} sub-conversations; "
+                           f"words of the question it holds: {words})")  # fmt: skip
     return out
 
 

@@ -13,8 +13,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.agents.scripted_reading import keywords_of, names_of, needs_of
 from bot.asks.transcripts import ConversationView, Transcript
 from bot.llm.types import LLMRequest
+from bot.text_fold import stem
 from bot.world import World
 
 
@@ -29,6 +31,7 @@ class GoldLine:
     ids: tuple[str, ...]
     holders: dict[str, frozenset[str]]  # copy id -> handles of the members who can see it
     opening: str = ""  # the start of its words, as prompts render them (whitespace folded)
+    text: str = ""
 
     def seen_by(self, people: Iterable[str]) -> bool:
         wanted = set(people)
@@ -56,6 +59,7 @@ class ItemFigures:
     final: int  # in the requester's consensus prompt
     cited: int  # cited by a claim of the final answer
     reachable: int  # visible to the asking members (requester and colleagues): the ceiling without recursion
+    wordless: int  # sharing no word with the question (`words_shared`)
     needs_third_party: bool
     subconversations: int
     calls_critical_path: int
@@ -80,8 +84,19 @@ def gold_lines(world: World, ids: Iterable[str]) -> list[GoldLine]:
         message, _ = where[mid]
         key = (message.sender_id, message.text, message.ts.isoformat())
         opening = " ".join(message.text.split())[:OPENING_CHARS]
-        lines[key] = GoldLine(tuple(copies[key]), {c: where[c][1] for c in copies[key]}, opening)
+        lines[key] = GoldLine(tuple(copies[key]), {c: where[c][1] for c in copies[key]}, opening, message.text)
     return list(lines.values())
+
+
+def words_shared(text: str, question: str) -> list[str]:
+    """The words the question's parts ask about (as the stand-in reads them: names aside) that a line holds,
+    compared by stem. The stand-in matches words and takes no name alone for an answer: a line sharing none
+    ("you're gonna be an aunt." for "Why is Monica crying?") is one it can never take for an answer, only carry
+    along with the lines around it."""
+    needs = needs_of(question)
+    names = {name for need in needs for name in names_of(need)}
+    wanted = {stem(k) for need in needs for k in keywords_of(need) if k not in names}
+    return sorted(wanted & {stem(w) for w in re.findall(r"[a-z0-9]+", text.lower())})
 
 
 def _text(request: LLMRequest) -> str:
@@ -135,7 +150,13 @@ def _path(view: ConversationView, cost: Callable[[list[float]], float]) -> float
 
 
 def measure(
-    lines: list[GoldLine], transcript: Transcript, requests: list[LLMRequest], *, requester: str, asking: list[str]
+    lines: list[GoldLine],
+    transcript: Transcript,
+    requests: list[LLMRequest],
+    *,
+    requester: str,
+    asking: list[str],
+    question: str,
 ) -> ItemFigures:
     every = "\n".join(_text(r) for r in requests)
     final = "\n".join(_text(r) for r in requests if r.purpose == "consensus")
@@ -146,6 +167,7 @@ def measure(
         where.append({
             "ids": list(line.ids), "shown": line.named_in(every), "shared": line.among(left),
             "final": line.named_in(final), "cited": line.among(cited), "held_only_by": outside,
+            "words_shared": words_shared(line.text, question),
         })  # fmt: skip
     cost = transcript.cost()
     return ItemFigures(
@@ -155,6 +177,7 @@ def measure(
         final=sum(w["final"] for w in where),
         cited=sum(w["cited"] for w in where),
         reachable=sum(line.seen_by(asking) for line in lines),
+        wordless=sum(not w["words_shared"] for w in where),
         needs_third_party=any(not line.seen_by(asking) for line in lines),
         subconversations=sum(1 for view in transcript.all_conversations() if view.row.depth > 0),
         calls_critical_path=int(critical_path(transcript)),
@@ -177,6 +200,7 @@ def summary(items: list[ItemFigures]) -> dict[str, Any]:
         "cited": _share(sum(i.cited for i in items), total),
         "cited_of_final": _share(sum(i.cited for i in items), sum(i.final for i in items)),
         "ceiling_without_recursion": _share(sum(i.reachable for i in items), total),
+        "sharing_no_word": _share(sum(i.wordless for i in items), total),
         "needs_third_party_share": _share(len(hop), len(items)),
         "subconversation_share": _share(sum(i.subconversations > 0 for i in hop), len(hop)),
         "subconversations_per_item": round(sum(i.subconversations for i in items) / n, 2),

@@ -16,7 +16,8 @@ protocol mechanically:
 - stop: done when every rationale is known; stuck when it has nothing left to try and its partner told it nothing
   new;
 - statement: each rationale with the lines that answer it, cited; consensus: the same, the lines bearing on it cited
-  beside an answer (never given as one), and the line said with an answering one that names what it leaves out;
+  beside an answer (never given as one); wherever it gives a value, it cites with the answering line the one said
+  with it that names what it leaves out;
 - words are compared by their first five letters or their stem ("crying" ~ "cry"); a stated fact is
   `need: value [ids]`, brackets inside the value being its words ("[takes phone]").
 As the private model of the privacy split it "extracts" each hit's text as a fact (a stand-in, not a privacy filter).
@@ -176,6 +177,7 @@ def _act(view: PromptView) -> dict[str, Any]:
     for r in (r for r in plan if r["status"] == "unknown"):
         found = filling(hits, r["need"], whole_history=view.whole_history, people=asked_of(view))
         found = found or (bearing(hits, r["need"])[:FEW] if brought_in else [])
+        found += exchange(hits, found, r["need"])
         fact = value_of(found) if found else next((f for _, said in subs if (f := fact_in(said, r["need"]))), None)
         if fact:
             learned.append({"id": r["id"], "value": fact[0], "source": fact[1]})
@@ -192,6 +194,7 @@ def _statement(view: PromptView) -> dict[str, Any]:
     claims, said = [], []
     for r in plan_of(view):
         found = filling(notebook, r["need"], whole_history=view.whole_history)
+        found += exchange(notebook, found, r["need"])
         if r["status"] == "known" or found:
             value, source = (r["value"], r["source"]) if r["status"] == "known" else value_of(found)
             sources = list(dict.fromkeys([*_ids(source), *(line["id"] for line in found)]))

@@ -3,12 +3,13 @@
     memory = ClearMemory(db)
     hits = await memory.search(viewer, ClearQuery(keywords=("central perk", "coffee"), context_window=2))
 
-Ranking is the engine's own: SQLite FTS5 `bm25()` over `message_fts`, PostgreSQL `ts_rank_cd()` over the generated
-`message.text_tsv`. Keywords are OR-ed, so a message matching more of them ranks higher; a keyword of several words
-is a phrase and must match whole. Viewer scoping is part of every statement (`visible_channels(viewer)` inside the
-SQL, see `clear_sql`), for hits and their context alike, so nothing outside the viewer's channels, or inside a
-channel their policy excludes, is ever read. Fan-out copies of one line (same sender, text and time, e.g. one
-utterance stored in several DMs) collapse into one hit, counted in `ClearHit.duplicates`.
+Keywords are OR-ed; a message holding more of them ranks first (`clear_sql.coordination`), the engine's own rank
+ordering those that hold as many: SQLite FTS5 `bm25()` over `message_fts`, PostgreSQL `ts_rank_cd()` over the
+generated `message.text_tsv`. A keyword of several words is a phrase and must match whole. Viewer scoping is part of
+every statement (`visible_channels(viewer)` inside the SQL, see `clear_sql`), for hits and their context alike, so
+nothing outside the viewer's channels, or inside a channel their policy excludes, is ever read. Fan-out copies of one
+line (same sender, text and time, e.g. one utterance stored in several DMs) collapse into one hit, counted in
+`ClearHit.duplicates`.
 
 Blank keywords are a malformed query and raise `MemoryQueryError`; keywords that are all stop words return [].
 """
@@ -25,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.errors import MemoryQueryError
 from bot.memory import clear_sql
-from bot.memory.keywords import Phrase, fts5_expression, search_terms, tsquery_expression
+from bot.memory.keywords import Phrase, coordination_stems, fts5_expression, search_terms, tsquery_expression
 from bot.memory.types import ClearHit, ClearQuery, MessageView, Viewer
 from bot.store.db import Database
 
@@ -75,6 +76,7 @@ class ClearMemory:
         phrases = search_terms(query.keywords)
         if not phrases:
             return []
+        stems = coordination_stems(phrases)
         shape = clear_sql.SearchShape(
             dialect=self.db.dialect,
             context=query.context_window > 0 and not ranked_only,
@@ -82,10 +84,12 @@ class ClearMemory:
             channel=bool(query.channel),
             since=query.since is not None,
             until=query.until is not None,
+            terms=len(stems),
         )
         params = {
             **viewer_params(viewer),
             **filter_params(query),
+            **{f"term{i}": term for i, term in enumerate(stems)},
             "limit": query.limit,
             "window": query.context_window,
         }

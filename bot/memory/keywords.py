@@ -8,6 +8,7 @@ is plain words. A keyword of several words is a phrase and stays whole. Keywords
     terms = search_terms(["Coffee", "central perk", "the"])   # (("coffee",), ("central", "perk"))
     fts5_expression(terms)                                     # 'text : ("coffee" OR "central perk")'
     tsquery_expression(terms)                                  # "('coffee') | ('central' <-> 'perk')"
+    coordination_stems(terms)                                  # ('coffee', 'central')
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from bot.errors import MemoryQueryError
+from bot.text_fold import stem
 
 
 Phrase = tuple[str, ...]
@@ -80,3 +82,9 @@ def tsquery_expression(phrases: Iterable[Phrase]) -> str:
     """A PostgreSQL to_tsquery() input OR-ing phrases whose words follow each other (<->). Every word is letters and
     digits only and single-quoted, so the text holds no operator but the ones written here."""
     return " | ".join("(" + " <-> ".join(f"'{word}'" for word in phrase) + ")" for phrase in phrases)
+
+
+def coordination_stems(phrases: Iterable[Phrase]) -> tuple[str, ...]:
+    """What `clear_sql.coordination` looks for in a message's text, one per phrase: the crude stem of its longest
+    word ("hiking" -> "hik", found in "hike" and "hikes"); phrases of one stem count once."""
+    return tuple(dict.fromkeys(stem(max(phrase, key=len)) for phrase in phrases))

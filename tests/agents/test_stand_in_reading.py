@@ -3,7 +3,12 @@ answering one that names what the answer leaves out."""
 
 from __future__ import annotations
 
+import json
+
+from bot.agents.scripted_model import scripted_model
 from bot.agents.scripted_reading import HIT, exchange, fact_in, filling
+from bot.llm.types import LLMRequest
+from bot.prompts import render_prompt
 
 
 def _hit(raw: str) -> dict[str, str]:
@@ -36,3 +41,23 @@ def test_the_answer_cites_the_line_said_with_it_that_names_what_it_leaves_out() 
     need = "How did Ann greet Leo on the phone"
     assert exchange(lines, [lines[1]], need) == [lines[0]]
     assert exchange(lines, [lines[0], lines[1]], need) == []  # the cited lines already name Leo
+
+
+def test_a_value_it_passes_on_cites_the_line_said_with_the_answering_one() -> None:
+    """What leaves an agent carries the exchange too, not only the consensus that reads it."""
+    plan = [{"id": "r1", "need": "How did Ann greet Leo on the phone", "status": "unknown", "value": "", "source": ""}]
+    hits = [
+        "[c-1] #ann-bo 2026-01-02 10:00 bo: hello? oh! ann, it's leo calling from rome.",
+        "[c-2] #ann-bo 2026-01-02 10:00 ann: [takes phone] i greet you, caro.",
+        "[c-3] #ann-bo 2026-01-05 09:00 bo: leo sent a postcard.",
+    ]
+    system = render_prompt("agent", "system", me="ann", grounding="", privacy_prompt=False)
+    task = render_prompt("agent", "task", question="How did Ann greet Leo on the phone?", asker="bo", me="ann")
+    act = render_prompt(
+        "agent", "act", turn=1, plan=json.dumps(plan), searched=1, new=len(hits), hits=hits, cut=0, earlier=0,
+        whole_history=False, blackboard=[], recruits=[],
+    )  # fmt: skip
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
+    reply = json.loads(scripted_model(LLMRequest([*messages, {"role": "user", "content": act}], purpose="act")))
+    [learned] = reply["learned"]
+    assert learned["source"] == "c-2, c-1"  # the greeting, and the line that says who called

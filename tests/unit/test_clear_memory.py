@@ -77,6 +77,28 @@ async def test_more_matching_keywords_rank_higher(team: tuple[ClearMemory, dict[
     assert hits[0].score > hits[1].score >= hits[2].score > 0
 
 
+async def test_a_line_holding_more_keywords_outranks_a_short_one_holding_a_rarer(db: Database) -> None:
+    """The engines' ranks favour a one-word line holding a rare keyword; the line holding most of the question
+    comes first all the same (coordination)."""
+    world = World(id="talk", name="Talk")
+    for handle in ("ann", "ben"):
+        world.add_member(Member(f"U-{handle}", handle, handle.title()), MemberPolicy())
+    world.add_channel(Channel("C-talk", "talk", ChannelKind.PUBLIC, ("U-ann", "U-ben")))
+    answer = (
+        "hi mindy, i saw barry today. if you two end up getting married and having kids, i just hope they have "
+        "his old hairline and your old nose, honestly, because that would be something to see"
+    )
+    lines = ["mindy.", "mindy?!", answer, *(f"barry said thing number {n} about the weather" for n in range(30))]
+    for minute, text in enumerate(lines):
+        world.add_message("C-talk", "U-ben", text, ts=at(minute))
+    workspace_id = await mirror_world(db, world)
+    async with db.session() as session:
+        ann = await resolve_viewer(session, workspace_id, "ann")
+    hits = await ClearMemory(db).search(ann, ClearQuery(keywords=("might", "barry", "mindy", "end", "up"), limit=3))
+    assert texts(hits)[0] == answer
+    assert set(texts(hits)[1:]) == {"mindy.", "mindy?!"}  # two keywords' worth beats a rarer one's alone
+
+
 async def test_a_phrase_matches_only_whole(team: tuple[ClearMemory, dict[str, Viewer]]) -> None:
     memory, who = team
     phrase = await memory.search(who["ann"], ClearQuery(keywords=("launch party",)))

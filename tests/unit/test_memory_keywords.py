@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from bot.errors import MemoryQueryError
-from bot.memory.keywords import MAX_KEYWORDS, fts5_expression, search_terms
+from bot.memory.keywords import MAX_KEYWORDS, coordination_stems, fts5_expression, search_terms
 
 
 def test_keywords_become_lower_case_phrases_of_plain_words() -> None:
@@ -51,3 +51,9 @@ def test_keywords_are_capped() -> None:
 def test_stop_words_are_dropped_before_the_cap() -> None:
     keywords = ["what", "her", "up", "the"] * 20 + ["rehearsal"]
     assert search_terms(keywords) == (("rehearsal",),)
+
+
+def test_coordination_counts_a_stem_per_phrase_once() -> None:
+    # A phrase counts by its longest word; word forms of one stem count once.
+    terms = search_terms(["hiking", "hikes", "central perk", "party"])
+    assert coordination_stems(terms) == ("hik", "central", "party")
