@@ -1,6 +1,7 @@
 """Clear-memory latency, and its speed-up over an iAgents-style `LIKE '%kw%'` scan.
 
     python benchmarks/clear_memory.py                         # SQLite (the default engine)
+    python benchmarks/clear_memory.py --json figures.json     # also write the figures as JSON
     python benchmarks/clear_memory.py --postgres postgresql+asyncpg://postgres@127.0.0.1:5432/askwith_bench
 
 Measures, in one run, for realistic keyword queries (words and two-word phrases taken from messages the viewer can
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 import tempfile
 import time
@@ -247,8 +249,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--postgres", metavar="URL", help="run on this PostgreSQL database instead of SQLite")
     parser.add_argument("--messages", type=int, default=1_000_000, help="size of the generated workspace")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures to this JSON file")
     args = parser.parse_args()
-    print(report(run(Settings.load(), postgres_url=args.postgres, messages=args.messages)))
+    figures = run(Settings.load(), postgres_url=args.postgres, messages=args.messages)
+    print(report(figures))
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2, sort_keys=True))
 
 
 if __name__ == "__main__":

@@ -112,18 +112,28 @@ def full_text(dialect: str) -> tuple[FromClause, ColumnElement[bool], ColumnElem
     return source, fts.op("MATCH")(bindparam("match")), -func.bm25(fts, 1.0, 0.0)
 
 
-def coordination(dialect: str, terms: int) -> ColumnElement[int]:
-    """How many of the bound keyword stems (`term0`...) a message's text holds, each counted once.
+WORD_STARTS = ("\n", "-", "(")  # what a word follows besides a space, as `folded` reads
+
+
+def folded(text: ColumnElement[str]) -> ColumnElement[str]:
+    """The text lower-cased, each word preceded by a space, for `coordination` ("no-one's" -> " no one s");
+    `lower` folds ASCII only on SQLite."""
+    out = " " + func.lower(text)
+    for separator in WORD_STARTS:
+        out = func.replace(out, separator, " ")
+    return out
+
+
+def coordination(dialect: str, text: ColumnElement[str], terms: int) -> ColumnElement[int]:
+    """How many of the bound keyword stems (`term0`...) begin a word of a `folded` text, each counted once.
 
     The engines' own ranks normalise by length, so a one-word line holding one rare keyword outranks a sentence
     holding four of them; counting the keywords first (the "coordination" of classic retrieval) puts the line that
-    matches more of the question first, the engine's rank ordering lines that hold as many. A stem is looked for
-    at the start of a word of the lower-cased text: cheap, the same on both engines, and it only orders lines the
-    index matched.
+    matches more of the question first, the engine's rank ordering lines that hold as many. A stem is looked for at
+    a word's start ("one" is in "no-one's", not in "bones"): cheap, the same on both engines, and it only orders
+    lines the index matched.
     """
     contains = func.strpos if dialect == "postgresql" else func.instr
-    # At a word's start ("up" is in "upset" but not in "cup"); `lower` folds ASCII only on SQLite.
-    text = " " + func.lower(M.text)
     counts = [case((contains(text, " " + bindparam(f"term{i}")) > 0, 1), else_=0) for i in range(terms)]
     return sum(counts[1:], counts[0]) if counts else literal_column("0")
 
@@ -199,20 +209,21 @@ def _ranked(shape: SearchShape) -> CTE:
     """Visible matches, fan-out copies (same sender, time and text) grouped into one row that the lowest id stands
     for, best first, at most `limit` rows."""
     source, matches, rank = full_text(shape.dialect)
-    # The keywords held, then the engine's rank squashed into [0, 1): one number, higher is better.
-    score = coordination(shape.dialect, shape.terms) + rank / (rank + 1.0)
     hits = (
-        select(M.id, M.sender_id, M.ts, M.text, score.label("score"))
+        select(M.id, M.sender_id, M.ts, M.text, folded(M.text).label("folded"), rank.label("rank"))
         .select_from(source)
         .where(matches, *scope(), *filters(shape))
         .cte("hits")
         # SQLite computes bm25() only while it walks the FTS table, not inside the grouping: keep the two apart.
         .prefix_with("MATERIALIZED")
     )
-    best = func.max(hits.c.score).label("score")
+    # The keywords held, then the engine's rank squashed into [0, 1): one number, higher is better. Copies share
+    # their text, so each group's is counted once.
+    held = coordination(shape.dialect, hits.c.folded, shape.terms)
+    best = (held + func.max(hits.c.rank / (hits.c.rank + 1.0))).label("score")
     return (
         select(func.min(hits.c.id).label("id"), (func.count() - 1).label("duplicates"), best)
-        .group_by(hits.c.sender_id, hits.c.ts, hits.c.text)
+        .group_by(hits.c.sender_id, hits.c.ts, hits.c.text, hits.c.folded)
         .order_by(best.desc(), hits.c.ts.desc(), func.min(hits.c.id))
         .limit(bindparam("limit", type_=Integer))
         .cte("ranked")
