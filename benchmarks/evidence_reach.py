@@ -15,7 +15,8 @@ the gold evidence lines (an utterance stored once per listener counts once; any 
 - cited: cited by a claim of the final answer (as recorded),
 - ceiling_without_recursion: visible to the asking members (requester and colleagues) at all,
 - sharing_no_word: holding none of the words the question's parts ask about (by stem, names aside): the stand-in
-  matches words, so it can never take such a line for an answer, only carry it along with a line it did take,
+  matches words, so it can never take such a line for an answer, only carry it along with a line it did take (or,
+  in whole-history mode, read it with everything else: Schedule's busy hours share no word with "when can we meet"),
 - needs_third_party_share: items with a gold line only people outside the asking members can see, and
   subconversation_share: of those, the items where at least one sub-conversation was opened.
 Cost: calls_critical_path_mean (sequential model calls from question to answer: turns one after another, a

@@ -59,7 +59,7 @@ class ItemFigures:
     final: int  # in the requester's consensus prompt
     cited: int  # cited by a claim of the final answer
     reachable: int  # visible to the asking members (requester and colleagues): the ceiling without recursion
-    wordless: int  # sharing no word with the question (`words_shared`)
+    wordless: int  # holding none of the words the question asks about (`words_shared`)
     needs_third_party: bool
     subconversations: int
     calls_critical_path: int

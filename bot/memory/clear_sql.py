@@ -116,8 +116,8 @@ WORD_STARTS = ("\n", "-", "(")  # what a word follows besides a space, as `folde
 
 
 def folded(text: ColumnElement[str]) -> ColumnElement[str]:
-    """The text lower-cased, each word preceded by a space, for `coordination` ("no-one's" -> " no one s");
-    `lower` folds ASCII only on SQLite."""
+    """The text lower-cased, each word preceded by a space, for `coordination`: "(to Ross) no-one's" becomes
+    "  to ross) no one's" (`lower` folds ASCII only on SQLite)."""
     out = " " + func.lower(text)
     for separator in WORD_STARTS:
         out = func.replace(out, separator, " ")
