@@ -101,6 +101,9 @@ def shared_items(records: Iterable[dict[str, Any]]) -> list[Sent]:
     return found
 
 
+ALL = "*"  # approved: everything the agent says in this ask (to that audience)
+
+
 class Outbox:
     """The outbox of every member agent in one ask (one record list, one screen, one approval channel)."""
 
@@ -110,9 +113,8 @@ class Outbox:
         self.screen = screen
         self.audience = audience
         self.records: list[Sent] = []
-        self._approved: dict[
-            str, set[str]
-        ] = {}  # member -> what they approved in this ask, read as `_pieces` ("*": all)
+        # member -> what they approved in this ask (read as `_pieces`, or ALL) and to whom it went
+        self._approved: dict[str, list[tuple[str, frozenset[str]]]] = {}
 
     @property
     def requester(self) -> str:
@@ -182,8 +184,9 @@ class Outbox:
         self, agent: Agent, profile: MemberProfile, step: Shareable, outgoing: Outgoing, audience: list[str],
         kind: str, conversation_id: int,
     ) -> str:  # fmt: skip
-        approved = self._approved.setdefault(agent.handle, set())
-        if "*" in approved:
+        # An approval covers what the member read and who they were told would see it: never a wider audience.
+        approved = [text for text, seen_by in self._approved.get(agent.handle, []) if seen_by >= set(audience)]
+        if ALL in approved:
             return Approval.APPROVED_ALL
         pieces = _pieces(outgoing.text())
         if all(any(piece in text for text in approved) for piece in pieces):
@@ -191,10 +194,9 @@ class Outbox:
         decision = await self.approvals.ask(
             profile, step, outgoing, audience=audience, kind=kind, conversation_id=conversation_id
         )
-        if decision == Approval.APPROVED_ALL:
-            approved.add("*")
-        elif decision == Approval.APPROVED:
-            approved.add(" ".join(pieces))
+        if decision in (Approval.APPROVED_ALL, Approval.APPROVED):
+            text = ALL if decision == Approval.APPROVED_ALL else " ".join(pieces)
+            self._approved.setdefault(agent.handle, []).append((text, frozenset(audience)))
         return decision
 
     def shared_by(self, member: str) -> list[Sent]:

@@ -67,11 +67,14 @@ class SharingGate:
             audience=audience, deadline=deadline, kind=kind,
         )  # fmt: skip
         text = outgoing.text()
+        # What the member decides on: these words, to these people.
+        decided = "\n".join([text, *sorted(audience)])
         request = ApprovalRequest(
-            # Stable across a resumed ask, so a re-run asks the same question instead of a new one; the text's
-            # digest makes a re-run that would share something else ask again instead of reusing the decision.
+            # Stable across a resumed ask, so a re-run asks the same question instead of a new one; the digest of
+            # the text and its audience makes a re-run that would share something else, or with someone else, ask
+            # again instead of reusing the decision.
             id=f"ask{self.ask_id}-c{conversation_id}-{kind[0]}{step.approval_key}-"
-            f"{hashlib.sha256(text.encode()).hexdigest()[:12]}",
+            f"{hashlib.sha256(decided.encode()).hexdigest()[:12]}",
             member_id=member.platform_id,
             title=messages.approval_title(self.requester),
             body=body,

@@ -12,8 +12,13 @@ from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskRequest
 from bot.llm.scripted import ScriptedBackend
 from bot.llm.types import LLMReply, LLMRequest
+from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
 from bot.settings import Settings
+from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
+from bot.store.member_settings import MemberSettingsStore
+from bot.store.world_mirror import WORLD_PLATFORM
+from bot.world import MemberPolicy, World
 from tests.fakes.asks import LAUNCH, QUESTION, build, two_fact_world
 from tests.fakes.records import conversations, hit_ids, llm_calls, session_channels, turns
 
@@ -190,3 +195,68 @@ async def test_the_members_one_think_brings_in_talk_side_by_side(db: Database, s
     top, *children = await conversations(db, outcome.ask_id)
     assert sorted(c.participants[1] for c in children) == ["carol", "dave"]
     assert len({c.parent_turn for c in children}) == 1 and all(c.stop_reason for c in children)
+
+
+def _bob_asks_carol_and_dave() -> tuple[World, Callable[[LLMRequest], str]]:
+    """Bob (policy ask) brings in carol and dave in one think, putting the same words to each."""
+    world = two_fact_world(launch_with="carol", policies={"bob": MemberPolicy(share=SharePolicy.ASK)})
+    world.add_message(world.dm("bob", "dave").id, "dave", "Bob, coffee?", ts=datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+
+    def script(request: LLMRequest) -> str:
+        text = scripted_model(request)
+        if request.purpose == "think" and "YOU ARE: bob's agent" in request.messages[1]["content"]:
+            data = json.loads(text)
+            if data["recruit"]:  # its own choice (carol), and dave beside her
+                data["recruit"] = [{"member": m, "question": "When is the launch, please?"} for m in ("carol", "dave")]
+            text = json.dumps(data)
+        return text
+
+    return world, script
+
+
+async def test_a_policy_changed_while_the_first_question_awaits_approval_holds_the_next(
+    db: Database, settings: Settings
+) -> None:
+    """Asked to approve the first question, bob switches his policy to never share: the second question does not
+    leave (the policy is read as it is now, question by question), and only the approved one opens a talk."""
+    world, script = _bob_asks_carol_and_dave()
+    asked: list[ApprovalRequest] = []
+
+    async def bob_changes_his_mind(request: ApprovalRequest) -> ApprovalDecision:
+        asked.append(request)
+        if "launch, please" in request.body:  # the question to carol
+            await MemberSettingsStore(db).set_share_policy(
+                WorkspaceKey(WORLD_PLATFORM, world.id), "bob", SharePolicy.NEVER
+            )
+        return ApprovalDecision.APPROVED
+
+    h = await build(db, world, settings=settings, script=script, approvals=bob_changes_his_mind, fuzzy=True)
+
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+
+    top, *children = await conversations(db, outcome.ask_id)
+    turn = next(t for t in await turns(db, top.id) if t.agent == "bob" and t.data["recruits"])
+    outcomes = [(r["request"]["member"], r["status"], r["reason"]) for r in turn.data["recruits"]]
+    assert outcomes == [("carol", "done", ""), ("dave", "refused", "withheld")]
+    sent = turn.data["sharing"]["recruit_sent"]
+    assert [(s["verdict"], s["policy"]) for s in sent] == [("sent", "ask"), ("held", "never")]
+    assert sent[1]["text"] == "" and [c.participants for c in children] == [["bob", "carol"]]
+    assert sum("launch, please" in r.body for r in asked) == 1  # dave's was never put to bob: it could not leave
+
+
+async def test_an_approval_covers_the_audience_it_named_not_another(db: Database, settings: Settings) -> None:
+    """Bob approves his question to carol ("Who will see it: carol and alice"); the same words to dave are put to
+    him again: he never agreed to dave reading them."""
+    world, script = _bob_asks_carol_and_dave()
+    asked: list[ApprovalRequest] = []
+
+    async def approve(request: ApprovalRequest) -> ApprovalDecision:
+        asked.append(request)
+        return ApprovalDecision.APPROVED
+
+    h = await build(db, world, settings=settings, script=script, approvals=approve, fuzzy=True)
+
+    await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+
+    questions = [r.body for r in asked if "launch, please" in r.body]
+    assert [("carol" in body, "dave" in body) for body in questions] == [(True, False), (False, True)]

@@ -135,12 +135,16 @@ def violations(case: Case, received: Received) -> list[str]:
             # A line the thread also holds came from a holder's own agent only if that agent took part (asked, or
             # brought in by another); otherwise it came through the thread.
             asked = [h for h in holders if marker not in hers or h in case.colleagues or h in received.agents]
-            if not any(_allowed(h, marker, effective, received) for h in asked):
+            if not any(_allowed(h, marker, receiver, effective, received) for h in asked):
                 found.append(f"{marker!r} of {'/'.join(holders)} reached {receiver} without consent")
     return sorted(set(found))
 
 
-def _allowed(holder: str, marker: str, effective: dict[str, tuple[str, bool]], received: Received) -> bool:
+def _allowed(
+    holder: str, marker: str, receiver: str, effective: dict[str, tuple[str, bool]], received: Received
+) -> bool:
+    """The holder's policy let the line reach the receiver: auto, or an approval of it (or of everything, shown as
+    such) whose prompt named the receiver among those who would see it."""
     policy, memory = effective.get(holder, ("auto", True))
     if not memory or policy == "never":
         return False
@@ -148,6 +152,7 @@ def _allowed(holder: str, marker: str, effective: dict[str, tuple[str, bool]], r
         return True
     return any(
         request.member_id == holder
+        and receiver in request.context.get("audience", "").split(", ")
         and (
             decision is ApprovalDecision.APPROVED_ALL  # "everything my agent says in this ask", shown as such
             or (decision is ApprovalDecision.APPROVED and marker in skeleton(request.body))
