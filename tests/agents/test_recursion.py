@@ -173,19 +173,25 @@ class _Meeting(ScriptedBackend):
         return await super().complete(request, response_format=response_format)
 
 
-async def test_the_members_one_think_brings_in_talk_side_by_side(db: Database, settings: Settings) -> None:
-    world = two_fact_world(launch_with="carol")
+def _bob_asks_carol_and_dave(bob: MemberPolicy | None = None) -> tuple[World, Callable[[LLMRequest], str]]:
+    """Bob brings in carol (his own choice) and dave beside her in one think, putting the same words to each."""
+    world = two_fact_world(launch_with="carol", policies={"bob": bob or MemberPolicy()})
     world.add_message(world.dm("bob", "dave").id, "dave", "Bob, coffee?", ts=datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
 
     def script(request: LLMRequest) -> str:
         text = scripted_model(request)
         if request.purpose == "think" and "YOU ARE: bob's agent" in request.messages[1]["content"]:
             data = json.loads(text)
-            if data["recruit"]:  # its own choice (carol), and dave beside her
-                data["recruit"] += [{**data["recruit"][0], "member": "dave"}]
+            if data["recruit"]:
+                data["recruit"] = [{"member": m, "question": "When is the launch, please?"} for m in ("carol", "dave")]
             text = json.dumps(data)
         return text
 
+    return world, script
+
+
+async def test_the_members_one_think_brings_in_talk_side_by_side(db: Database, settings: Settings) -> None:
+    world, script = _bob_asks_carol_and_dave()
     backend = _Meeting(script, {"carol", "dave"})
     h = await build(db, world, settings=settings, backend=backend, fuzzy=True)
 
@@ -197,29 +203,12 @@ async def test_the_members_one_think_brings_in_talk_side_by_side(db: Database, s
     assert len({c.parent_turn for c in children}) == 1 and all(c.stop_reason for c in children)
 
 
-def _bob_asks_carol_and_dave() -> tuple[World, Callable[[LLMRequest], str]]:
-    """Bob (policy ask) brings in carol and dave in one think, putting the same words to each."""
-    world = two_fact_world(launch_with="carol", policies={"bob": MemberPolicy(share=SharePolicy.ASK)})
-    world.add_message(world.dm("bob", "dave").id, "dave", "Bob, coffee?", ts=datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
-
-    def script(request: LLMRequest) -> str:
-        text = scripted_model(request)
-        if request.purpose == "think" and "YOU ARE: bob's agent" in request.messages[1]["content"]:
-            data = json.loads(text)
-            if data["recruit"]:  # its own choice (carol), and dave beside her
-                data["recruit"] = [{"member": m, "question": "When is the launch, please?"} for m in ("carol", "dave")]
-            text = json.dumps(data)
-        return text
-
-    return world, script
-
-
 async def test_a_policy_changed_while_the_first_question_awaits_approval_holds_the_next(
     db: Database, settings: Settings
 ) -> None:
     """Asked to approve the first question, bob switches his policy to never share: the second question does not
     leave (the policy is read as it is now, question by question), and only the approved one opens a talk."""
-    world, script = _bob_asks_carol_and_dave()
+    world, script = _bob_asks_carol_and_dave(MemberPolicy(share=SharePolicy.ASK))
     asked: list[ApprovalRequest] = []
 
     async def bob_changes_his_mind(request: ApprovalRequest) -> ApprovalDecision:
@@ -247,7 +236,7 @@ async def test_a_policy_changed_while_the_first_question_awaits_approval_holds_t
 async def test_an_approval_covers_the_audience_it_named_not_another(db: Database, settings: Settings) -> None:
     """Bob approves his question to carol ("Who will see it: carol and alice"); the same words to dave are put to
     him again: he never agreed to dave reading them."""
-    world, script = _bob_asks_carol_and_dave()
+    world, script = _bob_asks_carol_and_dave(MemberPolicy(share=SharePolicy.ASK))
     asked: list[ApprovalRequest] = []
 
     async def approve(request: ApprovalRequest) -> ApprovalDecision:
