@@ -28,6 +28,9 @@ SAMPLE_WORKSPACE = Path(__file__).parent.parent / "adapters" / "local" / "sample
 POSTGRES_ADMIN_URL = os.environ.get("ASKWITH_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 # CI sets this so a missing server fails the run instead of skipping the PostgreSQL half.
 REQUIRE_POSTGRES = os.environ.get("ASKWITH_REQUIRE_POSTGRES", "") == "1"
+# pytest-xdist workers export COLUMNS=80, and a rich console built at import keeps the width it read then, whatever
+# width a test's CliRunner environment gives later: without it, each console reads the width when it prints.
+os.environ.pop("COLUMNS", None)
 
 
 @pytest.fixture
