@@ -16,7 +16,7 @@ from typing import Any
 from bot.agents.scripted_reading import keywords_of, names_of, needs_of
 from bot.asks.transcripts import ConversationView, Transcript
 from bot.llm.types import LLMRequest
-from bot.text_fold import stem
+from bot.text_fold import stem, stems_of
 from bot.world import World
 
 
@@ -96,7 +96,7 @@ def words_shared(text: str, question: str) -> list[str]:
     needs = needs_of(question)
     names = {name for need in needs for name in names_of(need)}
     wanted = {stem(k) for need in needs for k in keywords_of(need) if k not in names}
-    return sorted(wanted & {stem(w) for w in re.findall(r"[a-z0-9]+", text.lower())})
+    return sorted(wanted & stems_of(text.lower()))
 
 
 def _text(request: LLMRequest) -> str:

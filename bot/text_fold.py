@@ -77,3 +77,8 @@ def stem(word: str) -> str:
         else:
             return word
     return word
+
+
+def stems_of(text: str) -> set[str]:
+    """The stems of a lower-cased text's words."""
+    return {stem(w) for w in re.findall(r"[a-z0-9]+", text)}

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from bot.llm.types import LLMRequest
 from bot.prompts import CUT, DATA_CLOSE, DATA_OPEN
-from bot.text_fold import stem
+from bot.text_fold import stem, stems_of
 
 
 STOPWORDS = frozenset(
@@ -135,7 +135,7 @@ def _same_word(word: str, keyword: str) -> bool:
 def hits_of(line: dict[str, str], keywords: list[str]) -> int:
     """How many keywords a line's text holds: a keyword's first five letters in it ("launch" ~ "launching"), or a
     word of the same stem (`text_fold.stem`: "crying" ~ "cry", which the five letters miss)."""
-    stems = {stem(w) for w in re.findall(r"[a-z0-9]+", line["lowered"])}
+    stems = stems_of(line["lowered"])
     return sum(k[:5] in line["lowered"] or stem(k) in stems for k in keywords)
 
 
