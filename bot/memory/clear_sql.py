@@ -210,7 +210,7 @@ def _ranked(shape: SearchShape) -> CTE:
     for, best first, at most `limit` rows."""
     source, matches, rank = full_text(shape.dialect)
     hits = (
-        select(M.id, M.sender_id, M.ts, M.text, folded(M.text).label("folded"), rank.label("rank"))
+        select(M.id, M.sender_id, M.ts, M.text, rank.label("rank"))
         .select_from(source)
         .where(matches, *scope(), *filters(shape))
         .cte("hits")
@@ -218,12 +218,12 @@ def _ranked(shape: SearchShape) -> CTE:
         .prefix_with("MATERIALIZED")
     )
     # The keywords held, then the engine's rank squashed into [0, 1): one number, higher is better. Copies share
-    # their text, so each group's is counted once.
-    held = coordination(shape.dialect, hits.c.folded, shape.terms)
+    # their text, so it is folded and counted once per group, not once per matched copy.
+    held = coordination(shape.dialect, folded(hits.c.text), shape.terms)
     best = (held + func.max(hits.c.rank / (hits.c.rank + 1.0))).label("score")
     return (
         select(func.min(hits.c.id).label("id"), (func.count() - 1).label("duplicates"), best)
-        .group_by(hits.c.sender_id, hits.c.ts, hits.c.text, hits.c.folded)
+        .group_by(hits.c.sender_id, hits.c.ts, hits.c.text)
         .order_by(best.desc(), hits.c.ts.desc(), func.min(hits.c.id))
         .limit(bindparam("limit", type_=Integer))
         .cte("ranked")
