@@ -240,6 +240,10 @@ def prompt_withheld() -> str:
     return "(not kept: the member did not approve sharing this turn, so nothing of it is recorded)"
 
 
+def prompt_failed() -> str:
+    return "(not kept: this turn failed before anything of it was shared, so nothing of it is recorded)"
+
+
 def origin_direct() -> str:
     return "a direct message to askwith"
 

@@ -22,7 +22,7 @@ from bot.agents.evidence import EvidenceLine
 from bot.agents.notebook import ids_in, select_lines
 from bot.agents.outputs import CONSENSUS_SCHEMA
 from bot.agents.plan import Plan, Rationale, Status
-from bot.agents.steps import StatementStep
+from bot.agents.steps import StatementStep, sent_plan
 from bot.errors import LLMOutputError
 from bot.llm.types import LLMCallRecord, LLMRequest
 from bot.prompts import render_prompt
@@ -285,9 +285,12 @@ def _statements(results: list[ConversationResult], requester: str) -> list[tuple
 
 
 def _rationales(results: list[ConversationResult], requester: str) -> dict[str, CitedRationale]:
+    """The known rationales of every side: the requester's agents' plans (their own), and of each colleague's agent
+    the plan its latest sent turn let out (a failed or withheld turn's values never left it)."""
     found: dict[str, CitedRationale] = {}
-    for label, _result, agent in _labels(results, requester):
-        for r in agent.plan.known:
+    for label, result, agent in _labels(results, requester):
+        plan = agent.plan if agent.handle == requester else sent_plan(result.turns, agent.handle)
+        for r in plan.known:
             key = f"{label}.{r.id}"
             found[key] = CitedRationale(key, agent.handle, r.need, r.value, r.source)
     return found

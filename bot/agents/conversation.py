@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.agents.agent import Agent, Observation
 from bot.agents.context import AskContext
@@ -18,12 +18,11 @@ from bot.agents.evidence import EvidenceLine, overlap, words
 from bot.agents.outbox import Verdict
 from bot.agents.plan import Plan
 from bot.agents.progress import Stage
-from bot.agents.steps import RecruitOutcome, StatementStep, TaskStep, TurnStep
+from bot.agents.steps import RecruitOutcome, StatementStep, TaskStep, TurnStep, sent_plan
 from bot.errors import LLMConfigurationError, LLMError, LLMOutputError, LLMUnavailableError
 from bot.prompts import render_prompt
 
 
-ERROR_REPLY_CHARS = 2000  # how much of an unusable answer the turn's error keeps
 MAX_OUTPUT_ERRORS = 2  # consecutive unusable answers from one agent before the conversation gives up
 SUB_CONVERSATION_TURNS = 1  # a sub-conversation answers one question: the agent brought in answers it
 MAX_CANDIDATES = 8  # people offered for recruiting
@@ -48,10 +47,12 @@ class ConversationResult:
         return self.stop_reason in ("llm_unavailable", "llm_output", "llm_refused")
 
     def statement(self, agent: Agent) -> str | None:
-        """What the agent states for consensus: its closing statement when it crossed, else its latest answer."""
+        """What the agent states for consensus: its closing statement when it crossed, else its latest answer that
+        left through its outbox (the asking agent's are its own member's)."""
         if self.closing is not None and self.closing.agent == agent.handle and (said := self.closing.text()):
             return said
-        return next((t.answer for t in reversed(self.turns) if t.agent == agent.handle and t.answer), None)
+        mine = (t for t in reversed(self.turns) if t.agent == agent.handle and t.answer)
+        return next((t.answer for t in mine if t.sent or agent.handle == self.task.asker), None)
 
     def conclusion(self) -> str:
         """What a sub-conversation brings back to its parent: the asking agent's answer, else what it learned."""
@@ -161,11 +162,14 @@ class Conversation:
         except LLMError as exc:  # caused by the model or its endpoint: record it, let the loop decide
             if isinstance(exc, LLMConfigurationError):
                 self.ctx.refusal = exc  # every branch of the ask stops: no call can succeed
-            step.error = exc.dict()
-            if reply := getattr(exc, "reply", None):
-                step.error["reply"] = reply[:ERROR_REPLY_CHARS]
             if (call := getattr(exc, "call", None)) is not None:
                 step.llm_calls.append(call)
+            agent.fail(step, plan_before)  # the outbox never ran: nothing of the turn left, nothing of it is kept
+            # The error names what was wrong, never a value; the unusable answer itself may quote memory: only its
+            # length is kept.
+            step.error = exc.dict()
+            if reply := getattr(exc, "reply", None):
+                step.error["reply_chars"] = len(reply)
         finally:
             agent.snapshot(step)
             step.latency_s = time.perf_counter() - started
@@ -191,16 +195,19 @@ class Conversation:
         """After retrieval: bring in the third agents the think call asked for, their sub-conversations side by
         side; a request made only in case the search found nothing is dropped when it found something (no
         sub-conversation, no extra LLM call)."""
-        requests = step.think.recruits if step.think is not None else []
-        if not requests:
+        if step.think is None or not step.think.recruits:
             return
+        requests = step.think.recruits
         from bot.agents.recursion import open_sub_conversations  # the two modules call each other
 
         wanted = [r for r in requests if not (r.only_if_not_found and step.evidence)]
         opened = iter(await open_sub_conversations(self, agent, wanted, step=step))  # one outcome each, in order
         found = render_prompt("agent", "recruit_result", reason="found_locally", conclusion="", me=agent.handle)
-        step.recruits = [next(opened) if r in wanted else RecruitOutcome(r, "refused", "found_locally", found)
-                         for r in requests]  # fmt: skip
+        unsent = [replace(r, question="") for r in requests]  # a question not asked never left the agent
+        step.recruits = [next(opened) if r in wanted else RecruitOutcome(q, "refused", "found_locally", found)
+                         for r, q in zip(requests, unsent, strict=True)]  # fmt: skip
+        # The think output keeps each question as it left (or "": withheld or not asked), never as written.
+        step.think.recruits = [outcome.request for outcome in step.recruits]
 
     async def _share(self, agent: Agent, step: TurnStep, plan_before: Plan) -> None:
         """The turn leaves through the agent's outbox (bot.agents.outbox): screened, approved when the member's
@@ -249,6 +256,8 @@ class Conversation:
             return "llm_unavailable"
         if self._output_errors(last.agent) >= MAX_OUTPUT_ERRORS:
             return "llm_output"
+        if last.error:
+            return None  # a failed turn answers nothing: the next one tries again
         if not self._everyone_spoke():
             return None
         if last.cannot_progress:
@@ -275,7 +284,7 @@ class Conversation:
         speaker = next(a for a in self.agents if a.handle == handle)
         if not (asker.planning and speaker.planning):
             return False
-        known = {r.need.strip().lower() for r in speaker.plan.known}
+        known = {r.need.strip().lower() for r in sent_plan(self.turns, handle).known}  # what reached the asker
         return all(r.need.strip().lower() in known for r in asker.plan.unknowns)
 
     def _output_errors(self, handle: str) -> int:

@@ -45,9 +45,9 @@ async def open_sub_conversations(
             )  # fmt: skip
             reason = "withheld" if asked is None else ""
             request = replace(request, question=asked or "")
-        if reason:
+        if reason:  # the question never left the asking agent: its record keeps none of it
             conclusion = render_prompt("agent", "recruit_result", reason=reason, conclusion="", me=asker.handle)
-            outcomes.append(RecruitOutcome(request, "refused", reason, conclusion))
+            outcomes.append(RecruitOutcome(replace(request, question=""), "refused", reason, conclusion))
         else:
             accepted.append(request)
             outcomes.append(request)

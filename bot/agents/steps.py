@@ -97,6 +97,12 @@ class TurnStep:
         return f"t{self.index}"
 
     @property
+    def sent(self) -> bool:
+        """Its outbox let it out (its record says so): the only turns others may read anything of."""
+        record = (self.sharing or {}).get("sent")
+        return isinstance(record, dict) and record.get("verdict") == "sent"
+
+    @property
     def cannot_progress(self) -> bool:
         return self.declined or bool(self.think and self.think.cannot_progress)
 
@@ -213,6 +219,13 @@ def _think_from_dict(raw: dict[str, Any] | None) -> ThinkOutput | None:
     recruits = parse_recruits(raw.get("recruit"))
     # Queries are kept in TurnStep.queries; the think output only needs its decisions to resume.
     return ThinkOutput(plan, [], [], recruits, raw.get("done", False), raw.get("cannot_progress", False))
+
+
+def sent_plan(turns: list[TurnStep], handle: str) -> Plan:
+    """The plan `handle`'s agent last let out through its outbox: its snapshot after its latest sent turn (empty when
+    none was sent). A failed or withheld turn's plan never left, whatever the agent holds."""
+    last = next((t for t in reversed(turns) if t.agent == handle and t.sent and t.plan is not None), None)
+    return last.plan.copy() if last is not None and last.plan is not None else Plan()
 
 
 def recruits_of(data: dict[str, Any]) -> list[dict[str, Any]]:

@@ -41,6 +41,9 @@ _CONFIGURATION_STATUSES = {400, 401, 403, 404}
 # What the library lets through when a 200 reply cannot be read: a truncated or non-JSON body (ValueError), a stream
 # cut mid-body (httpx), a body of another shape (pydantic's errors are ValueErrors; attribute and type errors).
 _UNREADABLE = (ValueError, TypeError, AttributeError, KeyError, IndexError, httpx.HTTPError)
+# Request text a server quotes back in its refusal: pydantic's "input_value=...", or any long quoted string.
+_INPUT_VALUE = re.compile(r"input_value=.*?(?=, input_type=|\]|$)", re.DOTALL)
+_LONG_QUOTE = re.compile(r"""(['"])(?:(?!\1).){40,}?\1""", re.DOTALL)
 # Local servers accept any key, but the openai library insists on one.
 _PLACEHOLDER_KEY = "no-key"
 
@@ -141,7 +144,14 @@ class OpenAIBackend:
         text = str(message if message is not None else (body if body is not None else exc.message))
         if self._secret:
             text = text.replace(self._secret, "***")
-        return text[:300]
+        return _without_request_text(text)[:300]
+
+
+def _without_request_text(detail: str) -> str:
+    """A server's refusal without the parts of the request it quotes back (validation errors print the offending
+    input, which may be a member's messages): the detail reaches the turn's error, the log and the requester."""
+    detail = _INPUT_VALUE.sub("input_value=…", detail)
+    return _LONG_QUOTE.sub(lambda m: f"{m[1]}…{m[1]}", detail)
 
 
 def _hint(status: int, detail: str) -> str:

@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
+from jsonschema.exceptions import ValidationError, best_match
 
 from bot.llm.json_repair import parse_json_object
 from bot.llm.types import LLMRequest, Messages
@@ -72,7 +72,11 @@ def _subschemas(schema: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 class ReplyProblem(ValueError):
-    """Why a reply is unusable: the message is for the model (the repair re-ask shows it), `kind` for the record."""
+    """Why a reply is unusable: the message is for the model (the repair re-ask shows it), `kind` for the record.
+
+    The message names where and which rule, never the offending value: it also reaches the turn's error, the call
+    record and the log, and a reply's values may quote the member's memory. The model needs no more: its reply is
+    shown back to it right above the message."""
 
     EMPTY = "empty"
     INVALID_JSON = "invalid_json"  # no JSON object could be read out of it
@@ -95,9 +99,58 @@ def check_reply(text: str, schema: dict[str, Any]) -> dict[str, Any]:
         return data
     error = best_match(validator.iter_errors(data))
     if error is not None:
-        where = "/".join(str(part) for part in error.absolute_path) or "the top level"
-        raise ReplyProblem(ReplyProblem.WRONG_SCHEMA, f"at {where}: {error.message}")
+        raise ReplyProblem(ReplyProblem.WRONG_SCHEMA, f"at {field_path(error)}: {violated_rule(error)}")
     return data
+
+
+def field_path(error: ValidationError) -> str:
+    """Where in the reply `error` is ("plan/0/status"), named by the schema: a key the reply made up (which could
+    be any text) is shown as "?"."""
+    schema_path = list(error.absolute_schema_path)
+    named = {str(schema_path[i + 1]) for i, part in enumerate(schema_path[:-1]) if part == "properties"}
+    parts = [str(p) if isinstance(p, int) or p in named else "?" for p in error.absolute_path]
+    return "/".join(parts) or "the top level"
+
+
+def violated_rule(error: ValidationError) -> str:
+    """The schema rule `error` breaks, in words drawn from the schema alone (jsonschema's own message quotes the
+    offending value)."""
+    rule, expected = error.validator, error.validator_value
+    instance = error.instance
+    if rule == "required":
+        missing = [name for name in expected if not isinstance(instance, dict) or name not in instance]
+        return " and ".join(f"{name!r}" for name in missing or expected) + " is a required property"
+    if rule == "type":
+        kinds = expected if isinstance(expected, list) else [expected]
+        return "must be of type " + " or ".join(f"{kind!r}" for kind in kinds)
+    if rule == "additionalProperties":
+        return "has a property the schema does not allow"
+    if rule in ("anyOf", "oneOf"):
+        return "matches none of the allowed forms" if rule == "anyOf" else "must match exactly one allowed form"
+    if rule in _RULES:
+        return _RULES[rule].format(expected)
+    return f"breaks the schema rule {rule!r}"
+
+
+_RULES = {
+    "enum": "must be one of {!r}",
+    "const": "must be {!r}",
+    "maxItems": "must have at most {} items",
+    "minItems": "must have at least {} items",
+    "uniqueItems": "must not repeat an item",
+    "maxLength": "must be at most {} characters long",
+    "minLength": "must be at least {} characters long",
+    "maxProperties": "must have at most {} properties",
+    "minProperties": "must have at least {} properties",
+    "pattern": "must match the pattern {!r}",
+    "format": "must be in the format {!r}",
+    "minimum": "must be at least {}",
+    "maximum": "must be at most {}",
+    "exclusiveMinimum": "must be more than {}",
+    "exclusiveMaximum": "must be less than {}",
+    "multipleOf": "must be a multiple of {}",
+    "not": "has a form the schema does not allow",
+}
 
 
 _VALIDATORS: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}

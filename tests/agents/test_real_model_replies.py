@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from bot.agents.conversation import ERROR_REPLY_CHARS
 from bot.agents.scripted_model import scripted_model
 from bot.asks import models
 from bot.asks.service import AskRequest
@@ -80,13 +79,14 @@ async def test_a_real_malformed_reply_never_breaks_an_ask(
     if times == 1 and case.kind != "unusable":
         assert outcome.status == "done"  # one bad reply, repaired: the ask still gets its answer
     errors = [turn.data["error"] for turn in await turns_of(sqlite_db) if turn.data["error"]]
-    # Each failed turn keeps the unusable answer in its record. The client repairs what it can see is wrong (one
-    # failed call per two bad replies); an answer of the right shape fails its turn each time it is given.
+    # Each failed turn records that its answer was unusable, and how long it was, never the answer (it may quote
+    # memory). The client repairs what it can see is wrong (one failed call per two bad replies); an answer of the
+    # right shape fails its turn each time it is given.
     failed_turns = times if case.kind == "unusable" else times // 2
-    assert [e["reply"] for e in errors] == [case.text[:ERROR_REPLY_CHARS]] * failed_turns
+    assert [e.get("reply_chars") or 0 for e in errors] == [len(case.text)] * failed_turns
 
 
-async def test_an_answer_of_the_right_shape_that_cannot_be_used_is_kept_with_the_turn_error(
+async def test_an_answer_of_the_right_shape_that_cannot_be_used_is_named_by_the_turn_error(
     sqlite_db: Database, settings: Settings
 ) -> None:
     empty_utterance = Case("act with an empty utterance", "act", "unusable", '{"utterance": "", "learned": []}')
@@ -97,7 +97,11 @@ async def test_an_answer_of_the_right_shape_that_cannot_be_used_is_kept_with_the
     assert outcome.status in ("done", "failed") and outcome.final_text
     errors = [turn.data["error"] for turn in await turns_of(sqlite_db) if turn.data["error"]]
     assert errors == [
-        {"type": "LLMOutputError", "message": "the act answer has no 'utterance' text", "reply": empty_utterance.text}
+        {
+            "type": "LLMOutputError",
+            "message": "the act answer has no 'utterance' text",
+            "reply_chars": len(empty_utterance.text),
+        }
     ]
     assert h.llm.totals.malformed == {}  # the client saw valid JSON: only the agent could tell
 

@@ -239,7 +239,7 @@ async def test_still_malformed_after_repair_fails_cleanly(fake_openai: FakeOpenA
     client = make_client()
     with pytest.raises(LLMOutputError) as info:
         await client.complete(ask())
-    assert "'think'" in str(info.value) and "at answer: 3 is not of type 'string'" in str(info.value)
+    assert "'think'" in str(info.value) and "at answer: must be of type 'string'" in str(info.value)
     assert info.value.call.repaired and info.value.call.attempts == 2
     assert len(fake_openai.requests) == 2 and client.totals.failures == 1
 

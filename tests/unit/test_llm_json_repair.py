@@ -57,8 +57,9 @@ def test_check_reply_names_the_schema_violation() -> None:
     assert check_reply('{"answer": "x", "known": true}', SCHEMA) == {"answer": "x", "known": True}
     with pytest.raises(ValueError, match="'known' is a required property"):
         check_reply('{"answer": "x"}', SCHEMA)
-    with pytest.raises(ValueError, match="at known: 'yes' is not of type 'boolean'"):
+    with pytest.raises(ValueError, match="at known: must be of type 'boolean'") as info:
         check_reply('{"answer": "x", "known": "yes"}', SCHEMA)
+    assert "yes" not in str(info.value)  # the rule, never the value (a value may quote memory)
 
 
 def test_strict_mode_only_for_closed_fully_required_schemas() -> None:
