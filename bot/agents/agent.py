@@ -21,7 +21,7 @@ from bot.agents.grounding import Grounding
 from bot.agents.memory_tools import MemoryTools, QueryRecord
 from bot.agents.notebook import Notebook
 from bot.agents.outputs import ACT_SCHEMA, MAX_RECRUITS, ActOutput, parse_act, parse_think, think_schema
-from bot.agents.plan import Plan, PlanUpdate, Rationale
+from bot.agents.plan import Plan, PlanUpdate
 from bot.agents.roster import MemberProfile
 from bot.agents.steps import TaskStep, TurnStep, history_messages
 from bot.errors import LLMOutputError
@@ -221,7 +221,7 @@ class Agent:
         self.decline(step, withheld=True)
         self.plan = plan_before
         step.act = ActOutput(step.utterance) if step.act is not None else None
-        _keep_nothing_unsent(step, messages.prompt_withheld())
+        step.forget_unsent(messages.prompt_withheld())
 
     def fail(self, step: TurnStep, plan_before: Plan) -> None:
         """The turn failed (a model call errored) before its outbox ran: nothing of it left, so the agent goes back
@@ -230,7 +230,7 @@ class Agent:
         self.plan = plan_before
         step.update = PlanUpdate()
         step.act, step.utterance, step.shared_facts = None, "", False
-        _keep_nothing_unsent(step, messages.prompt_failed())
+        step.forget_unsent(messages.prompt_failed())
 
     def snapshot(self, step: TurnStep) -> None:
         step.plan = self.plan.copy() if self.infonav else None
@@ -289,21 +289,6 @@ class Agent:
 
     def _plan_json(self) -> str:
         return json.dumps(self.plan.dict(), ensure_ascii=False, separators=(",", ":"))
-
-
-def _keep_nothing_unsent(step: TurnStep, placeholder: str) -> None:
-    """Strip from a turn's record what its agent wrote or read but did not let out: plan values, search words, the
-    private model's facts, the lines it read, the prompts, and the questions for members it did not bring in. What
-    did leave stays: the questions sent to members brought in, and what their agents passed back."""
-    step.facts = None if step.facts is None else []
-    if step.think is not None:
-        if step.think.plan is not None:
-            step.think.plan = [Rationale(r.id, r.need) for r in step.think.plan]
-        step.think.clear, step.think.fuzzy = [], []  # the searches ran: their records are `step.queries`
-        step.think.recruits = [outcome.request for outcome in step.recruits]  # as sent ("" when not)
-    step.evidence = []  # the lines stay in the agent's own notebook (its member's memory), not in the record
-    for call in step.llm_calls:
-        call.prompt = [{"role": "system", "content": placeholder}] if call.prompt else []
 
 
 def _fact_lines(facts: list[str]) -> list[EvidenceLine]:

@@ -106,6 +106,23 @@ class TurnStep:
     def cannot_progress(self) -> bool:
         return self.declined or bool(self.think and self.think.cannot_progress)
 
+    def forget_unsent(self, placeholder: str) -> None:
+        """Strip from the record what the agent wrote or read in this turn but did not let out (a withheld or failed
+        turn): plan values, search words (in the think output and the search records), the private model's facts,
+        the lines it read, the prompts (`placeholder` instead), and the questions for members it did not bring in.
+        What did leave stays: the questions sent to members brought in, and what their agents passed back."""
+        self.facts = None if self.facts is None else []
+        if self.think is not None:
+            if self.think.plan is not None:
+                self.think.plan = [Rationale(r.id, r.need) for r in self.think.plan]
+            self.think.clear, self.think.fuzzy = [], []  # the searches ran: their records are `queries`
+            self.think.recruits = [outcome.request for outcome in self.recruits]  # as sent ("" when not)
+        for query in self.queries:  # its words may come from a line read: only the search's shape and counts stay
+            query.params = {k: v for k, v in query.params.items() if v is None or isinstance(v, (bool, int, float))}
+        self.evidence = []  # the lines stay in the agent's own notebook (its member's memory), not in the record
+        for call in self.llm_calls:
+            call.prompt = [{"role": "system", "content": placeholder}] if call.prompt else []
+
     def to_messages(self, viewpoint: str, *, brief: bool = False) -> Messages:
         if not self.utterance:
             return []

@@ -21,8 +21,10 @@ from bot.agents.outputs import ACT_SCHEMA
 from bot.agents.scripted_model import scripted_model
 from bot.agents.scripted_reading import PromptView
 from bot.asks.service import AskRequest
-from bot.errors import LLMOutputError
+from bot.errors import LLMConfigurationError, LLMOutputError
 from bot.llm.client import LLMClient
+from bot.llm.openai_backend import OpenAIBackend
+from bot.llm.retry import RetryPolicy
 from bot.llm.scripted import Fault, FaultyBackend, ScriptedBackend
 from bot.llm.structured import ReplyProblem, check_reply
 from bot.llm.types import LLMRequest
@@ -31,6 +33,7 @@ from bot.settings import Settings
 from bot.store.db import Database
 from bot.world import MemberPolicy, World
 from tests.fakes.asks import QUESTION, Harness, build, two_fact_world
+from tests.fakes.openai_server import FakeOpenAIServer, failure
 from tests.fakes.records import consensus_data, conversations, llm_calls, turns
 
 
@@ -211,3 +214,26 @@ async def test_a_denied_question_to_bring_someone_in_is_kept_nowhere(
     assert withheld and all(r.request.question == "" for r in withheld)
     assert all(r.question == "" for t in bob if t.think for r in t.think.recruits)
     assert _leaks(await _everything_others_can_read(h, db, outcome.ask_id, caplog)) == []
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        f"1 validation error: messages.1.content [type=string_type, input_value='{PRIVATE}', input_type=str]",
+        f'Invalid value "{PRIVATE}" in messages',
+    ],
+)
+async def test_an_endpoint_refusal_quoting_the_request_back_is_not_repeated(
+    fake_openai: FakeOpenAIServer, refusal: str
+) -> None:
+    fake_openai.enqueue(failure(400, refusal))
+    backend = OpenAIBackend(base_url=fake_openai.base_url, model="fake-model", timeout_s=5.0)
+    client = LLMClient(backend, retry=RetryPolicy(max_retries=0, backoff_s=0.0))
+    try:
+        with pytest.raises(LLMConfigurationError) as info:
+            await client.complete(LLMRequest([{"role": "user", "content": PRIVATE}], purpose="act"))
+    finally:
+        await client.aclose()
+    shown = [str(info.value), info.value.reason, info.value.call.error or ""]
+    assert all("HTTP 400" in text for text in shown)
+    assert not any(s in text for text in shown for s in SECRETS)
