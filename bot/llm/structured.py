@@ -118,8 +118,10 @@ def violated_rule(error: ValidationError) -> str:
     rule, expected = error.validator, error.validator_value
     instance = error.instance
     if rule == "required":
-        missing = [name for name in expected if not isinstance(instance, dict) or name not in instance]
-        return " and ".join(f"{name!r}" for name in missing or expected) + " is a required property"
+        missing = [f"{name!r}" for name in expected if not isinstance(instance, dict) or name not in instance]
+        if len(missing) > 1:
+            return f"{', '.join(missing)} are required properties"
+        return f"{(missing or [repr(expected)])[0]} is a required property"
     if rule == "type":
         kinds = expected if isinstance(expected, list) else [expected]
         return "must be of type " + " or ".join(f"{kind!r}" for kind in kinds)
