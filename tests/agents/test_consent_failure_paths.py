@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.agents.outputs import ACT_SCHEMA
+from bot.agents.outputs import ACT_SCHEMA, STATEMENT_SCHEMA, think_schema
 from bot.agents.scripted_model import scripted_model
 from bot.agents.scripted_reading import PromptView
 from bot.asks.service import AskRequest
@@ -174,16 +174,32 @@ async def test_a_malformed_reply_quoting_memory_is_named_by_its_field_not_its_va
 
 
 @pytest.mark.parametrize(
-    ("reply", "where", "rule"),
+    ("schema", "reply", "where", "rule"),
     [
-        ({"utterance": PRIVATE, "learned": PRIVATE}, "learned", "must be of type 'array'"),
-        ({"utterance": PRIVATE, "answer": ["91,000", "Quorvex"]}, "answer", "must be of type 'string' or 'null'"),
-        ({"learned": [], "Quorvex salary 91,000": 1}, "the top level", "'utterance' is a required property"),
+        (ACT_SCHEMA, {"utterance": PRIVATE, "learned": PRIVATE}, "learned", "must be of type 'array'"),
+        (
+            ACT_SCHEMA,
+            {"utterance": "x", "answer": ["91,000", "Quorvex"]},
+            "answer",
+            "must be of type 'string' or 'null'",
+        ),
+        (
+            think_schema(with_plan=True),
+            {"plan": [], "recruit": PRIVATE},
+            "recruit",
+            "matches none of the allowed forms",
+        ),
+        (
+            STATEMENT_SCHEMA,
+            {"Quorvex salary 91,000": 1},
+            "the top level",
+            "'statement', 'claims' are required properties",
+        ),
     ],
 )
-def test_a_schema_problem_says_where_and_which_rule(reply: dict, where: str, rule: str) -> None:
+def test_a_schema_problem_says_where_and_which_rule(schema: dict, reply: dict, where: str, rule: str) -> None:
     with pytest.raises(ReplyProblem) as info:
-        check_reply(json.dumps(reply), ACT_SCHEMA)
+        check_reply(json.dumps(reply), schema)
     assert str(info.value) == f"at {where}: {rule}"
 
 
