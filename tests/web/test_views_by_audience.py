@@ -20,6 +20,7 @@ from bot.store.db import Database
 from bot.text_fold import skeleton
 from bot.web import texts
 from bot.web.jsonable import jsonable
+from bot.web.records.asks import asks_of_member
 from bot.web.records.live_ask import load_ask_row, load_live_ask, waiting_approvals
 from bot.web.records.transcript import load_transcript, transcript_json
 from bot.web.render import templates
@@ -94,6 +95,9 @@ async def test_what_bob_approved_for_alice_and_dave_never_renders_for_carol(db: 
         assert ("14 march" in shown) == reads, viewer
     carol = await answer_view(db, ask.id, viewer="carol", settings=settings)
     assert carol.answer is None and not carol.readable and not carol.claims
+    [listed] = await asks_of_member(db, ask.workspace_id, "carol")  # "My conversations"
+    assert listed.id == ask.id and listed.answer is None
+    assert (await asks_of_member(db, ask.workspace_id, "alice"))[0].answer == outcome.answer
     assert not any(c.shared for c in carol.contributors if c.handle == "bob")
 
 
