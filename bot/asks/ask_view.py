@@ -143,7 +143,7 @@ class AskView:
     conversations: list[ConversationView]
     sent: list[Sent]  # every outbox record the viewer read, in order (held ones only of their own agent)
     held: list[Sent]  # records meant for the viewer that were held (their member said no, or did not answer)
-    calls: list[models.LLMCall]  # every call of the ask; `error` kept only for raw access
+    calls: list[models.LLMCall]  # the calls of the viewer's own agent (all with raw access; errors only then)
     tried: list[str]  # what the agents tried, as the viewer may read it
     tried_shared: list[str]  # the same for a place others read too: no keywords, no counts, of anyone
 
@@ -211,9 +211,13 @@ def view_for(record: Transcript, viewer: Viewer) -> AskView:
         claims=claims, evidence=evidence, disagreements=list(data.get("disagreements", [])),
         conversations=[], sent=sent,
         held=[r for r in every if r.verdict is not Verdict.SENT and viewer.hears_of(r)],
-        calls=calls if viewer.raw else [_without_error(c) for c in calls], tried=[], tried_shared=[],
+        calls=[], tried=[], tried_shared=[],
     )  # fmt: skip
     view.conversations = [_conversation(c, viewer, calls) for c in record.conversations if c.row.status != "abandoned"]
+    # An agent's calls (how many, how long its prompts were) tell how much its memory gave it: its member's.
+    own = {t.turn_id for c in _walk(view.conversations) for t in c.turns if t.own is not None}
+    mine = [c for c in calls if c.turn_id in own or (c.purpose == "consensus" and viewer.owns(ask.requester))]
+    view.calls = calls if viewer.raw else [_without_error(c) for c in mine]
     view.tried, view.tried_shared = _tried(view)
     return view
 
