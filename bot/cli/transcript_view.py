@@ -29,7 +29,7 @@ def render_transcript(transcript: Transcript, *, viewer: Viewer | None = None, s
     for conversation in view.conversations:
         parts.extend(_conversation(conversation, short=short))
     parts.extend(_consensus(view))
-    parts.append(render_cost(transcript))
+    parts.append(render_cost(transcript, detail=view.viewer.raw))
     if not short and view.viewer.raw:  # figures over every agent's plans: a raw reader's
         parts.append(_behaviour(transcript))
     return Group(*parts)
@@ -61,12 +61,15 @@ def _prompt(title: str, messages: list[dict[str, str]]) -> Text:
     return text
 
 
-def render_cost(transcript: Transcript) -> Text:
+def render_cost(transcript: Transcript, *, detail: bool = False) -> Text:
+    """The ask's cost; `detail` (raw access): by purpose and model too (which calls each agent needed tells what
+    its memory gave it)."""
     cost = transcript.cost()
     purposes = ", ".join(f"{name} {count}" for name, count in sorted(cost.by_purpose.items()))
     models = ", ".join(f"{name} {count}" for name, count in sorted(cost.by_model.items()))
+    split = f" ({purposes}) · by model: {models or 'none'}" if detail else ""
     return Text(
-        f"cost: {cost.llm_calls} LLM calls ({purposes}) · by model: {models or 'none'} · {cost.prompt_tokens:,} "
+        f"cost: {cost.llm_calls} LLM calls{split} · {cost.prompt_tokens:,} "
         f"prompt + {cost.completion_tokens:,} completion tokens · {cost.wall_s:.2f} s wall",
         style="dim",
     )
