@@ -210,7 +210,7 @@ def final_unsupported(
     ask_id: int, answer: str, tried: Iterable[str], disagreements: Iterable[str], *, link: str | None = None
 ) -> str:
     """An answer no message supports: said as such, with what the agents tried."""
-    tried = list(tried)
+    tried = tried_in_public(tried)
     lines = [f"Unsupported: no message the agents could share supports this answer, so treat it as a guess:\n{answer}"]
     if tried:
         lines.append("What the agents tried:")
@@ -224,6 +224,33 @@ def final_unsupported(
 
 
 MAX_TRIED_LINES = 8
+
+
+def tried_search(agent: str) -> str:
+    """That an agent searched its member's memory: all anyone but that member reads of its searches (the words it
+    searched for and how much it found would tell what the member's memory holds)."""
+    return f"{agent}'s agent searched {agent}'s messages"
+
+
+def tried_own_search(agent: str, kind: str, params: Mapping[str, object], outcome: str) -> str:
+    """One search of the viewer's own agent, in full (their own memory: theirs to read)."""
+    shown = ", ".join(f"{k}={v}" for k, v in params.items() if v not in (None, [], "", 0, False))
+    return f"{agent}'s agent: {kind} {shown} -> {outcome}"
+
+
+def tried_recruit(agent: str, member: str) -> str:
+    return f"{agent}'s agent asked {member}'s agent"
+
+
+_TRIED_AGENT = re.compile(r"^(?P<agent>[^\s']+)'s agent[: ]")
+
+
+def tried_in_public(tried: Iterable[str]) -> list[str]:
+    """What the agents tried, as a post others than the requester may read: which agents searched, never for what
+    nor how much they found; whom an agent asked is left to the transcript (it shows it to the question's
+    audience)."""
+    agents = [m["agent"] for line in tried if (m := _TRIED_AGENT.match(line)) and "'s agent asked " not in line]
+    return [tried_search(agent) for agent in dict.fromkeys(agents)]
 
 
 def reference_own(channel: str, when: str, sender: str, message_id: str) -> str:
@@ -341,7 +368,7 @@ _STAGE_TEXTS = {
     "searching": "Searching {name}'s messages…",
     "talking": "Talking with {name}'s agent…",
     "bringing_in": "Bringing in {name}'s agent…",
-    "waiting": "Waiting for {name} to approve what their agent would share…",
+    "waiting": "Waiting for {name}'s agent…",
     "agreeing": "Agreeing on an answer…",
     "done": "Answered.",
     "unsupported": "Answered, but no message the agents could share supports the answer.",
@@ -357,7 +384,7 @@ def progress_stage(stage: str, name: str = "") -> str:
         text = {
             "searching": "Searching messages…",
             "talking": "The agents are talking…",
-            "waiting": "Waiting for a colleague to approve what their agent would share…",
+            "waiting": "Waiting for a colleague's agent…",
         }.get(stage, text)
     return text.format(name=name)
 
@@ -388,6 +415,11 @@ def feedback_not_allowed() -> str:
 
 def answer_not_allowed() -> str:
     return "This ask's answer is for the member who asked, the colleagues it involved and the channel it was asked in."
+
+
+def answer_not_yours() -> str:
+    """An ask's answer shown to someone who was not in the audience of all it rests on (a member brought in)."""
+    return "The answer rests on what colleagues' agents shared with others in this ask, so it is not shown to you."
 
 
 def feedback_invalid() -> str:

@@ -8,8 +8,10 @@
             else:                           # only the line the share screen released, attributed to the agent
                 quote = source.text         # None: nothing was released to show (render `source.withheld_text`)
 
-Privacy: a source the viewer cannot see carries no message or channel id, and its text only when the share screen
-of the colleague's agent released that very line in this ask (what consensus read); otherwise no text at all.
+Privacy: everything here comes from the viewer's `AskView` (bot.asks.ask_view): the answer and its claims only when
+the viewer read every outbox record it rests on, "who contributed" from the records that left to the viewer. A source
+the viewer cannot see carries no message or channel id, and its text only when that very line left the colleague's
+agent to the viewer in this ask; otherwise no text at all.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from bot import messages
 from bot.agents.roster import Roster
 from bot.asks import models
 from bot.asks.access import may_view
-from bot.asks.contributions import Contribution, contributions, shared_lines
+from bot.asks.ask_view import AskView, view_for, viewer_of
+from bot.asks.contributions import Contribution, SharedLine, contributions
+from bot.asks.transcripts import load_transcript
 from bot.errors import AskNotAllowedError, AskNotFoundError, UnknownMemberError
 from bot.memory.history import WholeHistory
 from bot.settings import Settings
@@ -82,11 +86,13 @@ class AnswerView:
     claims: list[ClaimView] = field(default_factory=list)
     contributors: list[ContributorView] = field(default_factory=list)
     disagreements: list[str] = field(default_factory=list)
-    tried: list[str] = field(default_factory=list)  # what the agents tried (shown when unsupported)
+    tried: list[str] = field(default_factory=list)  # what the agents tried, as the viewer may read it (unsupported)
+    tried_shared: list[str] = field(default_factory=list)  # the same where others read it too: who searched, no more
     transcript_url: str | None = None
     final_text: str | None = None  # the plain-text final post (fallback rendering)
     follow_up_of: int | None = None
     cancelled_by: str | None = None
+    readable: bool = True  # False: the answer rests on what went to others than the viewer (not shown to them)
 
     @property
     def sources(self) -> list[SourceView]:
@@ -110,7 +116,7 @@ class AnswerView:
         private to them, so no source keeps its text, sender or channel name; visible ones keep their link."""
         claims = [ClaimView(claim.text, [_without_quote(source) for source in claim.sources]) for claim in self.claims]
         contributors = [replace(c, sources=[_without_quote(s) for s in c.sources]) for c in self.contributors]
-        return replace(self, claims=claims, contributors=contributors)
+        return replace(self, claims=claims, contributors=contributors, tried=self.tried_shared)
 
 
 async def answer_view(
@@ -123,12 +129,10 @@ async def answer_view(
     transcript_link: TranscriptLink | None = None,
 ) -> AnswerView:
     """`viewer`: handle or platform id. AskNotFoundError (or another workspace's ask), AskNotAllowedError when
-    the viewer may not see this ask (bot.asks.access)."""
+    the viewer may not see this ask (bot.asks.access). Built from the viewer's `AskView` (bot.asks.ask_view): the
+    answer, its claims and "who contributed" from what the agents let out to the viewer."""
     async with db.session() as session:
         ask = await session.get(models.Ask, ask_id)
-        consensus = (
-            await session.execute(select(models.Consensus).where(models.Consensus.ask_id == ask_id))
-        ).scalar_one_or_none()
     if ask is None or (workspace_id is not None and ask.workspace_id != workspace_id):
         raise AskNotFoundError(ask_id)
     roster = Roster(db, ask.workspace_id)
@@ -138,13 +142,12 @@ async def answer_view(
         raise AskNotAllowedError(messages.answer_not_allowed()) from exc
     if not await may_view(db, settings, ask, profile):
         raise AskNotAllowedError(messages.answer_not_allowed())
-    data = consensus.data if consensus is not None else {}
-    turns = await _turns(db, ask_id)
-    released = {(agent, i) for agent, _, data_ in turns for i in data_.get("released", []) if agent != ask.requester}
-    evidence: dict[str, dict] = data.get("evidence", {})
-    lines = shared_lines(((agent, data_) for agent, _, data_ in turns), data.get("sides", []))
+    view = view_for(await load_transcript(db, ask_id), await viewer_of(db, ask.workspace_id, profile.handle))
+    released = {message_id for _, message_id in view.released_ids()}  # lines that left to the viewer
+    evidence = view.evidence
+    lines = [SharedLine(s.member, s.text) for s in view.sent if s.kind != "recruit" and s.text and s.verdict == "sent"]
     shared = contributions(lines, requester=ask.requester, known=evidence)
-    claimed = [i for c in data.get("claims", []) for i in c.get("sources", []) if i in evidence]
+    claimed = [i for c in view.claims for i in c.get("sources", []) if i in evidence]
     cited = list(dict.fromkeys([*claimed, *(i for c in shared.values() for i in c.own_sources)]))
     visible = await WholeHistory(db).visible_ids(profile.viewer, [i for i in cited if not i.startswith("session:")])
     channels = await _channel_ids(db, ask.workspace_id, sorted(visible))
@@ -154,16 +157,16 @@ async def answer_view(
         holder = _holder(line)
         name = (await _name(roster, holder)) or holder
         sources[message_id] = _source(line, message_id, holder, name, message_id in visible, released, channels)
-    claims = [
-        ClaimView(c["text"], [sources[i] for i in c.get("sources", []) if i in sources])
-        for c in data.get("claims", [])
-    ]
+    claims = [ClaimView(c["text"], [sources[i] for i in c.get("sources", []) if i in sources]) for c in view.claims]
+    withheld = {r.member: str(r.approval) for r in view.held if r.approval in ("denied", "timeout")}
     return AnswerView(
-        ask_id=ask.id, status=ask.status, question=ask.question, requester=ask.requester, answer=ask.answer,
-        failure=ask.failure, claims=claims, contributors=await _contributors(roster, ask, turns, shared, sources),
-        disagreements=list(data.get("disagreements", [])), tried=list(data.get("tried", [])),
+        ask_id=ask.id, status=ask.status, question=ask.question, requester=ask.requester, answer=view.answer,
+        failure=ask.failure, claims=claims,
+        contributors=await _contributors(roster, ask, view, shared, sources, withheld),
+        disagreements=view.disagreements, tried=view.tried, tried_shared=view.tried_shared,
         transcript_url=transcript_link(ask.id, profile.handle) if transcript_link else None,
-        final_text=ask.final_text, follow_up_of=ask.follow_up_of, cancelled_by=ask.cancelled_by,
+        final_text=view.final_text, follow_up_of=ask.follow_up_of, cancelled_by=ask.cancelled_by,
+        readable=view.answer_readable,
     )  # fmt: skip
 
 
@@ -173,7 +176,7 @@ def _source(
     holder: str,
     name: str,
     visible: bool,
-    released: set[tuple[str, str]],
+    released: set[str],
     channels: dict[str, str],
 ) -> SourceView:
     if visible:
@@ -181,7 +184,7 @@ def _source(
             holder, name, True, line.get("text"), line.get("channel"), line.get("sender"), line.get("ts"),
             channel_id=channels.get(message_id), message_id=message_id,
         )  # fmt: skip
-    if (holder, message_id) in released:  # the very line this colleague's share screen let through
+    if message_id in released:  # the very line left an agent to the viewer
         return SourceView(
             holder, name, False, line.get("text"), line.get("channel"), line.get("sender"), line.get("ts")
         )
@@ -205,18 +208,6 @@ async def _name(roster: Roster, handle: str) -> str | None:
         return None
 
 
-async def _turns(db: Database, ask_id: int) -> list[tuple[str, int, dict]]:
-    """(agent, depth, data) of every kept turn, in order."""
-    stmt = (
-        select(models.Turn.agent, models.Conversation.depth, models.Turn.data)
-        .join(models.Conversation, models.Conversation.id == models.Turn.conversation_id)
-        .where(models.Conversation.ask_id == ask_id, models.Conversation.status != "abandoned")
-        .order_by(models.Turn.conversation_id, models.Turn.idx)
-    )
-    async with db.session() as session:
-        return [(agent, depth, data) for agent, depth, data in (await session.execute(stmt)).all()]
-
-
 async def _channel_ids(db: Database, workspace_id: int, message_ids: list[str]) -> dict[str, str]:
     if not message_ids:
         return {}
@@ -232,18 +223,12 @@ async def _channel_ids(db: Database, workspace_id: int, message_ids: list[str]) 
 async def _contributors(
     roster: Roster,
     ask: models.Ask,
-    turns: list[tuple[str, int, dict]],
+    view: AskView,
     shared: dict[str, Contribution],
     sources: dict[str, SourceView],
+    withheld: dict[str, str],
 ) -> list[ContributorView]:
-    depth_of: dict[str, int] = {}
-    withheld: dict[str, str] = {}
-    for agent, depth, data in turns:
-        if agent != ask.requester:
-            depth_of[agent] = min(depth, depth_of.get(agent, depth))
-            if data.get("approval") in ("denied", "timeout"):
-                withheld[agent] = data["approval"]
-    handles = [*ask.colleagues, *(h for h in depth_of if h not in ask.colleagues)]
+    handles = [*ask.colleagues, *(h for h in view.participants if h not in ask.colleagues and h != ask.requester)]
     views = []
     for handle in handles:
         found = shared.get(handle, Contribution(handle))

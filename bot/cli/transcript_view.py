@@ -1,5 +1,10 @@
-"""Rendering a transcript for the terminal: plans turn by turn, memory queries, utterances, sub-conversations,
-consensus, cost and the paper's behaviour metrics."""
+"""Rendering a transcript for the terminal, as one member may see it (`bot.asks.ask_view`): what each agent let out
+to them, their own agent's plans, memory queries and notes, sub-conversations, consensus, cost; the paper's behaviour
+metrics and every agent's internals only with raw access (`ASKWITH_ADMIN_RAW_PROMPTS`, logged by the caller).
+
+    render_transcript(transcript)                              # as the member who asked sees it
+    render_transcript(transcript, viewer=Viewer("bob"))        # as bob
+"""
 
 from __future__ import annotations
 
@@ -10,38 +15,41 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from bot.agents.steps import recruits_of
+from bot import messages
+from bot.asks.ask_view import AskView, ConversationView, OwnTurn, Viewer, view_for
 from bot.asks.metrics import behaviour
-from bot.asks.transcripts import ConversationView, Transcript
+from bot.asks.transcripts import Transcript
 from bot.cli.printable import printable
 
 
-def render_transcript(transcript: Transcript, *, short: bool = False) -> Group:
+def render_transcript(transcript: Transcript, *, viewer: Viewer | None = None, short: bool = False) -> Group:
+    """`viewer`: whom it is shown to (the member who asked when None)."""
+    view = view_for(transcript, viewer or Viewer(transcript.ask.requester))
     parts: list[Any] = []
-    for view in transcript.conversations:
-        parts.extend(_conversation(view, short=short))
-    parts.extend(_consensus(transcript))
-    parts.append(render_cost(transcript))
-    if not short:
+    for conversation in view.conversations:
+        parts.extend(_conversation(conversation, short=short))
+    parts.extend(_consensus(view))
+    parts.append(render_cost(transcript, detail=view.viewer.raw))
+    if not short and view.viewer.raw:  # figures over every agent's plans: a raw reader's
         parts.append(_behaviour(transcript))
     return Group(*parts)
 
 
-def render_prompts(transcript: Transcript) -> Group:
-    """What the model saw: the rendered messages of every recorded call, turn by turn, then each colleague's closing
-    statement, then the final consensus."""
+def render_prompts(transcript: Transcript, *, viewer: Viewer | None = None) -> Group:
+    """What the model saw, as far as `viewer` may read it (their own agent's calls; all with raw access): the
+    rendered messages of every recorded call, turn by turn, then the closing statements, then the consensus."""
+    view = view_for(transcript, viewer or Viewer(transcript.ask.requester))
     parts: list[Any] = []
-    for view in transcript.all_conversations():
-        for turn in view.turns:
-            for call in (turn.data or {}).get("llm_calls", []):
-                parts.append(_prompt(f"conversation {view.row.id} turn {turn.idx} {turn.agent}: {call['purpose']}",
+    for conversation in _walk(view.conversations):
+        for turn in conversation.turns:
+            for call in turn.own.prompts if turn.own is not None else []:
+                parts.append(_prompt(f"conversation {conversation.id} turn {turn.idx} {turn.agent}: {call['purpose']}",
                                      call.get("prompt") or []))  # fmt: skip
-    if transcript.consensus is not None:
-        for side in (transcript.consensus.data or {}).get("sides", []):
-            for call in side.get("llm_calls", []):
-                parts.append(_prompt(f"{side['agent']}: {call['purpose']} (its side of the consensus)",
-                                     call.get("prompt") or []))  # fmt: skip
-        parts.append(_prompt("consensus", (transcript.consensus.data or {}).get("prompt") or []))
+    if view.consensus is not None:
+        for agent, call in view.consensus.side_prompts:
+            parts.append(_prompt(f"{agent}: {call['purpose']} (its side of the consensus)", call.get("prompt") or []))
+        if view.consensus.prompt:
+            parts.append(_prompt("consensus", view.consensus.prompt))
     return Group(*parts)
 
 
@@ -53,31 +61,38 @@ def _prompt(title: str, messages: list[dict[str, str]]) -> Text:
     return text
 
 
-def render_cost(transcript: Transcript) -> Text:
+def render_cost(transcript: Transcript, *, detail: bool = False) -> Text:
+    """The ask's cost; `detail` (raw access): by purpose and model too (which calls each agent needed tells what
+    its memory gave it)."""
     cost = transcript.cost()
     purposes = ", ".join(f"{name} {count}" for name, count in sorted(cost.by_purpose.items()))
     models = ", ".join(f"{name} {count}" for name, count in sorted(cost.by_model.items()))
+    split = f" ({purposes}) · by model: {models or 'none'}" if detail else ""
     return Text(
-        f"cost: {cost.llm_calls} LLM calls ({purposes}) · by model: {models or 'none'} · {cost.prompt_tokens:,} "
+        f"cost: {cost.llm_calls} LLM calls{split} · {cost.prompt_tokens:,} "
         f"prompt + {cost.completion_tokens:,} completion tokens · {cost.wall_s:.2f} s wall",
         style="dim",
     )
 
 
 def _conversation(view: ConversationView, *, short: bool) -> list[Any]:
-    pad = "  " * view.row.depth
-    who = " ↔ ".join(view.row.participants)
-    lines: list[Any] = [Text(printable(f"{pad}— {who} ({view.row.stop_reason or view.row.status})"), style="bold")]
-    children = {c.row.parent_turn: c for c in view.children}
+    pad = "  " * view.depth
+    who = " ↔ ".join(view.participants)
+    lines: list[Any] = [Text(printable(f"{pad}— {who} ({view.stop_reason or view.status})"), style="bold")]
     for turn in view.turns:
-        lines.append(Text(printable(f"{pad}[{turn.idx}] {turn.agent}: {turn.utterance}")))
-        if turn.plan:
-            lines.append(Text(printable(f"{pad}    plan: {_plan(turn.plan)}"), style="cyan"))
-        for query in view.queries.get(turn.id, []):
-            lines.append(Text(printable(f"{pad}    {_query(query)}"), style="dim"))
-        for note in _notes(turn.data, short=short):
+        lines.append(Text(printable(f"{pad}[{turn.idx}] {turn.agent}: {turn.said or messages.said_to_others()}")))
+        if turn.own is not None and turn.own.plan:
+            lines.append(Text(printable(f"{pad}    plan: {_plan(turn.own.plan)}"), style="cyan"))
+        if turn.own is not None:
+            for query in turn.own.searches:
+                lines.append(Text(printable(f"{pad}    {_query(query)}"), style="dim"))
+        elif turn.searched:
+            lines.append(Text(printable(f"{pad}    {messages.tried_search(turn.agent)}"), style="dim"))
+        for member, question in turn.asked:
+            lines.append(Text(printable(f"{pad}    asked {member}'s agent: {question}"), style="dim"))
+        for note in _notes(turn.own) if turn.own is not None else []:
             lines.append(Text(printable(f"{pad}    {note}"), style="yellow"))
-        if (child := children.get(turn.idx)) is not None:
+        for child in turn.subs:
             lines.extend(_conversation(child, short=short))
     return lines
 
@@ -96,28 +111,34 @@ def _query(query: Any) -> str:
     return f"{query.kind} {json.dumps(params, ensure_ascii=False)} -> {outcome}"
 
 
-def _notes(data: dict[str, Any], *, short: bool) -> list[str]:
+def _notes(own: OwnTurn) -> list[str]:
     notes = []
-    if data.get("error"):
-        notes.append(f"error: {data['error']['message']}")
-    if data.get("approval"):
-        notes.append(f"member's approval: {data['approval']}")
-    for recruit in recruits_of(data):
+    if own.error:
+        notes.append(f"error: {own.error.get('message', own.error)}")
+    if own.approval:
+        notes.append(f"member's approval: {own.approval}")
+    for recruit in own.recruits:
         if recruit["status"] == "refused":
             notes.append(f"could not bring in {recruit['request']['member']}: {recruit['reason']}")
-    if not short and data.get("update", {}).get("fake_solved"):
-        notes.append(f"fake solved (counted; value kept): {', '.join(data['update']['fake_solved'])}")
     return notes
 
 
-def _consensus(transcript: Transcript) -> list[Any]:
-    if transcript.consensus is None:
+def _consensus(view: AskView) -> list[Any]:
+    if view.consensus is None or not view.answer_readable:
         return []
-    data = transcript.consensus.data
-    agreed = "agreed" if data.get("agreed") else "did not agree"
-    ratio = data.get("ratio")
-    kept = f"{len(data.get('cited', []))} rationales kept, {len(data.get('dropped', []))} dropped"
-    return [Text(f"consensus: {agreed}; {kept}" + (f" (ratio {ratio:.2f})" if ratio is not None else ""), "bold")]
+    consensus = view.consensus
+    agreed = "agreed" if consensus.agreed else "did not agree"
+    kept = f"{len(consensus.rationales)} of your agent's rationales kept"
+    ratio = f" (ratio {consensus.ratio:.2f})" if consensus.ratio is not None else ""
+    return [Text(f"consensus: {agreed}; {kept}{ratio}", "bold")]
+
+
+def _walk(conversations: list[ConversationView]) -> list[ConversationView]:
+    out: list[ConversationView] = []
+    for conversation in conversations:
+        out.append(conversation)
+        out += _walk([sub for turn in conversation.turns for sub in turn.subs])
+    return out
 
 
 def _behaviour(transcript: Transcript) -> Table:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from bot.asks import models
+from bot.asks.ask_view import Viewer
 from bot.asks.transcripts import Transcript, list_asks, load_transcript
 from bot.cli.printable import printable
 from bot.cli.transcript_view import render_prompts, render_transcript
@@ -16,6 +19,7 @@ from bot.store.db import Database, run
 
 transcripts_app = typer.Typer(name="transcripts", help="Read what agents said, searched and found.")
 out = Console()
+log = logging.getLogger(__name__)
 
 
 @transcripts_app.command("list")
@@ -31,19 +35,27 @@ def list_command(limit: int = typer.Option(20, min=1, help="How many of the late
 @transcripts_app.command("show")
 def show_command(
     ask_id: int = typer.Argument(..., help="The ask's id."),
-    prompts: bool = typer.Option(False, "--prompts", help="Also print every prompt the model was sent."),
+    prompts: bool = typer.Option(False, "--prompts", help="Also print the prompts the model was sent."),
+    member: str = typer.Option("", "--as", help="Show it as this member sees it (default: the member who asked)."),
 ) -> None:
-    """One ask in full: plans turn by turn, memory queries, utterances, sub-conversations, consensus, cost."""
-    transcript: Transcript = run(_with_db(Settings.load(), lambda db: load_transcript(db, ask_id)))
+    """One ask as a member sees it: what each agent let out to them, their own agent's plans, memory queries and
+    prompts, sub-conversations, consensus, cost. Every agent's internals only with ASKWITH_ADMIN_RAW_PROMPTS=true
+    (each such read is logged)."""
+    settings = Settings.load()
+    transcript: Transcript = run(_with_db(settings, lambda db: load_transcript(db, ask_id)))
     ask = transcript.ask
+    viewer = Viewer(member or ask.requester, raw=settings.admin_raw_prompts)
+    if viewer.raw:  # an explicit, off-by-default setting: every read of other members' internals is on record
+        log.warning("the raw prompts and agents' internals of ask #%s were read from the command line", ask_id)
     heading = f"ask #{ask.id} {ask.requester} with {', '.join(ask.colleagues)}: {ask.question}"
     out.print(printable(heading), markup=False)
     if ask.ablations:
         out.print(f"ablations: {', '.join(ask.ablations)}")
-    out.print(render_transcript(transcript))
-    if prompts:  # the operator's view: every agent's prompts (the web app shows members only their own)
-        out.print(render_prompts(transcript))
-    out.print(printable(ask.final_text or "(no answer yet)"), markup=False)
+    out.print(render_transcript(transcript, viewer=viewer))
+    if prompts:
+        out.print(render_prompts(transcript, viewer=viewer))
+    if viewer.raw or viewer.handle == ask.requester:  # the post that answered them (readers of a view: the web)
+        out.print(printable(ask.final_text or "(no answer yet)"), markup=False)
 
 
 def _row(ask: models.Ask) -> list[str]:

@@ -80,6 +80,7 @@ templates.env.filters["fold"] = fold
 templates.env.filters["message_fold"] = message_fold
 templates.env.globals["waiting_text"] = waiting_for
 templates.env.globals["share_withheld"] = messages.share_withheld
+templates.env.globals["answer_not_yours"] = messages.answer_not_yours
 templates.env.globals["approval_confirmed"] = messages.approval_confirmed
 templates.env.filters["answered_ask"] = answered_ask
 templates.env.globals["withheld_label"] = withheld_label

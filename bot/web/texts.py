@@ -55,10 +55,9 @@ def asking(colleagues: list[str]) -> str:
 
 
 def waiting_for(name: str, deadline: datetime) -> str:
-    return (
-        f"Waiting for {name} to approve what their agent would share, until {deadline:%H:%M} UTC "
-        f"({deadline:%Y-%m-%d}); without an answer by then, their agent shares nothing."
-    )
+    """Whose agent the ask waits for and until when: never why (that its member is asked to approve something would
+    tell what their memory holds)."""
+    return f"Waiting for {name}'s agent, until {deadline:%H:%M} UTC ({deadline:%Y-%m-%d}) at the latest."
 
 
 def approval_decided(decision: str) -> str:

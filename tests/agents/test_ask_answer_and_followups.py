@@ -19,6 +19,7 @@ from bot.settings import Settings
 from bot.store import models as store_models
 from bot.store.db import Database
 from tests.fakes.asks import LAUNCH, QUESTION, Harness, build, two_fact_world
+from tests.fakes.records import conversations, turns
 
 
 def _system_prompts(h: Harness, handle: str) -> list[str]:
@@ -97,11 +98,18 @@ async def test_the_answer_view_links_what_the_viewer_sees_and_quotes_only_releas
     bob = next(c for c in view.contributors if c.handle == "bob")
     assert bob.source_count >= 1 and bob.shared and not bob.brought_in
 
-    # Bob took part, so he may open it: his own DM is linked for him, alice's private note is not.
+    # Bob took part, so he may open it: his own DM is linked for him; alice's private note is not, and he reads its
+    # words only because her agent told his agent them (her outbox named him)
     for_bob = await answer_view(db, outcome.ask_id, viewer="bob", settings=settings)
     assert next(s for s in for_bob.sources if s.text == LAUNCH).visible_to_viewer
     note = next(s for s in for_bob.sources if s.via == "alice")
-    assert not note.visible_to_viewer and note.text is None and note.message_id is None
+    assert not note.visible_to_viewer and note.message_id is None
+    alice_told_bob = [
+        line for c in await conversations(db, outcome.ask_id) for t in await turns(db, c.id) if t.agent == "alice"
+        if (sent := t.data["sharing"]["sent"])["verdict"] == "sent" and "bob" in sent["audience"]
+        for line in sent["sources"]
+    ]  # fmt: skip
+    assert (note.text is not None) == any(note.text and note.text in line for line in alice_told_bob)
     with pytest.raises(AskNotAllowedError):
         await answer_view(db, outcome.ask_id, viewer="dave", settings=settings)
 

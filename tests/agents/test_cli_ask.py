@@ -45,16 +45,23 @@ def test_scripted_ask_prints_answer_transcript_and_cost_then_transcripts_show_it
     assert "Scripted demo model" in text and "NOT the quality" in text
     assert "ask #1" in text and "10:00-11:30" in text and "15:00 to 17:00" in text
     assert "alice ↔ bob" in text and "alice ↔ carol" in text and "plan: r1" in text and "history {" in text
-    assert "cost: 11 LLM calls" in text and "statement 2" in text and "prompt +" in text  # one statement per side
+    assert "cost: 11 LLM calls" in text and "prompt +" in text
 
     listed = runner.invoke(app, ["transcripts", "list"], env={"COLUMNS": "200"})
     assert listed.exit_code == 0 and "When is bob at the dentist" in listed.output
-    shown = runner.invoke(app, ["transcripts", "show", "1"], env={"COLUMNS": "200"})
+    shown = runner.invoke(app, ["transcripts", "show", "1"], env={"COLUMNS": "200"})  # as alice, who asked
     assert shown.exit_code == 0, shown.output
-    assert "behaviour" in shown.output and "consensus: agreed" in shown.output and "[m0000008]" in shown.output
+    assert "consensus: agreed" in shown.output and "[m0000008]" in shown.output and "plan: r1" in shown.output
+    assert "behaviour" not in shown.output and "bob's agent searched bob's messages" in shown.output
     prompts = runner.invoke(app, ["transcripts", "show", "1", "--prompts"], env={"COLUMNS": "200"})
     assert prompts.exit_code == 0, prompts.output
-    assert "bob: statement (its side of the consensus)" in prompts.output and "STATEMENT (your side" in prompts.output
+    assert "alice: think" in prompts.output and "its side of the consensus" not in prompts.output  # bob's are his
+    as_bob = runner.invoke(app, ["transcripts", "show", "1", "--prompts", "--as", "bob"], env={"COLUMNS": "200"})
+    assert "bob: statement (its side of the consensus)" in as_bob.output and "STATEMENT (your side" in as_bob.output
+    assert "alice: think" not in as_bob.output
+    raw = runner.invoke(app, ["transcripts", "show", "1"], env={"COLUMNS": "200", "ASKWITH_ADMIN_RAW_PROMPTS": "true"})
+    assert "behaviour" in raw.output and "history {" in raw.output
+    assert "statement 2" in raw.output  # one statement per side: which calls each agent made is raw detail
 
 
 def test_a_rejected_request_says_why(runner: CliRunner) -> None:

@@ -124,7 +124,8 @@ def test_the_requester_cancels_an_ask_and_nobody_else_can(client: TestClient) ->
     ask_id = _ask(client, "erin", BUDGET_QUESTION)  # Erin's agent asks her first: the ask waits on her
     wait_for(lambda: client.get(f"/workspace/asks/{ask_id}/progress").json()["stage"] == "waiting" or None)
     (waiting,) = client.get(f"/workspace/asks/{ask_id}/progress").json()["waiting_for"]
-    assert waiting.startswith("Waiting for Erin Walsh to approve") and " UTC " in waiting, waiting
+    assert waiting.startswith("Waiting for Erin Walsh's agent") and " UTC " in waiting, waiting
+    assert "approve" not in waiting and "share" not in waiting  # why it waits is Erin's
     assert 'id="waiting-for"' in client.get(f"/workspace/asks/{ask_id}").text and "Erin Walsh" in waiting
     client.cookies.clear()
     sign_in(client, "bob")

@@ -70,7 +70,7 @@ def test_progress_answer_source_follow_up_settings_and_approval_in_the_page(serv
     expect(alice.locator("h2.question")).to_have_text("Who approved that budget?")
     expect(alice.locator("#thread")).to_contain_text(BUDGET_QUESTION)
     # The follow-up may bring in Erin's agent (a third party who may know); her policy asks her before it shares.
-    waiting_for_erin = alice.get_by_text("Waiting for Erin Walsh to approve")
+    waiting_for_erin = alice.get_by_text("Waiting for Erin Walsh's agent")
     expect(alice.locator("#answer").or_(waiting_for_erin).first).to_be_visible(timeout=30_000)
     if not alice.locator("#answer").is_visible():
         erin = signed_in_page(browser, server, "erin")

@@ -42,17 +42,24 @@ async def test_transcript_views_redact_other_members_hits(db: Database, settings
     assert await asks_of_member(db, ws, "carol") == []
     assert [a.id for a in await recent_asks(db, status="done")] == [outcome.ask_id]
 
-    for viewer, sees_launch in (("alice", False), ("bob", True), ("", False)):  # "": an admin of no member here
+    # Bob's searches and plan are his: others read that his agent searched, not what for, what or how much it found.
+    for viewer, own in (("alice", False), ("bob", True), ("", False)):  # "": an admin of no member here
         view = await load_transcript(db, outcome.ask_id, viewer=viewer, admin=not viewer)
         assert view is not None
         [conversation] = view.conversations
         bob_turn = next(t for t in conversation.turns if t.agent == "bob")
         shown = [hit.text for q in bob_turn.queries for hit in q.hits.shown]
-        assert (LAUNCH in shown) == sees_launch, viewer
-        assert sum(q.hits.total for q in bob_turn.queries) >= 1
-        assert [r["status"] for r in bob_turn.plan] == ["known", "known"]
-    assert view.consensus is not None and view.consensus.agreed
-    assert len(view.llm_calls) == summary.llm_calls
+        assert (LAUNCH in shown) == own and bob_turn.searched, viewer
+        assert (sum(q.hits.total for q in bob_turn.queries) >= 1) == own
+        assert [r["status"] for r in bob_turn.plan] == (["known", "known"] if own else [])
+    raw = await load_transcript(db, outcome.ask_id, viewer="", admin=True, raw_prompts=True)
+    bob_turn = next(t for t in raw.conversations[0].turns if t.agent == "bob")
+    assert [r["status"] for r in bob_turn.plan] == ["known", "known"] and bob_turn.queries  # logged by the route
+    assert view.consensus is not None and not view.consensus.agreed and view.ask.answer is None  # in no audience
+    alice = await load_transcript(db, outcome.ask_id, viewer="alice")
+    assert alice.consensus is not None and alice.consensus.agreed and alice.ask.answer
+    assert view.llm_calls == [] and len(raw.llm_calls) == summary.llm_calls  # every agent's calls: raw access only
+    assert {c.purpose for c in alice.llm_calls} >= {"think", "consensus"} and len(alice.llm_calls) < summary.llm_calls
     # carol was not in the audience of anything said here: she reads that agents spoke, not what
     carol = await load_transcript(db, outcome.ask_id, viewer="carol")
     said = [t.utterance for c in carol.conversations for t in c.turns]

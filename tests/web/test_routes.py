@@ -55,10 +55,15 @@ def test_ask_answer_transcript_redaction_and_access(client: TestClient) -> None:
     ask_id = ask_and_wait(client, "alice", "dave", BUDGET_QUESTION)
     assert "4,000" in client.get("/workspace/D-alice-askwith/feed").text
 
-    page = client.get(f"/asks/{ask_id}").text
-    assert BUDGET_QUESTION in page and "clear memory query" in page and 'class="known"' in page
-    assert "1 message from Dave Singh&#39;s memory" in page  # Dave's DM with Erin: counted, not shown to Alice
-    assert BUDGET_HIT not in page
+    page = client.get(f"/asks/{ask_id}").text  # her own agent's plan and searches; of Dave's, that it searched
+    assert BUDGET_QUESTION in page and "clear memory query" in page and '<table class="plan">' in page
+    assert 'class="known"' not in page  # the budget was known to Dave's agent's plan only: his
+    assert "Dave Singh's agent searched Dave Singh's messages" in page
+    assert BUDGET_HIT not in page and "from Dave Singh&#39;s memory" not in page  # not even how much it found
+    body = client.get(f"/asks/{ask_id}?format=json").json()
+    assert body["ask"]["question"] == BUDGET_QUESTION
+    dave = [t for c in body["conversations"] for t in c["turns"] if t["agent"] == "dave"]
+    assert dave and all(t["searched"] and not t["queries"] and not t["plan"] for t in dave)
     assert f"#{ask_id}" in client.get("/conversations").text
 
     client.cookies.clear()
@@ -71,10 +76,10 @@ def test_ask_answer_transcript_redaction_and_access(client: TestClient) -> None:
     assert f"/asks/{ask_id}" not in client.get("/conversations").text
 
     client.cookies.clear()
-    sign_in(client, "carol")  # admin: opens it, but reads no one else's private hits
+    sign_in(client, "carol")  # admin: opens it, but reads no agent's searches (only with raw access, logged)
     admin_view = client.get(f"/asks/{ask_id}")
-    assert admin_view.status_code == 200 and "from Dave Singh&#39;s memory" in admin_view.text
-    assert BUDGET_HIT not in admin_view.text
+    assert admin_view.status_code == 200 and "Dave Singh's agent searched" in admin_view.text
+    assert BUDGET_HIT not in admin_view.text and "from Dave Singh&#39;s memory" not in admin_view.text
 
 
 @pytest.mark.parametrize("decision", ["approve", "deny"])

@@ -36,6 +36,11 @@ class AskSummary:
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
+    def seen_by(self, member: str, *, raw: bool = False) -> AskSummary:
+        """As a list shows it to `member`: the answer is the requester's (anyone else reads it on the transcript,
+        which shows it only when everything it rests on was let out to them); `raw`: an admin with raw access."""
+        return self if raw or member == self.requester else replace(self, answer=None)
+
     @property
     def shown_status(self) -> str:
         """The status as a list shows it: an ask that found nothing because a colleague kept it back did not fail."""
@@ -79,8 +84,8 @@ async def recent_asks(db: Database, *, workspace_id: int | None = None, status: 
 
 
 async def asks_of_member(db: Database, workspace_id: int, member: str) -> list[AskSummary]:
-    """Every ask `member` started or whose agent took part in, newest first."""
-    return [a for a in await recent_asks(db, workspace_id=workspace_id) if member in a.participants]
+    """Every ask `member` started or whose agent took part in, newest first, as they may see it in a list."""
+    return [a.seen_by(member) for a in await recent_asks(db, workspace_id=workspace_id) if member in a.participants]
 
 
 async def ask_summary(db: Database, ask_id: int) -> AskSummary | None:

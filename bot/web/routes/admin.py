@@ -11,7 +11,7 @@ from starlette.routing import Route
 from bot.bench.report_tables import SCRIPTED_NOTE
 from bot.web import texts
 from bot.web.access import Identity
-from bot.web.auth import db, require_identity
+from bot.web.auth import config, db, require_identity
 from bot.web.records.asks import recent_asks
 from bot.web.records.bench import find_reports, plot_file, show_report
 from bot.web.records.ingestion import channel_status, member_status, memory_sources, object_problems
@@ -31,7 +31,10 @@ async def all_asks(request: Request) -> Response:
     identity = await _admin(request)
     if isinstance(identity, Response):
         return identity
-    asks = await recent_asks(db(request), workspace_id=identity.workspace_id)
+    raw = config(request).settings.admin_raw_prompts  # answers rest on what went to their audiences only
+    asks = [
+        a.seen_by(identity.member, raw=raw) for a in await recent_asks(db(request), workspace_id=identity.workspace_id)
+    ]
     failed = [a for a in asks if a.status == "failed"]
     negotiations = await negotiations_of(db(request), None, workspace_id=identity.workspace_id)
     return page(request, "admin_asks.html", identity=identity, asks=asks, failed=failed, negotiations=negotiations)

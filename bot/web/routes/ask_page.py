@@ -1,7 +1,8 @@
 """One ask, live, in the local web workspace: its progress (with Cancel) while the agents work, then the rich
 answer (sources that open, who contributed, transcript link, 👍/👎) and a box for a follow-up in the same thread.
 
-Only the member who asked (and admins of the workspace) may open an ask's page, read its progress or act on it;
+Only the member who asked (and admins of the workspace) may open an ask's page (`?format=json`: the same view as
+JSON), read its progress or act on it;
 the colleagues read the transcript instead (`/asks/{id}`), which keeps its own access rule. Every action goes
 through the core (`AskService.cancel`, `record_feedback`, `submit` with `follow_up_of`), as Slack's and Discord's
 buttons do.
@@ -22,6 +23,7 @@ from bot.serve.local import LocalRuntime
 from bot.web import texts
 from bot.web.access import Identity, may_follow
 from bot.web.auth import config, db
+from bot.web.jsonable import jsonable
 from bot.web.records.live_ask import FINISHED, load_ask_row, load_live_ask, waiting_approvals
 from bot.web.render import page
 from bot.web.routes.workspace import local_member
@@ -59,6 +61,8 @@ async def ask_page(request: Request) -> Response:
     except AskNotAllowedError as exc:  # the core's rule is the last word on what a viewer may see of an answer
         return page(request, "error.html", identity=identity, status_code=403, title=texts.FORBIDDEN_TITLE,
                     message=str(exc))  # fmt: skip
+    if request.query_params.get("format") == "json":  # the same view, as JSON
+        return JSONResponse(jsonable(live), headers={"Cache-Control": "no-store"})
     return page(
         request, "ask.html", identity=identity, ask=live, channel_id=None,
         channels=await channels_of(local.port, identity.platform_id), notice=request.session.pop(NOTICE_KEY, ""),

@@ -1,18 +1,19 @@
-"""One ask's transcript, for its participants and admins only (403 for everyone else)."""
+"""One ask's transcript, for its participants and admins only (403 for everyone else); `?format=json` gives the
+same view as JSON."""
 
 from __future__ import annotations
 
 import logging
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bot.web import texts
 from bot.web.access import may_open
 from bot.web.auth import config, db, require_identity
 from bot.web.records.asks import ask_summary
-from bot.web.records.transcript import load_transcript
+from bot.web.records.transcript import load_transcript, transcript_json
 from bot.web.render import page
 
 
@@ -32,9 +33,12 @@ async def transcript(request: Request) -> Response:
     # An admin from another workspace reads hits as nobody there: counts only.
     viewer = identity.member if identity.workspace_id == summary.workspace_id else ""
     raw_prompts = identity.is_admin and config(request).settings.admin_raw_prompts
-    if raw_prompts:  # an explicit, off-by-default setting: every read of other members' prompts is on record
-        log.warning("admin %s read the raw prompts of ask #%s", identity.member or "?", ask_id)
+    if raw_prompts:  # an explicit, off-by-default setting: every read of other members' internals is on record
+        log.warning("admin %s read the raw prompts and agents' internals of ask #%s", identity.member or "?", ask_id)
     view = await load_transcript(db(request), ask_id, viewer=viewer, admin=identity.is_admin, raw_prompts=raw_prompts)
+    assert view is not None  # the ask was just read
+    if request.query_params.get("format") == "json":
+        return JSONResponse(transcript_json(view), headers={"Cache-Control": "no-store"})
     return page(request, "transcript.html", identity=identity, t=view)
 
 
