@@ -10,6 +10,7 @@ were already allowed to read.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -20,14 +21,14 @@ from bot.agents.agent import Agent
 from bot.agents.exclusions import settle
 from bot.agents.memory_tools import ClearParams, MemoryAccess, MemoryTools
 from bot.agents.plan import Plan
-from bot.agents.scripted_model import PromptView
+from bot.agents.scripted_model import PromptView, scripted_model
 from bot.asks import models as models_asks
 from bot.asks.service import AskRequest
 from bot.llm.scripted import ScriptedBackend
 from bot.llm.types import LLMReply, LLMRequest
 from bot.memory.clear import ClearMemory
 from bot.memory.history import WholeHistory
-from bot.port import Channel, ChannelKind, Member
+from bot.port import ApprovalDecision, ApprovalRequest, Channel, ChannelKind, Member, SharePolicy
 from bot.settings import Settings
 from bot.store import models
 from bot.store.db import Database
@@ -136,3 +137,78 @@ async def test_an_exclusion_drops_the_lines_from_notebook_cache_and_plan(db: Dat
     again = await tools.run([query], [])
     assert not again[0].cached and not any(MARKER in skeleton(line.text) for line in again[0].hits)
     assert (await settle(agent, await roster.profile("bob"))).withdrawn is False  # the next turn goes on
+
+
+# ---------------------------------------------------------------------- follow-ups
+DATE_LINE = "The launch date moved to 14 March."
+PARAPHRASE = "For context: the new day is the fourteenth, per the earlier exchange."
+
+
+def date_world(bob: SharePolicy) -> World:
+    """The launch date is in bob's DM with erin; alice talks with bob and carol, who hold nothing of it."""
+    world = World(id="fup", name="fup")
+    for handle in ("alice", "bob", "carol", "erin"):
+        world.add_member(
+            Member(handle, handle, handle.title()), MemberPolicy(share=bob if handle == "bob" else SharePolicy.AUTO)
+        )
+    moment = iter(datetime(2026, 3, 1, 9, 0, tzinfo=UTC) + timedelta(minutes=m) for m in range(20))
+    world.add_message(world.dm("alice", "bob").id, "alice", "Hi Bob, are we on track?", ts=next(moment))
+    world.add_message(world.dm("alice", "carol").id, "alice", "Hi Carol, lunch soon?", ts=next(moment))
+    world.add_message(world.dm("bob", "erin").id, "erin", DATE_LINE, ts=next(moment))
+    return world
+
+
+def relaying(request: LLMRequest) -> str:
+    """An honest agent, except that the requester's agent passes on a rewording of its background: no words of it
+    in a row, none of its rare terms (what the share screen looks for)."""
+    reply = json.loads(scripted_model(request))
+    system = request.messages[0]["content"]
+    if PromptView.of(request).me == "alice" and request.purpose == "act" and "14 march" in skeleton(system):
+        reply["utterance"] = f"{reply['utterance']} {PARAPHRASE}"
+    return json.dumps(reply)
+
+
+async def _asked(db: Database, settings: Settings, bob: SharePolicy, follow_up_with: list[str]) -> tuple:
+    decision = [ApprovalDecision.APPROVED]  # bob approves in the first ask; asked again in the follow-up, no
+
+    async def approve(request: ApprovalRequest) -> ApprovalDecision:
+        return decision[0]
+
+    h = await build(db, date_world(bob), settings=settings, script=relaying, approvals=approve)
+    first = await h.service.ask(AskRequest("alice", ["bob"], "When is the launch date?"))
+    assert "14 march" in skeleton(first.answer or "")  # bob's agent told it (approved by bob, for alice)
+    h.backend.requests.clear()  # type: ignore[attr-defined]
+    decision[0] = ApprovalDecision.DENIED
+    await h.service.ask(AskRequest("alice", follow_up_with, "And who moved it?", follow_up_of=first.ask_id))
+    return h, list(h.backend.requests)  # type: ignore[attr-defined]
+
+
+def _of(requests: list[LLMRequest], handle: str) -> list[str]:
+    return ["\n".join(m["content"] for m in r.messages) for r in requests if PromptView.of(r).me == handle]
+
+
+async def test_a_follow_up_with_someone_new_gets_no_ask_approved_text_in_any_wording(
+    db: Database, settings: Settings
+) -> None:
+    h, requests = await _asked(db, settings, SharePolicy.ASK, ["carol"])
+    mine, carols = _of(requests, "alice"), _of(requests, "carol")
+    assert mine and carols
+    assert not [t for t in mine + carols if "14 march" in skeleton(t)]  # nor in consensus, nor the answer
+    others = [r for r in requests if PromptView.of(r).me != "bob"]  # bob's own agent reads his memory
+    assert not [r for r in others if "14 march" in skeleton("\n".join(m["content"] for m in r.messages))]
+    assert not [t for t in carols if "fourteenth" in t]  # the rewording had nothing to reword
+    assert all("withheld from this follow-up" in t and "Bob" in t for t in mine)  # says whose, not what
+
+
+async def test_a_follow_up_within_the_approved_audience_keeps_the_earlier_answer(
+    db: Database, settings: Settings
+) -> None:
+    _, requests = await _asked(db, settings, SharePolicy.ASK, ["bob"])
+    mine = _of(requests, "alice")
+    assert mine and all("14 march" in skeleton(t) for t in mine)
+    assert not any("withheld from this follow-up" in t for t in mine)
+
+
+async def test_a_follow_up_keeps_what_an_auto_member_shared(db: Database, settings: Settings) -> None:
+    _, requests = await _asked(db, settings, SharePolicy.AUTO, ["carol"])
+    assert all("14 march" in skeleton(t) for t in _of(requests, "alice"))
