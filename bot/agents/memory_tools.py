@@ -218,6 +218,8 @@ class MemoryTools:
         ask that returned a line of one (the same query searches again, scoped as the member now allows); later
         results, of a search under way, are filtered too. Returns how many cached searches were dropped."""
         self.excluded = excluded
+        if not excluded:
+            return 0
         mine = [k for k, (_, lines) in self.cache.items() if k[1] == self.viewer.member_id]
         stale = [k for k in mine if any(in_channels(line, excluded) for line in self.cache[k][1])]
         for key in stale:
