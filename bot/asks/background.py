@@ -5,11 +5,12 @@ Both reach only the requester's agents (and consensus), as untrusted data in the
 count of left-out thread lines said.
 
 The requester's agent talks with the follow-up's colleagues, and a screen catches copied words, not every rewording.
-So an earlier answer is given only when everyone the follow-up reaches (its requester, its colleagues, the channel
-its answer is posted in) was in the audience of everything the colleagues' agents let out in that ask (the outbox's
-`Sent` records), or the member whose agent let it out shares under `auto` both then and now. Otherwise its place
-holds a note naming those members (`messages.earlier_answer_withheld`): what a member approved for one audience
-reaches another only through their agent again, which asks them.
+So an earlier answer is given only when everyone the follow-up reaches (its requester, its colleagues, the people
+the requester's agent may bring in, the channel its answer is posted in) was in the audience of everything the
+colleagues' agents let out in that ask (the outbox's `Sent` records), or the member whose agent let it out shares
+under `auto` both then and now. Otherwise its place holds a note naming those members
+(`messages.earlier_answer_withheld`): what a member approved for one audience reaches another only through their
+agent again, which asks them.
 
     request = await resolve_follow_up(db, roster, settings, workspace_id, request)  # colleagues default, checks
     earlier, thread, cut = await background(db, ask, budget_tokens=settings.evidence_budget // 4)
@@ -31,7 +32,7 @@ from bot.agents.roster import Roster
 from bot.asks import models
 from bot.asks.access import may_view
 from bot.asks.requests import AskRequest
-from bot.errors import AskRejectedError
+from bot.errors import AskRejectedError, UnknownMemberError
 from bot.llm.tokens import count_tokens
 from bot.port import ChannelKind, SharePolicy
 from bot.settings import Settings
@@ -98,8 +99,10 @@ def _short(line: str) -> str:
 async def _earlier(db: Database, ask: models.Ask) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     next_id = ask.follow_up_of
+    # The requester's agent may bring in anyone its member talks with: they hear it too.
+    recruits = [] if next_id is None or "no-recursion" in (ask.ablations or []) else await _contacts(db, ask)
     async with db.session() as session:
-        readers = await _readers(session, ask) if next_id is not None else set()
+        readers = {*await _readers(session, ask), *recruits} if next_id is not None else set()
         while next_id is not None and len(pairs) < EARLIER_ASKS:
             row = await session.get(models.Ask, next_id)
             if row is None or row.workspace_id != ask.workspace_id:
@@ -110,6 +113,13 @@ async def _earlier(db: Database, ask: models.Ask) -> list[tuple[str, str]]:
             pairs.insert(0, (row.question, answer))
             next_id = row.follow_up_of
     return pairs
+
+
+async def _contacts(db: Database, ask: models.Ask) -> list[str]:
+    try:
+        return await Roster(db, ask.workspace_id).contacts(ask.requester)
+    except UnknownMemberError:
+        return []
 
 
 async def _readers(session: AsyncSession, ask: models.Ask) -> set[str]:

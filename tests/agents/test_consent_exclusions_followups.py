@@ -168,7 +168,9 @@ def relaying(request: LLMRequest) -> str:
     return json.dumps(reply)
 
 
-async def _asked(db: Database, settings: Settings, bob: SharePolicy, follow_up_with: list[str]) -> tuple:
+async def _asked(
+    db: Database, settings: Settings, bob: SharePolicy, follow_up_with: list[str], *, ablations: tuple[str, ...] = ()
+) -> tuple:
     decision = [ApprovalDecision.APPROVED]  # bob approves in the first ask; asked again in the follow-up, no
 
     async def approve(request: ApprovalRequest) -> ApprovalDecision:
@@ -179,7 +181,10 @@ async def _asked(db: Database, settings: Settings, bob: SharePolicy, follow_up_w
     assert "14 march" in skeleton(first.answer or "")  # bob's agent told it (approved by bob, for alice)
     h.backend.requests.clear()  # type: ignore[attr-defined]
     decision[0] = ApprovalDecision.DENIED
-    await h.service.ask(AskRequest("alice", follow_up_with, "And who moved it?", follow_up_of=first.ask_id))
+    follow_up = AskRequest(
+        "alice", follow_up_with, "And who moved it?", follow_up_of=first.ask_id, ablations=list(ablations)
+    )
+    await h.service.ask(follow_up)
     return h, list(h.backend.requests)  # type: ignore[attr-defined]
 
 
@@ -203,10 +208,19 @@ async def test_a_follow_up_with_someone_new_gets_no_ask_approved_text_in_any_wor
 async def test_a_follow_up_within_the_approved_audience_keeps_the_earlier_answer(
     db: Database, settings: Settings
 ) -> None:
-    _, requests = await _asked(db, settings, SharePolicy.ASK, ["bob"])
+    """The same colleague, and nobody else to bring in: everyone it reaches was in the approved audience."""
+    _, requests = await _asked(db, settings, SharePolicy.ASK, ["bob"], ablations=("no-recursion",))
     mine = _of(requests, "alice")
     assert mine and all("14 march" in skeleton(t) for t in mine)
     assert not any("withheld from this follow-up" in t for t in mine)
+
+
+async def test_a_follow_up_whose_agent_may_bring_in_someone_new_withholds_it(db: Database, settings: Settings) -> None:
+    """The same colleague, but alice's agent may bring in carol (alice talks with her): carol would hear it."""
+    _, requests = await _asked(db, settings, SharePolicy.ASK, ["bob"])
+    mine = _of(requests, "alice")
+    assert mine and not [t for t in mine if "14 march" in skeleton(t)]
+    assert all("withheld from this follow-up" in t for t in mine)
 
 
 async def test_a_follow_up_keeps_what_an_auto_member_shared(db: Database, settings: Settings) -> None:
