@@ -101,9 +101,9 @@ async def test_a_channel_excluded_while_the_agent_answers_reaches_no_one_after(
     assert not [text for text in after if MARKER in skeleton(text)]
     posted = [m.text for channel, chat in h.world.messages.items() for m in chat[before.get(channel, 0) :]]
     assert not [text for text in [outcome.answer or "", *posted] if MARKER in skeleton(text)]
-    async with db.session() as session:  # nor in what the ask keeps for its pages (turns, consensus)
+    async with db.session() as session:  # nor in what the ask keeps (turn records with their prompts, consensus)
         kept = [
-            *(await session.execute(select(models_asks.Turn.utterance))).scalars(),
+            *(str(d) for d in (await session.execute(select(models_asks.Turn.data))).scalars()),
             *(str(d) for d in (await session.execute(select(models_asks.Consensus.data))).scalars()),
         ]
     assert not [text for text in kept if MARKER in skeleton(text)]
