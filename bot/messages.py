@@ -409,6 +409,15 @@ def follow_up_not_allowed() -> str:
     return "You can follow up only your own asks, or asks answered where you asked."
 
 
+def earlier_answer_withheld(names: list[str]) -> str:
+    """A follow-up's background in place of an earlier answer that rests on what these members' agents let out to a
+    narrower audience than the follow-up's (`bot.asks.background`)."""
+    return (
+        f"(withheld from this follow-up: it rests on what {', '.join(names)} shared with the earlier ask's "
+        "people only; ask them again to share it here)"
+    )
+
+
 def feedback_not_allowed() -> str:
     return "Only members who could see this ask's answer can rate it."
 

@@ -6,7 +6,9 @@ model cannot ask for the whole history at once; the whole history is read only w
 (`read_whole`, and a clear query whose channel/sender scope fits is answered with that whole scope).
 
 Every result becomes evidence lines (`bot.agents.evidence`): a clear hit and its context window, a fuzzy hit's
-session summary and the session's messages that best match the query.
+session summary and the session's messages that best match the query. A channel the member excludes mid-ask is
+forgotten at once (`forget`, from `bot.agents.exclusions`): the searches cached in this ask that returned its lines
+are dropped, and a search already under way keeps none of them.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
@@ -35,6 +37,7 @@ MAX_CONTEXT = 3
 MAX_TOP_K = 5
 MAX_QUERIES = 3  # of each kind per turn
 LINE_OVERHEAD_CHARS = 40  # id, channel, time and sender of a line, for sizing a whole-history read
+OWN_READS = ("clear", "fuzzy", "history")  # how a line read from the member's own memory came (`EvidenceLine.via`)
 
 
 Visible = Mapping[int, int]  # the channels a viewer can see, with their memory versions (one snapshot a turn)
@@ -208,6 +211,20 @@ class MemoryTools:
         self.ablations = ablations
         self.cache: SearchCache = {} if cache is None else cache
         self.whole_budget = whole_budget if memory.history is not None else 0
+        self.excluded: frozenset[str] = frozenset()  # channels the member excluded since the ask read them
+
+    def forget(self, excluded: frozenset[str]) -> int:
+        """The member now keeps `excluded` (channel names and ids) out of memory: drop their searches cached in this
+        ask that returned a line of one (the same query searches again, scoped as the member now allows); later
+        results, of a search under way, are filtered too. Returns how many cached searches were dropped."""
+        self.excluded = excluded
+        if not excluded:
+            return 0
+        mine = [k for k, (_, lines) in self.cache.items() if k[1] == self.viewer.member_id]
+        stale = [k for k in mine if any(in_channels(line, excluded) for line in self.cache[k][1])]
+        for key in stale:
+            self.cache.pop(key, None)
+        return len(stale)
 
     async def read_whole(self) -> QueryRecord:
         """Whole-history mode: everything the member can see, when it fits the budget (recorded either way)."""
@@ -228,7 +245,7 @@ class MemoryTools:
         if history is None:
             return
         views = await self._timed(record, history.read(self.viewer, channel=channel, sender=sender))
-        lines = [EvidenceLine.of_message(v, via="history") for v in views]
+        lines = self._allowed(EvidenceLine.of_message(v, via="history") for v in views)
         record.hit_ids, record.hits = [line.id for line in lines], lines
 
     async def _scope_fits(self, params: ClearParams) -> bool:
@@ -299,9 +316,15 @@ class MemoryTools:
         return True
 
     def _keep(self, record: QueryRecord, hit_ids: list[str], lines: list[EvidenceLine]) -> None:
+        kept = self._allowed(lines)
+        if len(kept) < len(lines):  # read before the exclusion, returned after it
+            hit_ids, lines = [i for i in hit_ids if i in {line.id for line in kept}], kept
         record.hit_ids, record.hits = hit_ids, lines
         if record.error is None:
             self.cache[self._key(record)] = (hit_ids, lines)
+
+    def _allowed(self, lines: Iterable[EvidenceLine]) -> list[EvidenceLine]:
+        return [line for line in lines if not in_channels(line, self.excluded)]
 
     async def _timed(self, record: QueryRecord, search: Any) -> list[Any]:
         started = time.perf_counter()
@@ -329,6 +352,12 @@ class _Sight:
         if self._task is None:
             self._task = asyncio.ensure_future(self._history.channels(self._viewer))
         return await self._task
+
+
+def in_channels(line: EvidenceLine, channels: frozenset[str]) -> bool:
+    """The line was read from the member's own memory in one of these channels (by name or platform id); a line
+    another agent relayed is that member's, not this one's."""
+    return bool(channels) and line.via in OWN_READS and line.channel.lstrip("#") in channels
 
 
 def _tokens(size: HistorySize) -> int:

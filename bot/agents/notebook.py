@@ -1,8 +1,9 @@
 """An agent's notebook: the evidence lines it has read in this ask, kept across turns.
 
-Lines are added as searches (or a whole-history read) find them, one per message id, and never dropped: what a
-prompt shows is chosen under the token budget, lines cited by the plan first, then the lines most relevant to the
-open rationales, and the prompt says how many were left out. The notebook is rebuilt from the saved turns when a
+Lines are added as searches (or a whole-history read) find them, one per message id, and dropped only when their
+member excludes their channel mid-ask (`withdraw`, at every send: `bot.agents.exclusions`). What a prompt shows is
+chosen under the token budget, lines cited by the plan first, then the lines most relevant to the open rationales,
+and the prompt says how many were left out. The notebook is rebuilt from the saved turns when a
 killed ask is resumed (each turn records the lines it added: `TurnStep.evidence`).
 
 A colleague's notebook leaves its agent only as far as its shares were allowed: `release` marks the lines a shared
@@ -15,7 +16,7 @@ turn passed on (those the share screen let through, `bot.agents.sharing`), and o
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 
 from bot.agents.evidence import EvidenceLine, chronological, fit, overlap, words
@@ -27,6 +28,9 @@ class Notebook:
     lines: dict[str, EvidenceLine] = field(default_factory=dict)  # by id, in the order they were found
     released: set[str] = field(default_factory=set)  # ids passed on to the other agents by shared turns
     whole_history: bool = False  # everything the member can see is in it (whole-history mode)
+    # ids added or shown to the model since the member's settings were last read: what pending words may rest on
+    read_since: set[str] = field(default_factory=set)
+    excluded: frozenset[str] = frozenset()  # the member's excluded channels when it was last checked against them
 
     def add(self, found: Iterable[EvidenceLine], *, turn: int) -> list[EvidenceLine]:
         """Keep the lines not already noted; returns those (as recorded with the turn that found them)."""
@@ -35,7 +39,20 @@ class Notebook:
             if line.id not in self.lines:
                 self.lines[line.id] = replace(line, turn=turn)
                 added.append(self.lines[line.id])
+        self.read_since.update(line.id for line in added)
         return added
+
+    def withdraw(self, gone: Callable[[EvidenceLine], bool]) -> tuple[list[EvidenceLine], bool]:
+        """Drop the lines `gone` names (their channel was excluded since they were read): from the notebook and
+        from what it released. Returns them, and whether any was added or shown since the last call (then the words
+        the agent is about to pass on may rest on them)."""
+        dropped = [line for line in self.lines.values() if gone(line)]
+        for line in dropped:
+            del self.lines[line.id]
+            self.released.discard(line.id)
+        pending = any(line.id in self.read_since for line in dropped)
+        self.read_since = set()
+        return dropped, pending
 
     def restore(self, added: Iterable[EvidenceLine], released: Iterable[str], *, whole_history: bool) -> None:
         """Replay one saved turn's additions (resuming a killed ask)."""
@@ -56,7 +73,9 @@ class Notebook:
         """What a prompt shows: cited lines, then by relevance to the open rationales; chronological; and the count
         of lines cut by the budget."""
         pool = [line for line in self.lines.values() if only is None or line.id in only]
-        return select_lines(pool, plan, budget_tokens, question=question)
+        shown, cut = select_lines(pool, plan, budget_tokens, question=question)
+        self.read_since.update(line.id for line in shown)
+        return shown, cut
 
     def shared_lines(self) -> list[EvidenceLine]:
         return [line for line in self.lines.values() if line.id in self.released]

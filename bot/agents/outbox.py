@@ -121,8 +121,11 @@ class Outbox:
         return self.audience.requester
 
     async def profile(self, agent: Agent) -> MemberProfile:
-        """The member's settings as they are now; the agent takes them over (its next search obeys them too)."""
-        agent.profile = await self.roster.profile(agent.handle)
+        """The member's settings as they are now; the agent takes them over (its next search obeys them too), and
+        forgets what it read from a channel the member excluded since (`bot.agents.exclusions`)."""
+        from bot.agents.exclusions import settle  # kept here: this method is the one place the outbox reads settings
+
+        agent.profile = await settle(agent, await self.roster.profile(agent.handle))
         return agent.profile
 
     async def send(

@@ -24,10 +24,13 @@ class MemberProfile:
     opted_in: bool
     is_bot: bool
     deactivated: bool
+    excluded: frozenset[str] = frozenset()  # names and platform ids of the channels kept out of their memory
+    # Their agent's pending words may rest on lines of a channel excluded since it read them: nothing leaves now.
+    withdrawn: bool = False
 
     @property
     def can_take_part(self) -> bool:
-        return self.opted_in and not self.is_bot and not self.deactivated
+        return self.opted_in and not self.is_bot and not self.deactivated and not self.withdrawn
 
 
 class Roster:
@@ -66,11 +69,18 @@ class Roster:
                 .scalars()
                 .all()
             )
-        # An exact handle or id wins; otherwise a case-insensitive match counts only when it names one member.
-        exact = [r for r in rows if wanted in (r.name, r.platform_id)]
-        row = exact[0] if exact else (rows[0] if len(rows) == 1 else None)
-        if row is None:
-            raise UnknownMemberError(who)
+            # An exact handle or id wins; otherwise a case-insensitive match counts only when it names one member.
+            exact = [r for r in rows if wanted in (r.name, r.platform_id)]
+            row = exact[0] if exact else (rows[0] if len(rows) == 1 else None)
+            if row is None:
+                raise UnknownMemberError(who)
+            excluded = (
+                await session.execute(
+                    select(models.Channel.name, models.Channel.platform_id)
+                    .join(models.MemberExclusion, models.MemberExclusion.channel_id == models.Channel.id)
+                    .where(models.MemberExclusion.member_id == row.id)
+                )
+            ).all()
         return MemberProfile(
             handle=row.name,
             platform_id=row.platform_id,
@@ -80,6 +90,7 @@ class Roster:
             opted_in=row.opted_in,
             is_bot=row.is_bot,
             deactivated=row.deactivated,
+            excluded=frozenset(name for pair in excluded for name in pair if name),
         )
 
     async def contacts(self, handle: str) -> list[str]:
