@@ -156,7 +156,7 @@ async def _record(db: Database) -> str:
 async def test_a_private_channel_never_appears_in_another_members_live_results(live: Live) -> None:
     search = live.svc.live_search
     assert search is not None
-    search.remember_action_token("UALICE", live.search.issue_action_token("UALICE"))
+    await search.remember_action_token("UALICE", live.search.issue_action_token("UALICE"))
     query = LiveQuery("project code name", semantic=False, limit=20)
     alice = [r.message.text for r in await search.search("UALICE", query)]
     assert any("Bluebird" in t for t in alice)  # her private #alice-notes
