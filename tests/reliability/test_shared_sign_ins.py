@@ -11,6 +11,8 @@ from contextlib import ExitStack
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
 from sqlalchemy import select
 from starlette.testclient import TestClient
 
@@ -90,3 +92,13 @@ async def test_the_store_keeps_a_hash_and_sessions_expire(db: Database) -> None:
     assert await store.count() == 1 and await store.member(later, now=start + timedelta(seconds=62)) == (1, "bob")
     await store.end(later)
     assert await store.member(later, now=start + timedelta(seconds=62)) is None and await store.count() == 0
+
+
+async def test_migration_0015_matches_the_models(db: Database) -> None:
+    def diff(connection: object) -> list[object]:
+        context = MigrationContext.configure(connection)  # type: ignore[arg-type]
+        found = compare_metadata(context, models.Base.metadata)
+        return [d for d in found if "web_session" in str(d) or "action_token" in str(d)]
+
+    async with db.engine.connect() as conn:
+        assert await conn.run_sync(diff) == []
