@@ -5,7 +5,8 @@ the one that resumed it after a restart.
 A Slack `action_token` comes with the event a member's message raised and lets the bot search as that member for a
 short while. One is kept per workspace and member (a newer message's token replaces the older), encrypted with the
 same key as members' own tokens (`bot.store.user_tokens.TokenCipher`), for `keep_s`; expired rows are swept when a
-new token is stored.
+new token is stored. A workspace askwith does not hold (no `workspace` row) keeps none; forgetting a workspace
+deletes its tokens with it.
 
     store = ActionTokenStore(db, cipher, platform="slack", workspace_external_id="T1", keep_s=900)
     await store.remember("UALICE", event["action_token"])
@@ -18,7 +19,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import delete, select
+from sqlalchemy import ScalarSelect, delete, literal, select
 
 from bot.errors import StoredTokenError
 from bot.store import models
@@ -47,17 +48,28 @@ class ActionTokenStore:
     def _now(self) -> datetime:
         return datetime.fromtimestamp(self.clock(), UTC)
 
+    def _workspace(self) -> ScalarSelect[int]:
+        return (
+            select(models.Workspace.id)
+            .where(
+                models.Workspace.platform == self.platform,
+                models.Workspace.external_id == self.workspace_external_id,
+            )
+            .scalar_subquery()
+        )
+
     async def remember(self, member_platform_id: str, token: str) -> None:
         now = self._now()
-        stmt = self.db.insert(models.ActionToken).values(
-            platform=self.platform,
-            workspace_external_id=self.workspace_external_id,
-            member_platform_id=member_platform_id,
-            token_encrypted=self.cipher.encrypt(token),
-            expires_at=now + timedelta(seconds=self.keep_s),
-        )
+        row = select(
+            models.Workspace.id,
+            literal(member_platform_id),
+            literal(self.cipher.encrypt(token)),
+            literal(now + timedelta(seconds=self.keep_s), models.ActionToken.expires_at.type),
+        ).where(models.Workspace.id == self._workspace())
+        columns = ["workspace_id", "member_platform_id", "token_encrypted", "expires_at"]
+        stmt = self.db.insert(models.ActionToken).from_select(columns, row)
         stmt = stmt.on_conflict_do_update(
-            index_elements=["platform", "workspace_external_id", "member_platform_id"],
+            index_elements=["workspace_id", "member_platform_id"],
             set_={"token_encrypted": stmt.excluded.token_encrypted, "expires_at": stmt.excluded.expires_at},
         )
         async with self.db.session() as session, session.begin():
@@ -66,8 +78,7 @@ class ActionTokenStore:
 
     async def get(self, member_platform_id: str) -> str | None:
         stmt = select(models.ActionToken.token_encrypted, models.ActionToken.expires_at).where(
-            models.ActionToken.platform == self.platform,
-            models.ActionToken.workspace_external_id == self.workspace_external_id,
+            models.ActionToken.workspace_id == self._workspace(),
             models.ActionToken.member_platform_id == member_platform_id,
         )
         async with self.db.session() as session:

@@ -262,11 +262,10 @@ class ActionToken(Base):
     search as that member for the ask it started, in whichever process runs the ask. Encrypted like user tokens."""
 
     __tablename__ = "action_token"
-    __table_args__ = (UniqueConstraint("platform", "workspace_external_id", "member_platform_id"),)
+    __table_args__ = (UniqueConstraint("workspace_id", "member_platform_id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    platform: Mapped[str] = mapped_column(String(16))
-    workspace_external_id: Mapped[str] = mapped_column(String(128))
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
     member_platform_id: Mapped[str] = mapped_column(String(128))
     token_encrypted: Mapped[str] = mapped_column(Text)
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)

@@ -5,9 +5,11 @@ whichever process received that message."""
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
 
+import pytest
 from slack_sdk.web.async_client import AsyncWebClient
-from sqlalchemy import select
+from sqlalchemy import delete, select
 
 from adapters.slack.live_search import ACTION_TOKEN_KEEP_S, SlackLiveSearch
 from bot.store import models
@@ -17,6 +19,14 @@ from bot.store.user_tokens import TokenCipher, UserTokenStore
 
 TEAM = "TSHARED"
 TOKEN = "3483398453.action-token-of-alice"
+
+
+@pytest.fixture
+async def db(db: Database) -> AsyncIterator[Database]:
+    """The database, holding the Slack workspace (as installing askwith leaves it)."""
+    async with db.session() as session, session.begin():
+        session.add(models.Workspace(platform="slack", external_id=TEAM, name="Shared"))
+    yield db
 
 
 def _process(db: Database, cipher: TokenCipher | None) -> SlackLiveSearch:
@@ -72,5 +82,17 @@ async def test_without_an_encryption_key_a_token_stays_in_its_process(db: Databa
     serve, worker = _process(db, None), _process(db, None)
     await serve.remember_action_token("UALICE", TOKEN)
     assert await serve.can_search("UALICE") and not await worker.can_search("UALICE")
+    async with db.session() as session:
+        assert (await session.execute(select(models.ActionToken))).first() is None
+
+
+async def test_a_forgotten_workspace_keeps_no_token(db: Database) -> None:
+    cipher = TokenCipher(TokenCipher.new_key())
+    serve = _process(db, cipher)
+    await serve.remember_action_token("UALICE", TOKEN)
+    async with db.session() as session, session.begin():
+        await session.execute(delete(models.Workspace).where(models.Workspace.external_id == TEAM))
+    assert not await _process(db, cipher).can_search("UALICE")
+    await _process(db, cipher).remember_action_token("UALICE", TOKEN)  # nothing to keep it for
     async with db.session() as session:
         assert (await session.execute(select(models.ActionToken))).first() is None

@@ -35,15 +35,15 @@ def upgrade() -> None:
     op.create_table(
         "action_token",
         sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("platform", sa.String(length=16), nullable=False),
-        sa.Column("workspace_external_id", sa.String(length=128), nullable=False),
+        sa.Column("workspace_id", sa.Integer(), nullable=False),
         sa.Column("member_platform_id", sa.String(length=128), nullable=False),
         sa.Column("token_encrypted", sa.Text(), nullable=False),
         sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_action_token")),
-        sa.UniqueConstraint(
-            "platform", "workspace_external_id", "member_platform_id", name=op.f("uq_action_token_platform")
+        sa.ForeignKeyConstraint(
+            ["workspace_id"], ["workspace.id"], name=op.f("fk_action_token_workspace_id_workspace"), ondelete="CASCADE"
         ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_action_token")),
+        sa.UniqueConstraint("workspace_id", "member_platform_id", name=op.f("uq_action_token_workspace_id")),
     )
     op.create_index(op.f("ix_action_token_expires_at"), "action_token", ["expires_at"])
 
