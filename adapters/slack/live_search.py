@@ -8,7 +8,7 @@ says so before it starts (`can_search`). When Slack refuses a search (the action
 token revoked), the member is told once, in their DM with askwith, what to do; the agent goes on without the hits.
 
     search = SlackLiveSearch(client, db, tokens, team_id="T1", notify=tell_member)
-    search.remember_action_token("UALICE", event["action_token"])
+    await search.remember_action_token("UALICE", event["action_token"])
     results = await search.search("UALICE", LiveQuery("launch date", semantic=False, limit=10))
 """
 
@@ -30,6 +30,7 @@ from adapters.slack.errors import platform_error
 from bot.memory.source import LiveQuery, LiveResult
 from bot.memory.types import MessageView
 from bot.store import models
+from bot.store.action_tokens import ActionTokenStore
 from bot.store.db import Database
 from bot.store.user_tokens import UserTokenStore
 
@@ -74,19 +75,36 @@ class SlackLiveSearch:
         self.skip_channels = skip_channels  # the members' DMs with askwith: questions, never memory
         self.clock = clock
         self.calls = 0  # searches sent to Slack (pages included), for `benchmarks/slack_live.py`
-        self._action_tokens: dict[str, tuple[str, float]] = {}  # member -> (action token, received at)
+        # Action tokens live in the database (encrypted, with the members' token key), so an ask claimed by a worker
+        # or resumed after a restart still searches as its member. This process's copy holds a token only while its
+        # write is in flight, or for good when no key is set (then only this process can use it).
+        self.action_tokens = (
+            ActionTokenStore(
+                db, tokens.cipher, platform="slack", workspace_external_id=team_id, keep_s=ACTION_TOKEN_KEEP_S
+            )
+            if tokens is not None
+            else None
+        )
+        self._action_tokens: dict[str, tuple[str, float]] = {}  # member -> (action token, received at: wall clock)
         self._told: dict[tuple[str, str], float] = {}
 
     # ------------------------------------------------------------------ whose view
-    def remember_action_token(self, member_id: str, action_token: str) -> None:
-        """The action token of the event a member's message raised: lets the bot search as that member."""
-        self._action_tokens[member_id] = (action_token, self.clock())
+    async def remember_action_token(self, member_id: str, action_token: str) -> None:
+        """The action token of the event a member's message raised: lets the bot search as that member, from any
+        process on the database, for ACTION_TOKEN_KEEP_S."""
+        entry = (action_token, time.time())
+        self._action_tokens[member_id] = entry  # before any wait: an ask this process starts next finds it
+        if self.action_tokens is None:
+            return
+        await self.action_tokens.remember(member_id, action_token)
+        if self._action_tokens.get(member_id) is entry:
+            del self._action_tokens[member_id]  # stored: every process reads the database's copy now
 
-    def _action_token(self, member_id: str) -> str | None:
+    async def _action_token(self, member_id: str) -> str | None:
         found = self._action_tokens.get(member_id)
-        if found is None or self.clock() - found[1] > ACTION_TOKEN_KEEP_S:
-            return None
-        return found[0]
+        if found is not None and time.time() - found[1] <= ACTION_TOKEN_KEEP_S:
+            return found[0]
+        return None if self.action_tokens is None else await self.action_tokens.get(member_id)
 
     async def _user_token(self, member_id: str) -> tuple[str, tuple[str, ...]] | None:
         if self.tokens is None:
@@ -97,7 +115,9 @@ class SlackLiveSearch:
         return grant.token, grant.scopes
 
     async def can_search(self, member_platform_id: str) -> bool:
-        return await self._user_token(member_platform_id) is not None or bool(self._action_token(member_platform_id))
+        return await self._user_token(member_platform_id) is not None or bool(
+            await self._action_token(member_platform_id)
+        )
 
     # ------------------------------------------------------------------ searching
     async def search(self, member_platform_id: str, query: LiveQuery) -> list[LiveResult]:
@@ -120,7 +140,7 @@ class SlackLiveSearch:
             base, retries = self.client.base_url, self.client.retry_handlers
             client = AsyncWebClient(token=token, base_url=base, retry_handlers=retries)
             return client, {"channel_types": [t for t, s in SCOPE_OF_TYPE.items() if s in scopes]}
-        granted = self._action_token(member_id) or ""
+        granted = await self._action_token(member_id) or ""
         return self.client, {"action_token": granted, "channel_types": list(SCOPE_OF_TYPE)}
 
     async def _page(

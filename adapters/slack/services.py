@@ -91,7 +91,9 @@ class SlackServices:
             self.port.note_bot_dm(str(event.get("channel") or thread.get("channel_id") or ""))
         token = event.get("action_token") or thread.get("action_token")
         if self.live_search is not None and token and event.get("user"):
-            self.live_search.remember_action_token(str(event["user"]), str(token))
+            # Spawned before the ask (tasks start in the order spawned): this process holds the token at once, and the
+            # database from its commit on, for whichever process runs the ask.
+            self.spawn(self.live_search.remember_action_token(str(event["user"]), str(token)))
 
     @property
     def tasks(self) -> set[asyncio.Task[Any]]:

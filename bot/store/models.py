@@ -243,3 +243,29 @@ class SlackInstallation(Base):
     bot_scopes: Mapped[str] = mapped_column(Text, default="")
     installer_user_id: Mapped[str] = mapped_column(String(32), default="")
     installed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class WebSession(Base):
+    """A web sign-in, shared by every `askwith serve` on the database: the browser's cookie holds the session id, the
+    database only its SHA-256 (a copy of this table signs no one in). Sign-out deletes the row."""
+
+    __tablename__ = "web_session"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"), index=True)
+    member: Mapped[str] = mapped_column(String(256))  # the member's name, as a sign-in link names them
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class ActionToken(Base):
+    """The short-lived token of the platform event a member's message raised (Slack's `action_token`): lets the bot
+    search as that member for the ask it started, in whichever process runs the ask. Encrypted like user tokens."""
+
+    __tablename__ = "action_token"
+    __table_args__ = (UniqueConstraint("workspace_id", "member_platform_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspace.id", ondelete="CASCADE"))
+    member_platform_id: Mapped[str] = mapped_column(String(128))
+    token_encrypted: Mapped[str] = mapped_column(Text)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)

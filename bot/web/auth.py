@@ -7,8 +7,10 @@ member. The signed-in member is kept in a signed session cookie (Starlette's `Se
 A link carries `?t=<token>`: a valid one signs its member in (replacing any other session) and the browser is sent
 on to the same address without the token (so it stays out of history, Referer headers and later access-log lines);
 an expired or altered one is refused with 403 even when someone is already signed in, so a bad link never silently
-shows another member's view. Sessions are kept on the server (`bot.web.sessions`): the cookie holds a random id,
-sign-out ends the session itself, and a sign-in lasts ASKWITH_WEB_SESSION_SECONDS, not as long as the link.
+shows another member's view. Sessions are kept in the database (`bot.web.sessions`): the cookie holds a random id,
+every `askwith serve` on the database recognises it (and still does after a restart), sign-out ends the session
+itself everywhere at once, and a sign-in lasts ASKWITH_WEB_SESSION_SECONDS, not as long as the link. The cookie is
+signed with ASKWITH_WEB_SECRET: processes that share sign-ins must share that secret.
 
 Admins (ASKWITH_WEB_ADMINS) are members of a workspace this process serves, and admin of that workspace only.
 """
@@ -75,15 +77,15 @@ async def current_identity(request: Request) -> Identity | None:
         identity = await load_identity(request, claim)
         if identity is None:
             raise LinkInvalidError()
-        sign_in(request, identity)
+        await sign_in(request, identity)
         raise SignedInByLink(_without_link_token(request))
     sid = request.session.get(SESSION_KEY)
-    claim = config(request).sessions.member(sid) if isinstance(sid, str) else None
+    claim = await config(request).sessions.member(db(request), sid) if isinstance(sid, str) else None
     if claim is None:
         return None
     identity = await load_identity(request, claim)
     if identity is None:  # the member is gone from the store: forget the session
-        sign_out(request)
+        await sign_out(request)
     return identity
 
 
@@ -127,14 +129,14 @@ def served_workspaces(request: Request) -> frozenset[int]:
     return frozenset(ids)
 
 
-def sign_in(request: Request, identity: Identity) -> None:
+async def sign_in(request: Request, identity: Identity) -> None:
     """A new session (never the one the browser had: a planted session id is worthless)."""
-    sign_out(request)
-    sid = config(request).sessions.open(MemberClaim(identity.workspace_id, identity.member))
+    await sign_out(request)
+    sid = await config(request).sessions.open(db(request), MemberClaim(identity.workspace_id, identity.member))
     request.session[SESSION_KEY] = sid
 
 
-def sign_out(request: Request) -> None:
+async def sign_out(request: Request) -> None:
     sid = request.session.pop(SESSION_KEY, None)
     if isinstance(sid, str):
-        config(request).sessions.end(sid)
+        await config(request).sessions.end(db(request), sid)

@@ -32,12 +32,12 @@ async def signin_submit(request: Request) -> Response:
     identity = await load_identity(request, MemberClaim(local.workspace_id, str(form.get("member", ""))))
     if identity is None:
         return RedirectResponse("/signin", status_code=303)
-    sign_in(request, identity)
+    await sign_in(request, identity)
     return RedirectResponse(_safe_next(str(form.get("next", ""))) or "/workspace", status_code=303)
 
 
 async def signout(request: Request) -> Response:
-    sign_out(request)
+    await sign_out(request)
     return RedirectResponse("/signin" if config(request).local_picker else "/", status_code=303)
 
 

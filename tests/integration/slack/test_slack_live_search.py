@@ -16,6 +16,7 @@ import pytest
 from sqlalchemy import func, select
 
 from adapters.slack import texts
+from adapters.slack.live_search import SlackLiveSearch
 from adapters.slack.oauth_runtime import SlackOAuthRuntime
 from adapters.slack.services import SlackServices
 from bot import messages
@@ -156,7 +157,7 @@ async def _record(db: Database) -> str:
 async def test_a_private_channel_never_appears_in_another_members_live_results(live: Live) -> None:
     search = live.svc.live_search
     assert search is not None
-    search.remember_action_token("UALICE", live.search.issue_action_token("UALICE"))
+    await search.remember_action_token("UALICE", live.search.issue_action_token("UALICE"))
     query = LiveQuery("project code name", semantic=False, limit=20)
     alice = [r.message.text for r in await search.search("UALICE", query)]
     assert any("Bluebird" in t for t in alice)  # her private #alice-notes
@@ -208,3 +209,18 @@ async def test_a_retention_of_zero_days_keeps_no_transcript_after_the_answer(liv
     await live.svc.drain()
     assert await _count(live.db, ask_models.Ask.__table__, live.svc.asks.workspace_id) == 0
     assert await _record(live.db) == "[[], [], []]"
+
+
+async def test_the_action_token_of_a_members_message_reaches_every_process(live: Live) -> None:
+    token = live.search.issue_action_token("UALICE")
+    dm = await _dm_ask(live, f"<@UBOB> {QUESTION}", action_token=token)
+    await _until(lambda: any("14 March" in p for p in live.fake.posts(dm)))
+    await live.svc.drain()
+    # Another process on the database (an ask worker, or this one restarted): its own search finds Alice's token.
+    assert live.svc.live_search is not None
+    cipher = TokenCipher.from_settings(live.settings)
+    other = SlackLiveSearch(live.svc.live_search.client, live.db, UserTokenStore(live.db, cipher), team_id=TEAM)
+    assert await other.can_search("UALICE") and not await other.can_search("UERIN")
+    async with live.db.session() as session:
+        stored = (await session.execute(select(models.ActionToken.token_encrypted))).scalars().all()
+    assert len(stored) == 1 and token not in stored[0] and cipher.decrypt(stored[0]) == token
