@@ -276,6 +276,18 @@ class MemoryQueryError(AskwithError):
     """A memory search that cannot run as asked (no keywords, a limit out of range). Worded for the agent's model."""
 
 
+class MemoryUnavailableError(AskwithError):
+    """A memory store on another machine cannot be reached (the Chroma server is down or refuses): the searches that
+    need it fail until it answers again. The message is for the agent's model and the transcript; `detail` (the
+    server's address and the network error) is for the log only."""
+
+    MESSAGE = "meaning search is unavailable right now: askwith cannot reach its vector store"
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(self.MESSAGE)
+        self.detail = detail
+
+
 # ---------------------------------------------------------------------- web
 class WebError(AskwithError):
     """A problem serving the web app (transcripts, local workspace)."""

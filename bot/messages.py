@@ -310,6 +310,20 @@ def failure_internal() -> str:
     return "something went wrong on our side while answering it. The team has been told."
 
 
+def failure_memory_unavailable() -> str:
+    return (
+        "part of askwith's memory search is unavailable right now, so the agents could not search everything "
+        "their members can see. Please try again in a few minutes."
+    )
+
+
+def memory_unavailable_note() -> str:
+    return (
+        "Note: part of askwith's memory search was unavailable while the agents worked, so this answer may miss "
+        "something. Asking again in a few minutes may find more."
+    )
+
+
 def citation(need: str, value: str, owner: str, source: str) -> str:
     where = f" [{source}]" if source else ""
     return f"{need}: {value} ({owner}'s agent{where})"

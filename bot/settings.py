@@ -66,6 +66,20 @@ class Settings(BaseSettings):
         "",
         "SQLAlchemy async URL. Empty = SQLite file in ASKWITH_DATA_DIR. PostgreSQL: postgresql+asyncpg://user@host/db",
     )
+    db_pool_size: int = _setting(
+        "ASKWITH_DB_POOL_SIZE",
+        5,
+        "PostgreSQL connections each process keeps open (SQLAlchemy's pool_size); SQLite ignores it.",
+        ge=1,
+        le=200,
+    )
+    db_max_overflow: int = _setting(
+        "ASKWITH_DB_MAX_OVERFLOW",
+        10,
+        "PostgreSQL connections a process may open beyond ASKWITH_DB_POOL_SIZE under load, closed when returned.",
+        ge=0,
+        le=1000,
+    )
     chroma_host: str = _setting(
         "ASKWITH_CHROMA_HOST", "", "Chroma server host. Empty = embedded Chroma in ASKWITH_DATA_DIR."
     )

@@ -52,7 +52,14 @@ from bot.asks.live_record import expire_transcripts, keep_only_shared
 from bot.asks.progress import ProgressHub, ProgressTracker, stage_writes
 from bot.asks.record import AskRecorder
 from bot.asks.requests import AskOutcome, AskRequest
-from bot.errors import AskCancelledError, AskNotFoundError, AskRejectedError, ClaimLostError, UnknownMemberError
+from bot.errors import (
+    AskCancelledError,
+    AskNotFoundError,
+    AskRejectedError,
+    ClaimLostError,
+    MemoryUnavailableError,
+    UnknownMemberError,
+)
 from bot.llm.client import LLMClient
 from bot.port import ChannelKind, ChatPort, ThreadRef
 from bot.settings import Settings
@@ -236,6 +243,8 @@ class AskService:
             else:
                 result = await self._converse(ask, recorder)
                 answer, failure = result.answer, result.failure
+                if _memory_unreachable(result) and failure == messages.failure_unanswerable():
+                    failure = messages.failure_memory_unavailable()  # not "nothing found": not everything was searched
             final_text = _final_text(ask.id, result, failure, self.transcript_url(ask))
             await recorder.save_outcome(
                 result.consensus if result else None, answer=answer, failure=failure, final_text=final_text,
@@ -472,12 +481,25 @@ def _final_text(ask_id: int, result: AskResult | None, failure: str | None, link
     if failure is not None or result is None or result.consensus is None:
         return messages.final_failure(ask_id, failure or messages.failure_internal(), link=link)
     consensus = result.consensus
+    # An answer found while part of memory could not be searched says so first: it may miss something.
+    note = f"{messages.memory_unavailable_note()}\n" if _memory_unreachable(result) else ""
     if not consensus.supported:
-        return messages.final_unsupported(
+        return note + messages.final_unsupported(
             ask_id, consensus.answer, consensus.tried, consensus.disagreements, link=link
         )
     claims = [(c.text, [_reference(*r) for r in consensus.references(c)]) for c in consensus.claims]
-    return messages.final_cited_answer(ask_id, consensus.answer, claims, consensus.disagreements, link=link)
+    return note + messages.final_cited_answer(ask_id, consensus.answer, claims, consensus.disagreements, link=link)
+
+
+def _memory_unreachable(result: AskResult) -> bool:
+    """Whether a search of the ask's talks failed because a memory store could not be reached (its search recorded
+    `MemoryUnavailableError`, and the agents went on with what they could search)."""
+    return any(
+        query.error == MemoryUnavailableError.MESSAGE
+        for conversation in result.conversations
+        for turn in conversation.turns
+        for query in turn.queries
+    )
 
 
 def _reference(line: EvidenceLine, holder: str, visible: bool) -> str:

@@ -5,8 +5,9 @@
     matches = await index.query(workspace_id, "who moves to Paris?", channel_ids=[3, 7], top_k=5)
 
 Embedded `PersistentClient` under `ASKWITH_DATA_DIR/chroma` by default; `HttpClient` when `ASKWITH_CHROMA_HOST` is
-set. Every collection gets an explicit offline embedding function (Chroma's default one downloads a model) and
-explicit HNSW parameters. Chroma's client is blocking, so every call runs in a worker thread.
+set (`bot.memory.chroma_server`: while the server cannot be reached, calls raise `MemoryUnavailableError`). Every
+collection gets an explicit offline embedding function (Chroma's default one downloads a model) and explicit HNSW
+parameters. Chroma's client is blocking, so every call runs in a worker thread.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import chromadb
 from chromadb.api import ClientAPI
@@ -24,11 +25,14 @@ from chromadb.api.models.Collection import Collection
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.config import Settings as ChromaSettings
 
+from bot.memory.chroma_server import ChromaServer
 from bot.memory.embeddings import embedder_from_settings
 from bot.memory.vector_cache import ChannelVectors, VectorCache
 from bot.memory.vector_keys import VectorKeys
 from bot.settings import Settings
 
+
+T = TypeVar("T")
 
 # Chroma's defaults (ef_construction 100, ef_search 100, 16 neighbours) missed an obvious top hit among 1,000
 # near-identical texts. A wider build and search beam costs little at one vector per session.
@@ -88,7 +92,9 @@ class VectorIndex:
         query_vectors: QueryVectors | None = None,  # a sibling's cache (same embedder)
         cache: VectorCache | None = None,  # vectors kept in memory for exact scoped search (None: Chroma only)
         of_windows: bool = False,  # message windows: each match carries its messages' ids
+        server: ChromaServer | None = None,  # the Chroma server `connect` reaches (None: embedded Chroma)
     ) -> None:
+        self.server = server
         self.query_vectors = query_vectors or QueryVectors(embedder)
         self.cache = cache
         self.of_windows = of_windows
@@ -107,13 +113,8 @@ class VectorIndex:
         quiet = ChromaSettings(anonymized_telemetry=False)  # no phoning home from an offline machine
         cache = VectorCache(settings.vector_cache) if settings.vector_cache > 0 else None
         if settings.chroma_host:
-            host, port = settings.chroma_host, settings.chroma_port
-            return cls(
-                lambda: chromadb.HttpClient(host=host, port=port, settings=quiet),
-                embedder,
-                prefix=settings.chroma_prefix,
-                cache=cache,
-            )
+            server = ChromaServer(settings.chroma_host, settings.chroma_port, quiet)
+            return cls(server.connect, embedder, prefix=settings.chroma_prefix, cache=cache, server=server)
         path = settings.data_dir / "chroma"
         return cls(
             lambda: chromadb.PersistentClient(path=path, settings=quiet),
@@ -133,6 +134,7 @@ class VectorIndex:
                 query_vectors=self.query_vectors,
                 cache=self.cache,  # one bound for both (entries are told apart by index name)
                 of_windows=True,
+                server=self.server,
             )
         return self._windows
 
@@ -144,17 +146,18 @@ class VectorIndex:
     async def upsert(self, workspace_id: int, docs: Sequence[VectorDoc], *, vectors: Embeddings | None = None) -> None:
         """Insert or replace documents by key; `vectors` (from `embed`) spares embedding them again."""
         if docs:
-            await asyncio.to_thread(self._upsert, workspace_id, docs, vectors)
+            await self._off_thread(self._upsert, workspace_id, docs, vectors)
 
     async def delete(self, workspace_id: int, keys: Sequence[str]) -> None:
         if keys:
-            await asyncio.to_thread(self._collection(workspace_id).delete, ids=list(keys))
+            await self._off_thread(lambda: self._collection(workspace_id).delete(ids=list(keys)))
 
     async def delete_sessions(self, workspace_id: int, session_keys: Sequence[str]) -> None:
         """Drop the windows of these sessions."""
         for start in range(0, len(session_keys), 500):
             batch = list(session_keys[start : start + 500])
-            await asyncio.to_thread(self._collection(workspace_id).delete, where={"session_key": {"$in": batch}})
+            where = {"session_key": {"$in": batch}}
+            await self._off_thread(lambda where=where: self._collection(workspace_id).delete(where=where))
 
     async def query(
         self,
@@ -175,18 +178,24 @@ class VectorIndex:
         if keys is not None and self.cache is not None and isinstance(channel_ids, Mapping):
             if stale := self.cache.stale((self.prefix, workspace_id), channel_ids):
                 known = await keys(stale)
-        return await asyncio.to_thread(self._query, workspace_id, text, channel_ids, top_k, known)
+        return await self._off_thread(self._query, workspace_id, text, channel_ids, top_k, known)
 
     async def count(self, workspace_id: int) -> int:
         """Vectors held for the workspace; 0 for one that has none, without creating its collection (`askwith
         status` counts every workspace and must not leave empty collections behind)."""
-        return await asyncio.to_thread(self._count, workspace_id)
+        return await self._off_thread(self._count, workspace_id)
 
     async def keys(self, workspace_id: int) -> set[str]:
-        return await asyncio.to_thread(lambda: set(self._collection(workspace_id).get(include=[])["ids"]))
+        return await self._off_thread(lambda: set(self._collection(workspace_id).get(include=[])["ids"]))
 
     async def drop_workspace(self, workspace_id: int) -> None:
-        await asyncio.to_thread(self._drop, workspace_id)
+        await self._off_thread(self._drop, workspace_id)
+
+    async def _off_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        """A blocking Chroma call in a worker thread; a server's network failure is MemoryUnavailableError."""
+        if self.server is None:
+            return await asyncio.to_thread(fn, *args)
+        return await self.server.call(fn, *args)
 
     # ------------------------------------------------------------------ blocking work (worker threads)
     def _name(self, workspace_id: int) -> str:

@@ -18,6 +18,7 @@ from bot.agents.roster import Roster
 from bot.errors import AskwithError, NegotiationRejectedError, UnknownMemberError
 from bot.llm.client import LLMClient
 from bot.negotiation import messages
+from bot.negotiation.confirmation import TradeConfirmations, approval_id
 from bot.negotiation.engine import NegotiationEngine
 from bot.negotiation.model import Scenario
 from bot.negotiation.profiles import (
@@ -98,6 +99,7 @@ class MemberNegotiation:
         *,
         options: NegotiationOptions | None = None,
         approval_timeout_s: float = 86400.0,
+        poll_s: float = 1.0,
     ) -> None:
         self.db = db
         self.port = port
@@ -105,6 +107,8 @@ class MemberNegotiation:
         self.options = options or NegotiationOptions()
         self.approval_timeout_s = approval_timeout_s
         self.recorder = NegotiationRecorder(db)
+        # Decisions in the database: a click heard by any process counts, not only by the one that posted the prompt.
+        self.confirmations = TradeConfirmations(db, port, timeout_s=approval_timeout_s, poll_s=poll_s)
 
     async def check(self, initiator: str, counterpart: str) -> tuple[str, str]:
         """Both members' handles (each given as handle or platform id), or NegotiationRejectedError worded for the
@@ -166,6 +170,7 @@ class MemberNegotiation:
                 await apply_trade(session, directory.db_ids, result.scenario, result.agreed, result.proposer)
         approvals = (decisions[agents[0]].value, decisions[agents[1]].value)
         await self.recorder.set_confirmation(negotiation_id, approvals, status)
+        await self.confirmations.close(negotiation_id, agents)
         note = messages.trade_confirmed if confirmed else messages.trade_declined
         await self._notify_all(directory, result, note)
         return MemberNegotiationOutcome(negotiation_id, result, status, decisions)
@@ -175,7 +180,7 @@ class MemberNegotiation:
         other = scenario.counterpart(handle)
         before, after = scenario.initial.holdings(handle), result.allocation.holdings(handle)
         request = ApprovalRequest(
-            id=f"negotiation-{negotiation_id}-{handle}",
+            id=approval_id(negotiation_id, handle),
             member_id=member.id,
             title=messages.approval_title(other),
             body=messages.approval_body(
@@ -187,7 +192,7 @@ class MemberNegotiation:
             context={"negotiation_id": str(negotiation_id), "counterpart": other},
             kind=ApprovalKind.TRADE,
         )
-        return await self.port.request_approval(request, timeout_s=self.approval_timeout_s)
+        return await self.confirmations.decide(request)
 
     async def _notify_all(
         self, directory: MemberDirectory, result: NegotiationResult, note: Callable[[str], str]

@@ -55,7 +55,7 @@ class Database:
         parsed = make_url(url)
         if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        db = cls(create_engine(url))
+        db = cls(create_engine(url, pool_size=settings.db_pool_size, max_overflow=settings.db_max_overflow))
         if migrate:
             await db.migrate()
         return db
@@ -96,14 +96,16 @@ def as_utc(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-def create_engine(url: str) -> AsyncEngine:
-    """The engine of `url`: SQLAlchemy's aiosqlite or asyncpg dialect as documented. Its pool is SQLAlchemy's
-    default, bounded one (5 connections, 10 more under load, 30 s to wait for one before an error)."""
+def create_engine(url: str, *, pool_size: int = 5, max_overflow: int = 10) -> AsyncEngine:
+    """The engine of `url`: SQLAlchemy's aiosqlite or asyncpg dialect as documented. A server database's pool keeps
+    `pool_size` connections and opens up to `max_overflow` more under load (`ASKWITH_DB_POOL_SIZE`,
+    `ASKWITH_DB_MAX_OVERFLOW`); a caller waits 30 s at most for one before an error. SQLite keeps SQLAlchemy's own
+    pool for a file (the sizes mean nothing to one writer)."""
     if make_url(url).get_backend_name() == "sqlite":
         engine = create_async_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
-    return create_async_engine(url, pool_pre_ping=True)
+    return create_async_engine(url, pool_pre_ping=True, pool_size=pool_size, max_overflow=max_overflow)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

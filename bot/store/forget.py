@@ -18,16 +18,12 @@ import logging
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from sqlalchemy import ColumnElement, Table, and_, delete, exists, func, select, update
+from sqlalchemy import ColumnElement, String, Table, and_, cast, delete, exists, func, literal, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.asks import models as ask_models  # noqa: F401 - registers the asks' tables
 from bot.errors import UnscopedTableError
-from bot.store import (
-    models,
-    negotiation_models,  # noqa: F401 - registers the negotiations' tables
-    truth,
-)
+from bot.store import models, negotiation_models, truth
 from bot.store.db import Database
 
 
@@ -103,12 +99,15 @@ async def forget_workspace(
         key = (row.platform, row.external_id) if row is not None else None
     deleted: dict[str, int] = {}
     async with db.session() as session, session.begin():
+        trades = delete(ask_models.Approval).where(_trade_approvals(workspace_id))  # before their negotiations go
+        trade_approvals = int((await session.execute(trades)).rowcount or 0)
         for table in workspace_tables():
             if keep_asks and table.name in ASK_TABLES:
                 continue
             where = _rows_of_keyed(table, key) if table.name in KEYED_ELSEWHERE else _rows_of(table, workspace_id)
             if where is not None:
                 deleted[table.name] = (await session.execute(delete(table).where(where))).rowcount or 0
+        deleted["approval"] = deleted.get("approval", 0) + trade_approvals
         deleted["session_summary"] = await _orphan_summaries(session)
         if not keep_asks:
             await session.execute(delete(models.Workspace).where(models.Workspace.id == workspace_id))
@@ -116,6 +115,19 @@ async def forget_workspace(
         await index.drop_workspace(workspace_id)
     logger.warning("Workspace %s: everything askwith held is deleted (%d rows)", workspace_id, sum(deleted.values()))
     return deleted
+
+
+def _trade_approvals(workspace_id: int) -> ColumnElement[bool]:
+    """Approval rows of the workspace's negotiations (no ask, so no key to follow): their id is
+    `negotiation-<id>-<handle>` (`bot.negotiation.confirmation`). Only a process that stopped while a trade waited
+    leaves any: a finished trade deletes its own."""
+    negotiation = negotiation_models.Negotiation
+    of_negotiation = ask_models.Approval.id.like(
+        literal("negotiation-") + cast(negotiation.id, String) + literal("-%")
+    )
+    return ask_models.Approval.ask_id.is_(None) & exists().where(
+        negotiation.workspace_id == workspace_id, of_negotiation
+    )
 
 
 def _rows_of_keyed(table: Table, key: tuple[str, str] | None) -> ColumnElement[bool] | None:
@@ -149,6 +161,8 @@ async def count_workspace_rows(db: Database, workspace_id: int, key: tuple[str, 
             where = _rows_of_keyed(table, key) if table.name in KEYED_ELSEWHERE else _rows_of(table, workspace_id)
             if where is not None:
                 counts[table.name] = int(await session.scalar(select(func.count()).select_from(table).where(where)))
+        trades = select(func.count()).select_from(ask_models.Approval).where(_trade_approvals(workspace_id))
+        counts["approval"] = counts.get("approval", 0) + int(await session.scalar(trades))
         workspace = select(func.count()).select_from(models.Workspace).where(models.Workspace.id == workspace_id)
         counts["workspace"] = int(await session.scalar(workspace))
     return counts
