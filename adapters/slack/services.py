@@ -13,7 +13,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 
 from adapters.slack.answers import AnswerPosts
 from adapters.slack.install import MemberInstallFlow
-from adapters.slack.live_search import SlackLiveSearch
+from adapters.slack.live_search import SlackLiveSearch, hearing_in
 from adapters.slack.memory_events import SlackMemoryEvents
 from adapters.slack.port import SlackPort
 from bot.asks.service import AskService
@@ -92,6 +92,12 @@ class SlackServices:
         token = event.get("action_token") or thread.get("action_token")
         if self.live_search is not None and token and event.get("user"):
             self.live_search.remember_action_token(str(event["user"]), str(token))
+        if self.live_search is not None:
+            # The ask this event starts answers here: searched for public channels only unless it is the asker's DM
+            # with askwith (a mention carries no channel type: narrowed, without naming the channel).
+            channel = str(event.get("channel") or thread.get("channel_id") or "")
+            kind = event.get("channel_type") or ("im" if thread else "")
+            hearing_in(channel, public=kind == "channel", dm=kind == "im")
 
     @property
     def tasks(self) -> set[asyncio.Task[Any]]:
