@@ -195,6 +195,27 @@ async def test_an_answer_for_a_public_channel_searches_public_channels_only(live
     assert live.search.calls[-1]["channel_types"] == "public_channel"
 
 
+async def test_an_ask_started_from_a_mention_searches_colleagues_in_public_channels_only(live: Live) -> None:
+    """Where an event's ask is answered travels with the ask's task (`spawn(..., audience=...)`, as the mention, DM
+    and Assistant listeners start asks): from a DM with askwith Bob's own token searches his DMs too; from a mention
+    (a channel, whose readers may be anyone there) or a public channel, public channels only."""
+    search = live.svc.live_search
+    assert search is not None
+    world = live.fake.world
+    query = LiveQuery("launch date", semantic=False, limit=20)
+    dm = {"type": "message", "channel_type": "im", "channel": world.dm(world.bot_id, "UALICE").id, "user": "UALICE"}
+    mention = {"type": "app_mention", "channel": "CTEAM", "user": "UALICE"}
+    public = {"type": "message", "channel_type": "channel", "channel": "CTEAM", "user": "UALICE"}
+    world.add_channel(Channel("CTEAM", "team", ChannelKind.PUBLIC, ("UALICE", "UBOB", world.bot_id)))
+    found = {}
+    for name, event in (("dm", dm), ("mention", mention), ("public", public)):
+        await live.svc.spawn(search.search("UBOB", query), audience=live.svc.audience_of(event))
+        found[name] = (live.search.calls[-1]["channel_types"], live.search.calls[-1].get("context_channel_id"))
+    assert found["dm"][0] == "public_channel,private_channel,im,mpim"
+    assert found["mention"] == ("public_channel", None)
+    assert found["public"] == ("public_channel", "CTEAM")
+
+
 async def test_an_expired_action_token_tells_the_member_plainly(live: Live) -> None:
     token = live.search.issue_action_token("UALICE")
     live.search.clock.advance(ACTION_TOKEN_TTL_S + 1)
