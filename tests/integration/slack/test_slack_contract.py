@@ -5,7 +5,9 @@ member's connect link."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -14,12 +16,22 @@ from adapters.slack.live_search import SEARCH_USER_SCOPES
 from adapters.slack.memory_source import member_scopes
 from adapters.slack.oauth_app import install_scopes
 from adapters.slack.services import SlackServices
+from bot.agents.memory_tools import MemoryAccess
+from bot.agents.scripted_model import scripted_model
+from bot.asks.service import AskService
+from bot.llm.client import LLMClient
+from bot.llm.scripted import ScriptedBackend
+from bot.memory.clear import ClearMemory
+from bot.port import Channel, ChannelKind
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.user_tokens import UserTokenGrant, UserTokenStore
-from tests.fakes.asks import QUESTION
+from bot.world import World
+from tests.fakes.asks import QUESTION, two_fact_world
 from tests.fakes.slack_api import ApiCall, FakeSlackApi
 from tests.fakes.slack_methods import BOT, METHODS, USER, scope_problems, search_problems
+from tests.fakes.slack_shapes import slack_world
+from tests.integration.slack.conftest import Slack
 from tests.integration.slack.test_slack_live_search import Live, _answered, _dm_ask
 from tests.integration.slack.test_slack_live_search import live as live  # noqa: F401 - the fixture, shared
 
@@ -86,19 +98,31 @@ async def test_a_bot_token_asking_for_private_conversations_is_refused_as_slack_
 
 
 @pytest.fixture
+def world() -> World:
+    world = slack_world(two_fact_world())
+    world.add_channel(Channel("CTEAM", "team", ChannelKind.PUBLIC, ("UALICE", "UBOB", world.bot_id)))
+    return world
+
+
+@pytest.fixture
 async def mirrored(services: SlackServices, fake_slack: FakeSlackApi, user_tokens: UserTokenStore) -> AsyncIterator:
     world = fake_slack.world
     await user_tokens.save(UserTokenGrant("slack", world.id, "UALICE", fake_slack.grant_user_token("UALICE"), ()))
     await services.ingest.mirror()
     for member in ("UALICE", "UBOB"):
         await services.member_settings.set_opted_in(WorkspaceKey("slack", world.id), member, True)
+    await services.ingest.run()
+    llm = LLMClient.from_settings(services.settings, backend=ScriptedBackend(scripted_model))
+    services.asks = AskService(
+        settings=services.settings, db=services.db, port=services.port, llm=llm,
+        memory=MemoryAccess(clear=ClearMemory(services.db), fuzzy=None), workspace_id=services.ingest.workspace_id,
+    )  # fmt: skip
     yield services
 
 
 async def test_the_mirror_and_a_connect_link_call_slack_as_slack_documents(
     mirrored: SlackServices, fake_slack: FakeSlackApi
 ) -> None:
-    await mirrored.ingest.run()
     assert fake_slack.calls_to("conversations.history") and fake_slack.calls_to("users.list")
     assert _violations(fake_slack.calls) == []
     assert mirrored.install is not None
@@ -106,3 +130,23 @@ async def test_the_mirror_and_a_connect_link_call_slack_as_slack_documents(
     asked = parse_qs(link.query)
     assert scope_problems(USER, asked.get("user_scope", [""])[0].split(",")) == []
     assert asked.get("scope", [""])[0] == ""  # a member's link asks for no bot scope
+
+
+async def test_a_mention_ask_and_the_app_home_call_slack_as_slack_documents(
+    mirrored: SlackServices, fake_slack: FakeSlackApi, slack: Slack
+) -> None:
+    text = f"<@{fake_slack.world.bot_id}> ask <@UBOB|bob>, {QUESTION}"
+    ts = fake_slack.timeline.add("CTEAM", "UALICE", text, None)
+    await slack.event({"type": "app_mention", "user": "UALICE", "text": text, "ts": ts, "channel": "CTEAM"})
+    await slack.event({"type": "app_home_opened", "user": "UALICE", "tab": "home", "channel": "DHOME"})
+    await _until(lambda: fake_slack.home_views and len(fake_slack.calls_to("chat.update")) >= 2)
+    await mirrored.drain()
+    assert fake_slack.calls_to("chat.postMessage") and fake_slack.calls_to("views.publish")
+    assert _violations(fake_slack.calls) == []
+
+
+async def _until(condition: Callable[[], object], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.02)
