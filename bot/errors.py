@@ -116,6 +116,21 @@ class PlatformRateLimitedError(ChatPlatformError):
         self.retry_after = retry_after
 
 
+class PlatformRequestError(ChatPlatformError):
+    """The platform refused a call as malformed (Slack: `missing_query`, `query_too_long`, `invalid_cursor`): retrying
+    it unchanged cannot succeed; the caller shortens, restarts or drops it."""
+
+
+class LiveSearchUnavailableError(ChatPlatformError):
+    """The platform does not let this app search live now (Slack: `feature_not_enabled`, or
+    `assistant_search_context_disabled`): live memory is marked unavailable and the member is told plainly."""
+
+
+class LiveSearchGrantError(ChatPlatformError):
+    """The short-lived grant to search as a member was refused (Slack: `invalid_action_token`): the ask's searches on
+    that grant end, and the member is told plainly how to ask again."""
+
+
 class PlatformInstallError(AskwithError):
     """A member's authorisation of askwith on a chat platform (OAuth install flow) failed; the text says why."""
 

@@ -37,6 +37,7 @@ from bot.errors import InvalidSecretSettingError, InvalidSettingError, MissingSe
 MAX_TEXT_CHARS = 8192
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 SLACK_MEMORY_SOURCES = ("auto", "mirror", "live")
+SLACK_APP_KINDS = ("", "internal", "marketplace", "distributed")
 
 
 def _setting(env: str, default: Any, doc: str, *, secret: bool = False, **bounds: Any) -> Any:
@@ -485,14 +486,24 @@ class Settings(BaseSettings):
         "ASKWITH_SLACK_MEMORY",
         "auto",
         "Where a Slack workspace's memory comes from: mirror (history copied into askwith's stores; internal apps), "
-        "live (each search runs as Slack's Real-time Search API on behalf of the member, nothing kept; distributed "
-        "apps) or auto (live with ASKWITH_SLACK_DISTRIBUTION=oauth, else mirror).",
+        "live (each search runs as Slack's Real-time Search API on behalf of the member, nothing kept; Marketplace or "
+        "internal apps only, as Slack requires) or auto (live for ASKWITH_SLACK_APP=marketplace, else mirror).",
     )
     slack_marketplace: bool = _setting(
         "ASKWITH_SLACK_MARKETPLACE",
         False,
         "Whether this Slack app is approved for the Slack Marketplace. A distributed (OAuth) app that is not gets "
         "conversations.history/replies at 1 request a minute and 15 messages a page; askwith paces itself to that.",
+    )
+    slack_app: str = _setting(
+        "ASKWITH_SLACK_APP",
+        "",
+        "What kind of Slack app this is, as Slack classifies it: internal (built by a company for its own "
+        "workspace or org: mirror memory at the usual rate limits), marketplace (approved for the Slack Marketplace: "
+        "live memory, Slack's Real-time Search, nothing copied) or distributed (installed into other workspaces, "
+        "not in the Marketplace: Slack lets it use no Real-time Search; mirror memory only for installs made before "
+        "2025-05-29, otherwise none). Empty: marketplace with ASKWITH_SLACK_MARKETPLACE=true, internal with "
+        "ASKWITH_SLACK_DISTRIBUTION=single, distributed with oauth; start-up says which and why.",
     )
     transcript_retention_days: int = _setting(
         "ASKWITH_TRANSCRIPT_RETENTION_DAYS",
@@ -559,6 +570,13 @@ class Settings(BaseSettings):
     def _known_slack_memory(cls, value: str) -> str:
         if value.strip().lower() not in SLACK_MEMORY_SOURCES:
             raise ValueError(f"one of {', '.join(SLACK_MEMORY_SOURCES)}")
+        return value.strip().lower()
+
+    @field_validator("slack_app")
+    @classmethod
+    def _known_slack_app(cls, value: str) -> str:
+        if value.strip().lower() not in SLACK_APP_KINDS:
+            raise ValueError(f"one of {', '.join(k for k in SLACK_APP_KINDS if k)} (or empty)")
         return value.strip().lower()
 
     @field_validator("log_level")

@@ -39,7 +39,7 @@ async def user_message(payload: dict[str, Any], context: AsyncBoltContext) -> No
     ask = ChatAsks(svc).start(
         str(payload["user"]), text, str(payload["channel"]), str(payload["ts"]), thread_ts, assistant=True
     )
-    svc.spawn(ask)
+    svc.spawn(ask, audience=svc.audience_of(payload))
 
 
 def build_assistant() -> AsyncAssistant:

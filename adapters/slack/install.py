@@ -40,7 +40,7 @@ class MemberInstallFlow:
         tokens: UserTokenStore,
         *,
         redirect_uri: str | None = None,
-        extra_scopes: tuple[str, ...] = (),  # live memory: the search:read.* scopes its searches run with
+        user_scopes: tuple[str, ...] = USER_SCOPES,  # live memory: the search:read.* scopes, and no DM reading
     ) -> None:
         self.client_id = settings.require("slack_client_id")
         self._client_secret = settings.require("slack_client_secret")
@@ -48,7 +48,7 @@ class MemberInstallFlow:
         self.tokens = tokens
         self.redirect_uri = redirect_uri
         self._urls = AuthorizeUrlGenerator(
-            client_id=self.client_id, redirect_uri=redirect_uri, scopes=[], user_scopes=[*USER_SCOPES, *extra_scopes]
+            client_id=self.client_id, redirect_uri=redirect_uri, scopes=[], user_scopes=list(user_scopes)
         )
 
     # ------------------------------------------------------------------ state

@@ -10,6 +10,23 @@ token revoked), the member is told once, in their DM with askwith, what to do; t
     search = SlackLiveSearch(client, db, tokens, team_id="T1", notify=tell_member)
     await search.remember_action_token("UALICE", event["action_token"])
     results = await search.search("UALICE", LiveQuery("launch date", semantic=False, limit=10))
+
+Token types, as Slack's Real-time Search guide states them: `search:read.public` is allowed for "Bot, User" tokens;
+`search:read.private`, `search:read.mpim` and `search:read.im` for "User" tokens only ("To use the Real-time Search
+API to fetch private conversation data or to use it outside the Slack client, a user token is required"). So the bot
+token (with the asker's `action_token`) searches public channels only; private channels, DMs and group DMs are
+searched only with the member's own user token.
+
+Who sees the answer: "DON'T expose messages/files to anyone who would not have access to them in Slack", and from a
+public channel "The Real-time Search API will only return results from public channels". When the answer's audience
+is a public channel (`hearing_in`, set where the asking event arrived), every search of that ask (colleagues' user
+tokens included) asks for public channels only, scoped by `context_channel_id`; an ask whose audience is not known
+(resumed elsewhere) is narrowed the same way.
+
+Refusals: `feature_not_enabled` ("The feature is not available on the current workspace.") and
+`assistant_search_context_disabled` mark live search unavailable (the first for good, the second for a while: "Please
+wait and try again."), and nothing more is sent; `invalid_action_token` ends the searches made on that grant; each is
+told plainly to the member.
 """
 
 from __future__ import annotations
@@ -17,6 +34,8 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,6 +46,7 @@ from sqlalchemy import select
 from adapters.slack import texts
 from adapters.slack.convert import message_id
 from adapters.slack.errors import platform_error
+from bot.errors import LiveSearchGrantError, LiveSearchUnavailableError
 from bot.memory.source import LiveQuery, LiveResult
 from bot.memory.types import MessageView
 from bot.store import models
@@ -44,13 +64,36 @@ SCOPE_OF_TYPE = {
     "im": "search:read.im",
     "mpim": "search:read.mpim",
 }
-SEARCH_USER_SCOPES = (*SCOPE_OF_TYPE.values(), "search:read.files", "search:read.users")
+PUBLIC = "public_channel"
+BOT_SEARCH_SCOPES = ("search:read.public",)  # the only channel-type search scope a bot token may hold
+SEARCH_USER_SCOPES = tuple(SCOPE_OF_TYPE.values())  # a member's own token: every channel type they consent to
 PAGE_LIMIT = 20  # Slack's most results per page
 MAX_PAGES = 3  # a query never pages through more than this (the agent's limit is at most 20 anyway)
 ACTION_TOKEN_KEEP_S = 15 * 60.0  # kept for the ask it started; Slack decides whether it is still good
 NOTICE_EVERY_S = 10 * 60.0  # one notice per member and refusal in this long
+DISABLED_RETRY_S = 10 * 60.0  # `assistant_search_context_disabled`: Slack says to wait and try again
 TOLD = {"invalid_action_token": "expired", "token_expired": "expired", "missing_scope": "scope",
-        "token_revoked": "revoked", "invalid_auth": "revoked", "account_inactive": "revoked"}  # fmt: skip
+        "token_revoked": "revoked", "invalid_auth": "revoked", "account_inactive": "revoked",
+        "feature_not_enabled": "unavailable", "assistant_search_context_disabled": "unavailable"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Audience:
+    """Who will read an ask's answer: the conversation it is posted in, `public` for a public channel, `dm` for the
+    asker's own DM with askwith (any other audience, or none known, is narrowed like a public one)."""
+
+    channel_id: str
+    public: bool
+    dm: bool = False
+
+
+_AUDIENCE: ContextVar[Audience | None] = ContextVar("askwith_slack_audience", default=None)
+
+
+def hearing_in(channel_id: str, *, public: bool, dm: bool = False) -> None:
+    """The ask about to start (in this task and the tasks it spawns) is answered in this conversation."""
+    _AUDIENCE.set(Audience(channel_id, public, dm))
+
 
 Notify = Callable[[str, str], Awaitable[None]]  # (member platform id, text)
 
@@ -87,6 +130,8 @@ class SlackLiveSearch:
         )
         self._action_tokens: dict[str, tuple[str, float]] = {}  # member -> (action token, received at: wall clock)
         self._told: dict[tuple[str, str], float] = {}
+        self._refused_grants: set[str] = set()  # action tokens Slack refused: never sent again
+        self.unavailable: tuple[str, float | None] | None = None  # (Slack's code, retry at) when live search is off
 
     # ------------------------------------------------------------------ whose view
     async def remember_action_token(self, member_id: str, action_token: str) -> None:
@@ -115,12 +160,34 @@ class SlackLiveSearch:
         return grant.token, grant.scopes
 
     async def can_search(self, member_platform_id: str) -> bool:
-        return await self._user_token(member_platform_id) is not None or bool(
-            await self._action_token(member_platform_id)
+        return (
+            await self._user_token(member_platform_id) is not None or await self._grant(member_platform_id) is not None
         )
+
+    async def _grant(self, member_id: str) -> str | None:
+        granted = await self._action_token(member_id)
+        return granted if granted and granted not in self._refused_grants else None
+
+    @property
+    def available(self) -> bool:
+        """False while Slack does not offer live search to this app or workspace (what status and the log say)."""
+        return self._unavailable_code() is None
+
+    def _unavailable_code(self) -> str | None:
+        """Slack's code while live search is marked unavailable, None once it may be tried again."""
+        if self.unavailable is None:
+            return None
+        code, retry_at = self.unavailable
+        if retry_at is not None and self.clock() >= retry_at:
+            self.unavailable = None
+            return None
+        return code
 
     # ------------------------------------------------------------------ searching
     async def search(self, member_platform_id: str, query: LiveQuery) -> list[LiveResult]:
+        if (code := self._unavailable_code()) is not None:
+            await self._tell(member_platform_id, code, "")  # nothing is sent to Slack while it is off
+            raise LiveSearchUnavailableError(METHOD, code)
         client, extra = await self._client_for(member_platform_id)
         results: list[LiveResult] = []
         cursor: str | None = None
@@ -133,15 +200,26 @@ class SlackLiveSearch:
         return results[: query.limit]
 
     async def _client_for(self, member_id: str) -> tuple[AsyncWebClient, dict[str, Any]]:
-        """The member's own token and the channel types its scopes allow, or the bot's with the action token."""
+        """The member's own token and the channel types its scopes allow, or the bot's with the action token and
+        public channels only (the only channel type a bot token may search); narrowed to public channels when the
+        answer's audience is one (or unknown)."""
+        audience = _AUDIENCE.get()
+        narrow = audience is None or not audience.dm
+        # Slack scopes a search "from within a public channel" to public channels; a colleague may not see a private
+        # one (`context_channel_not_found`), so only a public channel is named.
+        public_channel = audience is not None and audience.public and bool(audience.channel_id)
+        scoping = {"context_channel_id": audience.channel_id} if public_channel else {}
         own = await self._user_token(member_id)
         if own is not None:
             token, scopes = own
             base, retries = self.client.base_url, self.client.retry_handlers
             client = AsyncWebClient(token=token, base_url=base, retry_handlers=retries)
-            return client, {"channel_types": [t for t, s in SCOPE_OF_TYPE.items() if s in scopes]}
-        granted = await self._action_token(member_id) or ""
-        return self.client, {"action_token": granted, "channel_types": list(SCOPE_OF_TYPE)}
+            types = [t for t, s in SCOPE_OF_TYPE.items() if s in scopes and (t == PUBLIC or not narrow)]
+            return client, {"channel_types": types, **scoping}
+        granted = await self._grant(member_id)
+        if granted is None and await self._action_token(member_id):
+            raise LiveSearchGrantError(METHOD, "invalid_action_token")  # refused earlier in this ask: not resent
+        return self.client, {"action_token": granted or "", "channel_types": [PUBLIC], **scoping}
 
     async def _page(
         self, member_id: str, client: AsyncWebClient, query: LiveQuery, extra: dict[str, Any], cursor: str | None
@@ -155,8 +233,21 @@ class SlackLiveSearch:
                 **extra,
             )  # fmt: skip
         except SlackApiError as exc:
-            await self._tell(member_id, str(exc.response.get("error", "")), str(exc.response.get("needed") or ""))
+            code = str(exc.response.get("error", ""))
+            self._note_refusal(code, extra)
+            await self._tell(member_id, code, str(exc.response.get("needed") or ""))
             raise platform_error(METHOD, exc, token_owner=member_id) from exc
+
+    def _note_refusal(self, code: str, extra: dict[str, Any]) -> None:
+        """What a refusal changes beyond this call: live search off, or the grant it used never sent again."""
+        if code == "feature_not_enabled":
+            self.unavailable = (code, None)
+        elif code == "assistant_search_context_disabled":
+            self.unavailable = (code, self.clock() + DISABLED_RETRY_S)
+        elif code == "invalid_action_token" and extra.get("action_token"):
+            self._refused_grants.add(str(extra["action_token"]))
+        if code in ("feature_not_enabled", "assistant_search_context_disabled"):
+            logger.error("Slack refused live search in workspace %s (%s): live memory unavailable", self.team_id, code)
 
     async def _tell(self, member_id: str, code: str, needed: str) -> None:
         """Say once (per member and refusal, every few minutes) why their agent could not search."""

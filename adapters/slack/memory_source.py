@@ -1,15 +1,21 @@
-"""Which memory source a Slack workspace uses, and the live one's wiring (see `bot.memory.live`).
+"""Which memory source a Slack workspace uses, what each asks Slack for, and the live one's wiring (see
+`bot.memory.live`).
 
 `mirror`: history is copied into askwith's stores (ingestion, live events) — for an internal app a company builds for
-its own workspace. `live`: nothing is copied; each search runs as `assistant.search.context` on behalf of the
-member — for an app distributed to other workspaces, as Slack's API terms require since 2025.
-ASKWITH_SLACK_MEMORY=auto picks live with ASKWITH_SLACK_DISTRIBUTION=oauth, else mirror.
+its own workspace (manifest.yml). `live`: nothing is copied; each search runs as `assistant.search.context` on behalf
+of the member — for a Slack Marketplace app (manifest.marketplace.yml): "Only directory-published apps or internal
+apps may use the Real-time Search API". ASKWITH_SLACK_APP names the kind; ASKWITH_SLACK_MEMORY=auto picks live for a
+Marketplace app only.
+
+    member_scopes(settings)      # what `/askwith connect` asks a member for
+    bot_events(settings)         # the events the app subscribes to in that mode
 """
 
 from __future__ import annotations
 
 import logging
 
+from adapters.slack.install import USER_SCOPES
 from adapters.slack.live_search import SEARCH_USER_SCOPES, SlackLiveSearch
 from adapters.slack.port import SlackPort
 from bot.agents.memory_tools import MemoryAccess
@@ -27,9 +33,24 @@ def slack_memory_source(settings: Settings) -> str:
     return memory_source(settings, "slack")
 
 
+# Channel message feeds: what the mirror copies. Live memory copies nothing, so it does not subscribe to them (a
+# member's DM to askwith, message.im, is an ask in both modes).
+MIRROR_MESSAGE_EVENTS = ("message.channels", "message.groups", "message.mpim")
+MESSAGE_EVENTS = ("message.channels", "message.groups", "message.im", "message.mpim")
+
+
 def member_scopes(settings: Settings) -> tuple[str, ...]:
-    """User scopes `/askwith connect` asks for beyond reading DMs: the search scopes in live mode."""
-    return SEARCH_USER_SCOPES if slack_memory_source(settings) == "live" else ()
+    """User scopes `/askwith connect` asks for: reading the member's DMs (mirror), or searching as them (live; the
+    Real-time Search guide's user-token scopes, and no `*:history`)."""
+    return SEARCH_USER_SCOPES if slack_memory_source(settings) == "live" else USER_SCOPES
+
+
+def bot_events(settings: Settings, listened: tuple[str, ...]) -> tuple[str, ...]:
+    """The manifest's `bot_events` for this mode, from the event types the listeners handle (`message` expands to its
+    channel-type events)."""
+    live = slack_memory_source(settings) == "live"
+    feeds = tuple(e for e in MESSAGE_EVENTS if not (live and e in MIRROR_MESSAGE_EVENTS))
+    return tuple(e for name in listened for e in (feeds if name == "message" else (name,)))
 
 
 async def live_memory(

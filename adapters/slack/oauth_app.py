@@ -23,7 +23,7 @@ from adapters.slack.client import web_client
 from adapters.slack.install import NO_DEBUG_LOGGER
 from adapters.slack.installations import SingleUseStateStore
 from adapters.slack.listeners import register_listeners
-from adapters.slack.live_search import SCOPE_OF_TYPE
+from adapters.slack.live_search import BOT_SEARCH_SCOPES
 from adapters.slack.memory_source import slack_memory_source
 from adapters.slack.middleware import AsyncDroppingRedeliveries
 from adapters.slack.workspaces import AsyncInjectingTeamServices, SlackWorkspaces
@@ -34,21 +34,19 @@ from bot.store.deliveries import DeliveryLog
 
 logger = logging.getLogger(__name__)
 
-# What the app asks a workspace for on install; the same list as `oauth_config.scopes.bot` in manifest.yml.
+# What the app asks a workspace for on install; the same list as `oauth_config.scopes.bot` in manifest.yml (mirror)
+# and manifest.marketplace.yml (live, which adds the one search scope a bot token may hold).
 BOT_SCOPES = (
     "commands chat:write users:read channels:read groups:read im:read mpim:read channels:history groups:history "
     "im:history mpim:history im:write groups:write app_mentions:read assistant:write usergroups:read"
 ).split()
 
 
-SEARCH_SCOPES = tuple(SCOPE_OF_TYPE.values())
-
-
 def install_scopes(settings: Settings) -> list[str]:
-    """What an install asks for: the manifest's bot scopes, and with live memory the search scopes its searches with
-    the bot token and a member's action token need."""
+    """What an install asks for: the manifest's bot scopes, and with live memory `search:read.public` (the guide's
+    "Token Type Allowed" for the private, IM and MPIM search scopes is "User": members grant those themselves)."""
     live = slack_memory_source(settings) == "live"
-    return [*BOT_SCOPES, *(SEARCH_SCOPES if live else ())]
+    return [*BOT_SCOPES, *(BOT_SEARCH_SCOPES if live else ())]
 
 
 def build_oauth_app(settings: Settings, db: Database, workspaces: SlackWorkspaces) -> AsyncApp:

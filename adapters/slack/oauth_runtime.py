@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.oauth.installation_store import Bot
@@ -58,7 +59,10 @@ class SlackOAuthRuntime:
 
         async def open_bot(bot: Bot) -> SlackServices:
             client = web_client(settings, token=bot.bot_token)
-            services = await open_workspace(settings, db, client, tokens, llm=llm, memory=memory, indexer=indexer)
+            installed_at = _when(bot.installed_at)
+            services = await open_workspace(
+                settings, db, client, tokens, llm=llm, memory=memory, indexer=indexer, installed_at=installed_at
+            )
             if prepare is not None:
                 prepare(bot.team_id or "", services)
             return services
@@ -68,7 +72,7 @@ class SlackOAuthRuntime:
         app = build_oauth_app(settings, db, workspaces)
         # Members' `/askwith connect` links come back to the same redirect; this flow completes them.
         anonymous = web_client(settings, token="")
-        members = MemberInstallFlow(settings, anonymous, tokens, extra_scopes=member_scopes(settings))
+        members = MemberInstallFlow(settings, anonymous, tokens, user_scopes=member_scopes(settings))
         http = SlackHttpApp(
             app, install=members, signing_secret=settings.require("slack_signing_secret"),
             max_body_bytes=settings.max_request_bytes,
@@ -78,3 +82,10 @@ class SlackOAuthRuntime:
     async def stop(self) -> None:
         await self.http.drain()
         await self.workspaces.drain()
+
+
+def _when(installed_at: float | datetime | None) -> datetime | None:
+    """bolt keeps an install's time as Unix seconds."""
+    if installed_at is None or isinstance(installed_at, datetime):
+        return installed_at
+    return datetime.fromtimestamp(float(installed_at), UTC)

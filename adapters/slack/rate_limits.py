@@ -18,9 +18,12 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from bot.errors import PlatformRateLimitedError
+from bot.memory.live import POSTED_LIMITS_FROM as POSTED_FROM
+from bot.memory.live import slack_app_kind
 from bot.settings import Settings
 
 
@@ -38,9 +41,13 @@ class InstallLimits:
     intervals: dict[str, float] = field(default_factory=dict)  # method -> seconds between calls
 
     @classmethod
-    def for_settings(cls, settings: Settings) -> InstallLimits:
-        """A distributed (OAuth) app not approved for the Marketplace gets the 2025 limits; others the usual."""
-        if settings.slack_distribution == "oauth" and not settings.slack_marketplace:
+    def for_settings(cls, settings: Settings, *, installed_at: datetime | None = None) -> InstallLimits:
+        """A distributed app not approved for the Marketplace gets the 2025 limits; internal and Marketplace apps, and
+        an install made before 2025-05-29 ("Existing installations ... are not subject to the new posted limits"),
+        the usual."""
+        kind, _ = slack_app_kind(settings)
+        exempt = installed_at is not None and installed_at.replace(tzinfo=installed_at.tzinfo or UTC) < POSTED_FROM
+        if kind == "distributed" and not exempt:
             return cls(LIMITED_PAGE, dict.fromkeys(HISTORY_METHODS, LIMITED_INTERVAL_S))
         return cls()
 

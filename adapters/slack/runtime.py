@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import datetime
 
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
@@ -31,6 +32,7 @@ from bot.agents.memory_tools import MemoryAccess
 from bot.asks.service import AskService
 from bot.llm.client import LLMClient
 from bot.memory.indexer import SessionIndexer
+from bot.memory.live import slack_memory_option
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.user_tokens import TokenCipher, UserTokenStore
@@ -98,12 +100,14 @@ async def open_workspace(
     memory: MemoryAccess,
     indexer: SessionIndexer | None = None,
     mirror: bool = True,
+    installed_at: datetime | None = None,
 ) -> SlackServices:
     """One workspace's services over its bot's client: its port, its directory in the store (which the core scopes
     every ask, memory read and transcript to), its memory source (mirror: ingestion; live: Slack's search, nothing
     copied) and its asks. `mirror=False` (a process that only runs asks) takes the stored workspace as it is, unless
     it was never mirrored."""
-    limits = InstallLimits.for_settings(settings)
+    option, said = slack_memory_option(settings, installed_at)
+    limits = InstallLimits.for_settings(settings, installed_at=installed_at)
     port = SlackPort(client, user_tokens=tokens, agents_channel=settings.slack_agents_channel, limits=limits)
     ingest = IngestWorker(
         port,
@@ -118,11 +122,11 @@ async def open_workspace(
     source, live = slack_memory_source(settings), None
     if source == "live":
         memory, live = await live_memory(db, port, tokens, reader_of=memory)
-    logger.info("Slack workspace %s: memory source %s", workspace_id, source)
+    logger.log(logging.WARNING if option == "none" else logging.INFO, "Slack workspace %s: %s", workspace_id, said)
     asks = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=workspace_id)
     install = None
     if tokens is not None and settings.slack_client_id:
-        install = MemberInstallFlow(settings, client, tokens, extra_scopes=member_scopes(settings))
+        install = MemberInstallFlow(settings, client, tokens, user_scopes=member_scopes(settings))
     services = SlackServices(settings, db, port, asks, ingest=None if live else ingest, install=install)
     services.live_search = live
     return services

@@ -4,6 +4,7 @@ through bolt's context (`services(context)`)."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 
 from adapters.slack.answers import AnswerPosts
 from adapters.slack.install import MemberInstallFlow
-from adapters.slack.live_search import SlackLiveSearch
+from adapters.slack.live_search import Audience, SlackLiveSearch, hearing_in
 from adapters.slack.memory_events import SlackMemoryEvents
 from adapters.slack.port import SlackPort
 from bot.asks.service import AskService
@@ -95,14 +96,26 @@ class SlackServices:
             # database from its commit on, for whichever process runs the ask.
             self.spawn(self.live_search.remember_action_token(str(event["user"]), str(token)))
 
+    def audience_of(self, event: dict[str, Any]) -> Audience:
+        """Where the ask an event starts is answered: its searches are for public channels only unless it is the
+        asker's DM with askwith (a mention carries no channel type: narrowed, without naming the channel)."""
+        thread = event.get("assistant_thread") or {}
+        channel = str(event.get("channel") or thread.get("channel_id") or "")
+        kind = event.get("channel_type") or ("im" if thread else "")
+        return Audience(channel, kind == "channel", kind == "im")
+
     @property
     def tasks(self) -> set[asyncio.Task[Any]]:
         """Background work running now (what `spawn` started and has not finished)."""
         return set(self._tasks)
 
-    def spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
-        """Run work after the listener returned, keeping a reference so it is not garbage-collected mid-way."""
-        task = asyncio.get_running_loop().create_task(work)
+    def spawn(self, work: Coroutine[Any, Any, Any], *, audience: Audience | None = None) -> asyncio.Task[Any]:
+        """Run work after the listener returned, keeping a reference so it is not garbage-collected mid-way. With
+        `audience`, an ask's live searches (in that task only) know where its answer is posted."""
+        context = contextvars.copy_context()
+        if audience is not None:
+            context.run(hearing_in, audience.channel_id, public=audience.public, dm=audience.dm)
+        task = asyncio.get_running_loop().create_task(work, context=context)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         task.add_done_callback(_log_failure)

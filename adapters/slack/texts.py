@@ -173,13 +173,22 @@ LIVE_SEARCH_REFUSED = {
     "your message)",
     "scope": "your agent is missing a Slack search permission ({needed})",
     "revoked": "Slack no longer accepts askwith's access to your search",
+    "unavailable": "Slack does not offer its search to askwith in this workspace right now, so your agent answers "
+    "without searching Slack",
+}
+LIVE_SEARCH_NEXT = {
+    "expired": "Mention me again (`@askwith …`) or write to me here to ask again, or run `/askwith connect` to let "
+    "your agent search with your own permission.",
+    "unavailable": "A workspace admin can check that askwith is approved for Slack's search; nothing else is needed "
+    "from you.",
 }
 
 
 def live_search_refused(kind: str, needed: str = "") -> str:
     """Told by DM when Slack refuses a search of a member's agent (the ask goes on without those results)."""
     reason = LIVE_SEARCH_REFUSED[kind].format(needed=needed or "search:read")
-    return f"askwith could not search Slack for you: {reason}. Run `/askwith connect` to let your agent search."
+    then = LIVE_SEARCH_NEXT.get(kind, "Run `/askwith connect` to let your agent search.")
+    return f"askwith could not search Slack for you: {reason}. {then}"
 
 
 def token_disabled(reason: str) -> str:

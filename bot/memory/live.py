@@ -16,6 +16,7 @@ What is filtered here, whatever the platform returns: channels the member exclud
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import UTC, datetime
 
 from sqlalchemy import select
 
@@ -109,16 +110,68 @@ def source_of(memory: MemoryAccess) -> str:
 
 
 SLACK_MEMORY_CHOICES = ("auto", "mirror", "live")
+# Slack's Real-time Search guide: "Only directory-published apps or internal apps may use the Real-time Search API."
+LIVE_ALLOWED = ("internal", "marketplace")
+# Slack's rate-limit page: "Effective May 29, 2025, all newly-created Slack apps that are commercially distributed and
+# have not been approved for the Slack Marketplace will be subject to new rate limits for the conversations.history
+# and conversations.replies API methods. Existing installations of apps that are not Marketplace-approved are not
+# subject to the new posted limits."
+POSTED_LIMITS_FROM = datetime(2025, 5, 29, tzinfo=UTC)
+
+
+def slack_app_kind(settings: Settings) -> tuple[str, str]:
+    """(internal | marketplace | distributed, why): ASKWITH_SLACK_APP when set, else what the other settings say."""
+    if settings.slack_app:
+        return settings.slack_app, "ASKWITH_SLACK_APP"
+    if settings.slack_marketplace:
+        return "marketplace", "ASKWITH_SLACK_MARKETPLACE=true"
+    if settings.slack_distribution == "oauth":
+        return "distributed", "ASKWITH_SLACK_DISTRIBUTION=oauth without ASKWITH_SLACK_APP or ASKWITH_SLACK_MARKETPLACE"
+    return "internal", "ASKWITH_SLACK_DISTRIBUTION=single (one workspace, the app's own bot token)"
 
 
 def memory_source(settings: Settings, platform: str) -> str:
     """`live` or `mirror` for a platform's workspaces: only Slack has a live source (ASKWITH_SLACK_MEMORY; `auto` is
-    live for an app distributed by OAuth, mirror for an internal one); Discord and local workspaces are mirrored."""
+    live for a Marketplace app, mirror for the others); Discord and local workspaces are mirrored. Live memory for an
+    app Slack does not let use the Real-time Search API (a distributed one outside the Marketplace) is refused."""
     chosen = settings.slack_memory.strip().lower()
     if chosen not in SLACK_MEMORY_CHOICES:
         raise InvalidSettingError("ASKWITH_SLACK_MEMORY", settings.slack_memory, "choice (auto|mirror|live)")
     if platform != "slack":
         return "mirror"
+    kind, _ = slack_app_kind(settings)
+    if chosen == "live" and kind not in LIVE_ALLOWED:
+        expected = "mirror or auto: Slack lets only Marketplace-published or internal apps use its Real-time Search"
+        raise InvalidSettingError("ASKWITH_SLACK_MEMORY", settings.slack_memory, expected)
     if chosen == "auto":
-        return "live" if settings.slack_distribution == "oauth" else "mirror"
+        return "live" if kind == "marketplace" else "mirror"
     return chosen
+
+
+def slack_memory_option(settings: Settings, installed_at: datetime | None) -> tuple[str, str]:
+    """(live | mirror | none, the plain sentence start-up logs) for one Slack install: what memory Slack allows it.
+
+    A distributed app outside the Marketplace may not search live; its mirror reads history at the usual rates only
+    for an install made before 2025-05-29, and a later install reads 1 request a minute, 15 messages a page: no
+    memory worth the name ("none"; askwith still answers from what members tell it).
+    """
+    kind, why = slack_app_kind(settings)
+    source = memory_source(settings, "slack")
+    if kind != "distributed":
+        return source, f"{kind} Slack app ({why}): {source} memory"
+    before = installed_at is not None and _aware(installed_at) < POSTED_LIMITS_FROM
+    if before:
+        return "mirror", (
+            f"distributed Slack app outside the Marketplace ({why}), installed before 2025-05-29: mirror memory at "
+            "the usual rate limits; Slack lets it use no Real-time Search"
+        )
+    return "none", (
+        f"distributed Slack app outside the Marketplace ({why}), installed on or after 2025-05-29: no memory option. "
+        "Slack lets it use no Real-time Search, and conversations.history/replies come at 1 request a minute, 15 "
+        "messages a page. Publish the app in the Marketplace (ASKWITH_SLACK_APP=marketplace) or run it as an "
+        "internal app (ASKWITH_SLACK_APP=internal)"
+    )
+
+
+def _aware(when: datetime) -> datetime:
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)

@@ -6,10 +6,11 @@
     ...
     await api.stop()
 
-It serves GET and POST (query, form and JSON bodies), checks the token type (xoxb bot / xoxp user) and the scopes
-each method needs, enforces channel membership like Slack does, paginates with cursors, and can answer 429 with a
-`Retry-After` header on demand (`rate_limit`). Posts land in the world; ephemeral posts and Block Kit blocks are
-kept on the side for assertions.
+It serves GET and POST (query, form and JSON bodies), checks the token type (xoxb bot / xoxp user) against the
+token types Slack allows per method (`tests.fakes.slack_methods`; else `not_allowed_token_type`) and the scopes
+each method needs, refuses to grant a bot token a user-only scope (Slack does not), enforces channel membership
+like Slack does, paginates with cursors, and can answer 429 with a `Retry-After` header on demand (`rate_limit`).
+Posts land in the world; ephemeral posts and Block Kit blocks are kept on the side for assertions.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from aiohttp import web
 
 from bot.port import Channel, ChannelKind
 from bot.world import World
+from tests.fakes.slack_methods import METHODS, scope_problems
 from tests.fakes.slack_shapes import (
     SCOPE_PREFIX,
     SLACK_TYPE,
@@ -108,6 +110,8 @@ class FakeSlackApi:
     _runner: web.AppRunner | None = None
 
     def __post_init__(self) -> None:
+        if problems := scope_problems("bot", sorted(self.bot_scopes)):
+            raise ValueError(f"Slack grants no bot token these scopes: {'; '.join(problems)}")
         self.timeline = SlackTimeline(self.world)
         self.handlers: dict[str, Callable[[Actor | None, dict[str, Any]], dict[str, Any]]] = {
             name.removeprefix("m_").replace("_", "."): getattr(self, name) for name in dir(self) if name[:2] == "m_"
@@ -223,6 +227,9 @@ class FakeSlackApi:
             return self._oauth_access(params, request)
         if actor is None:
             raise SlackApiError("not_authed" if not _bearer(request) else "invalid_auth")
+        spec = METHODS.get(method)
+        if spec is not None and actor.kind not in spec.tokens:
+            raise SlackApiError("not_allowed_token_type")
 
         return {"ok": True, **handler(actor, params)}
 

@@ -16,7 +16,7 @@ import pytest
 from sqlalchemy import func, select
 
 from adapters.slack import texts
-from adapters.slack.live_search import SlackLiveSearch
+from adapters.slack.live_search import SlackLiveSearch, hearing_in
 from adapters.slack.oauth_runtime import SlackOAuthRuntime
 from adapters.slack.services import SlackServices
 from bot import messages
@@ -28,6 +28,7 @@ from bot.llm.scripted import ScriptedBackend
 from bot.memory.clear import ClearMemory
 from bot.memory.source import LiveQuery
 from bot.memory.vector_index import VectorIndex
+from bot.port import Channel, ChannelKind
 from bot.settings import Settings
 from bot.store import models
 from bot.store.chat_store import WorkspaceKey
@@ -37,7 +38,7 @@ from tests.fakes.asks import QUESTION, two_fact_world
 from tests.fakes.slack_api import BOT_SCOPES, USER_SCOPES, FakeSlackApi
 from tests.fakes.slack_cloud import FakeSlackCloud
 from tests.fakes.slack_requests import bolt_request, event_body
-from tests.fakes.slack_search import ACTION_TOKEN_TTL_S, SEARCH_SCOPES, FakeSlackSearch
+from tests.fakes.slack_search import ACTION_TOKEN_TTL_S, BOT_SEARCH_SCOPES, SEARCH_SCOPES, FakeSlackSearch
 from tests.fakes.slack_shapes import slack_world
 from tests.integration.slack.conftest import SIGNING_SECRET
 from tests.integration.slack.test_slack_oauth_install import _install
@@ -63,7 +64,8 @@ async def _live(settings: Settings, db: Database, *, bot_scopes: frozenset[str])
     cloud = FakeSlackCloud([fake])
     await cloud.start()
     settings = settings.replace(
-        slack_distribution="oauth", slack_signing_secret=SIGNING_SECRET, slack_client_id=fake.client_id,
+        slack_distribution="oauth", slack_app="marketplace", slack_signing_secret=SIGNING_SECRET,
+        slack_client_id=fake.client_id,
         slack_client_secret=fake.client_secret, slack_api_url=cloud.base_url,
         token_encryption_key=TokenCipher.new_key(),
     )  # fmt: skip
@@ -88,7 +90,7 @@ async def _live(settings: Settings, db: Database, *, bot_scopes: frozenset[str])
 
 @pytest.fixture
 async def live(settings: Settings, sqlite_db: Database) -> AsyncIterator[Live]:
-    async for value in _live(settings, sqlite_db, bot_scopes=BOT_SCOPES | SEARCH_SCOPES):
+    async for value in _live(settings, sqlite_db, bot_scopes=BOT_SCOPES | BOT_SEARCH_SCOPES):
         yield value
 
 
@@ -130,9 +132,12 @@ async def test_an_ask_is_answered_from_live_search_and_nothing_found_is_kept(liv
     await _until(lambda: any("14 March" in p for p in live.fake.posts(dm)))
     await live.svc.drain()
     answer = next(p for p in live.fake.posts(dm) if "14 March" in p)
-    assert "Bluebird" in answer and "14 March" in answer
+    # Alice's private #alice-notes holds "Bluebird": the bot token searches public channels only (her own user token,
+    # which she has not granted, would be needed), so her agent does not find it.
+    assert "14 March" in answer and "Bluebird" not in answer
     # Alice's agent searched as Alice (bot token + her action token), Bob's as Bob (his own token).
     assert {(c["user"], c["token"]) for c in live.search.calls} == {("UALICE", "bot"), ("UBOB", "user")}
+    assert {c["channel_types"] for c in live.search.calls if c["token"] == "bot"} == {"public_channel"}
     assert any(c["semantic"] is False for c in live.search.calls)
     workspace_id = live.svc.asks.workspace_id
     assert await _count(live.db, models.Message.__table__, workspace_id) == 0
@@ -141,7 +146,7 @@ async def test_an_ask_is_answered_from_live_search_and_nothing_found_is_kept(liv
     assert await index.count(workspace_id) == 0 and await index.windows().count(workspace_id) == 0
     # The transcript keeps what was shared, not every line the searches returned.
     record = await _record(live.db)
-    assert "14 March" in record and "Bluebird" in record
+    assert "14 March" in record
     assert "shall we meet next week" not in record  # found by Bob's search, never passed on
     assert '"prompt": [{' not in record
 
@@ -157,15 +162,58 @@ async def _record(db: Database) -> str:
 async def test_a_private_channel_never_appears_in_another_members_live_results(live: Live) -> None:
     search = live.svc.live_search
     assert search is not None
-    await search.remember_action_token("UALICE", live.search.issue_action_token("UALICE"))
+    alice_token = live.fake.grant_user_token("UALICE", SEARCH_SCOPES)
+    tokens = UserTokenStore(live.db, TokenCipher.from_settings(live.settings))
+    await tokens.save(UserTokenGrant("slack", TEAM, "UALICE", alice_token, tuple(sorted(SEARCH_SCOPES))))
     query = LiveQuery("project code name", semantic=False, limit=20)
+    hearing_in("DALICE", public=False, dm=True)  # answered in Alice's DM with askwith: her own view, whole
     alice = [r.message.text for r in await search.search("UALICE", query)]
-    assert any("Bluebird" in t for t in alice)  # her private #alice-notes
+    assert any("Bluebird" in t for t in alice)  # her private #alice-notes, with her own user token
     bob = [r.message.text for r in await search.search("UBOB", query)]
     semantic = [r.message.text for r in await search.search("UBOB", LiveQuery("Bluebird code", True, 20))]
     assert not any("Bluebird" in t for t in bob + semantic)
     party = await search.search("UBOB", LiveQuery("launch party budget", True, 20))
     assert not any("party" in r.message.text for r in party)  # dave and erin's DM
+
+
+async def test_an_answer_for_a_public_channel_searches_public_channels_only(live: Live) -> None:
+    """Slack: "DON'T expose messages/files to anyone who would not have access to them in Slack." An answer posted in
+    a public channel is searched, even with a member's own token, in public channels only (scoped to that channel)."""
+    search = live.svc.live_search
+    assert search is not None
+    alice_token = live.fake.grant_user_token("UALICE", SEARCH_SCOPES)
+    tokens = UserTokenStore(live.db, TokenCipher.from_settings(live.settings))
+    await tokens.save(UserTokenGrant("slack", TEAM, "UALICE", alice_token, tuple(sorted(SEARCH_SCOPES))))
+    general = live.fake.world.add_channel(Channel("CGENERAL", "general", ChannelKind.PUBLIC, ("UALICE", "UBOB"))).id
+    hearing_in(general, public=True)
+    found = [r.message.text for r in await search.search("UALICE", LiveQuery("project code name", False, 20))]
+    assert not any("Bluebird" in t for t in found)  # her private #alice-notes stays out of a public answer
+    assert live.search.calls[-1]["channel_types"] == "public_channel"
+    assert live.search.calls[-1]["context_channel_id"] == general
+    hearing_in("", public=False)  # a mention's channel type is unknown: narrowed the same way, no channel named
+    await search.search("UALICE", LiveQuery("project code name", False, 20))
+    assert live.search.calls[-1]["channel_types"] == "public_channel"
+
+
+async def test_an_ask_started_from_a_mention_searches_colleagues_in_public_channels_only(live: Live) -> None:
+    """Where an event's ask is answered travels with the ask's task (`spawn(..., audience=...)`, as the mention, DM
+    and Assistant listeners start asks): from a DM with askwith Bob's own token searches his DMs too; from a mention
+    (a channel, whose readers may be anyone there) or a public channel, public channels only."""
+    search = live.svc.live_search
+    assert search is not None
+    world = live.fake.world
+    query = LiveQuery("launch date", semantic=False, limit=20)
+    dm = {"type": "message", "channel_type": "im", "channel": world.dm(world.bot_id, "UALICE").id, "user": "UALICE"}
+    mention = {"type": "app_mention", "channel": "CTEAM", "user": "UALICE"}
+    public = {"type": "message", "channel_type": "channel", "channel": "CTEAM", "user": "UALICE"}
+    world.add_channel(Channel("CTEAM", "team", ChannelKind.PUBLIC, ("UALICE", "UBOB", world.bot_id)))
+    found = {}
+    for name, event in (("dm", dm), ("mention", mention), ("public", public)):
+        await live.svc.spawn(search.search("UBOB", query), audience=live.svc.audience_of(event))
+        found[name] = (live.search.calls[-1]["channel_types"], live.search.calls[-1].get("context_channel_id"))
+    assert found["dm"][0] == "public_channel,private_channel,im,mpim"
+    assert found["mention"] == ("public_channel", None)
+    assert found["public"] == ("public_channel", "CTEAM")
 
 
 async def test_an_expired_action_token_tells_the_member_plainly(live: Live) -> None:

@@ -40,4 +40,5 @@ async def _ask_from(event: dict[str, Any], context: AsyncBoltContext) -> None:
     thread_ts = str(thread_ts) if thread_ts and thread_ts != ts else None
     text = mention_text(str(event.get("text", "")), context.bot_user_id or "")
     # Checked and submitted after the event is acknowledged: the core's checks read the database.
-    svc.spawn(ChatAsks(svc).start(str(event["user"]), text, str(event["channel"]), ts, thread_ts))
+    ask = ChatAsks(svc).start(str(event["user"]), text, str(event["channel"]), ts, thread_ts)
+    svc.spawn(ask, audience=svc.audience_of(event))
