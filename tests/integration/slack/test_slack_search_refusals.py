@@ -54,7 +54,7 @@ async def refusals(sqlite_db: Database) -> AsyncIterator[Refusals]:
 
     client = AsyncWebClient(token=fake.bot_token, base_url=fake.base_url)
     live = SlackLiveSearch(client, sqlite_db, None, team_id=fake.world.id, notify=notify, clock=lambda: now[0])
-    live.remember_action_token("UALICE", search.issue_action_token("UALICE"))
+    await live.remember_action_token("UALICE", search.issue_action_token("UALICE"))
     hearing_in("DALICE", public=False, dm=True)
     try:
         yield Refusals(fake, search, live, told, now)
