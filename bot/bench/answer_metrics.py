@@ -3,16 +3,18 @@ against the best annotated span, per part, with degenerate spans left out and du
 
     parts = [PartGold("Where does Paul live?", ("across the hall",)), PartGold("Who is Paul?", ("the wine guy",))]
     span_scores("Paul is the wine guy; he lives across the hall.", parts)
-    # -> SpanScores(em=0.0, f1=0.83, parts=[...]): each part read from the clauses the answer gives for it
+    # -> SpanScores(em=0.0, f1=0.67, parts=[...]): each part read from the clause the answer gives for it
 
 Extraction (the paper's judge reads the parts out of the answer; here a fixed rule, without the gold): the answer is
-cut into clauses (lines, sentences, `,;:`), each clause goes to the part whose spans it shares most words with (ties:
-every tied part), and a clause sharing no word with any part goes to every part. A part's prediction is its clauses
-together, so pasting more text only adds tokens a part must carry: precision, hence F1, can only fall.
+cut into lines, a line sharing content words with more than one part into sentences, and such a sentence at commas
+and enumerations; each piece goes to the part whose spans it shares most content words with (ties: every tied part).
+A piece sharing nothing, or only repeating the question, goes to every part; filler alone goes with its neighbour.
+A part's prediction is its pieces together, so pasting more text only adds tokens a part must carry: precision,
+hence F1, can only fall. A negation or hedge the span lacks ("not tonight") means the part is not stated.
 
-A span is degenerate (never gold) when it holds no content word (stop words, pronouns, fillers: "you", "Bitch." is
-kept, "Oh, you" is not), when it is only a person's name for a question not asking who, or when it is shorter than
-the question's answer type allows (a why-question wants a reason of two words or more).
+A span is degenerate (never gold) when it holds no content word (stop words, pronouns, fillers: "you", "Oh, him"),
+when it is only a person's name for a question not asking who ("Joey Tribbiani" for a where-question), or when it
+is shorter than the question's answer type allows (a why-question wants a reason of two words or more: "Bitch.").
 """
 
 from __future__ import annotations
