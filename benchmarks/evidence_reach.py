@@ -18,7 +18,13 @@ the gold evidence lines (an utterance stored once per listener counts once; any 
   matches words, so it can never take such a line for an answer, only carry it along with a line it did take (or,
   in whole-history mode, read it with everything else: Schedule's busy hours share no word with "when can we meet"),
 - needs_third_party_share: items with a gold line only people outside the asking members can see, and
-  subconversation_share: of those, the items where at least one sub-conversation was opened.
+  subconversation_share: of those, the items where at least one sub-conversation was opened ("n/a" when no item
+  needs a third party).
+Beside every recall figure, per dataset (the second table): cited lines per answer and cited precision (gold lines
+among the lines the answer cites, over all the items' citations; a line answering a part counts as gold), the
+answer's length (tokens, lines) and its score by the paper's metric scored by rules (`bot.bench.scoring`: Schedule's
+count / F1 / IoU, NP's concise match, FriendsTV's token F1) with EM and F1 where the dataset has them. A "cite
+everything" answer shows as low precision; a wrong answer as a low score, whatever its recall.
 Cost: calls_critical_path_mean (sequential model calls from question to answer: turns one after another, a
 sub-conversation inside its turn, parallel talks and parallel sub-conversations counted once), llm_calls_mean,
 prompt_tokens_mean/max. `--wall` also times FriendsTV asks with one colleague and with two (a fixed latency per
@@ -52,9 +58,12 @@ from benchmarks.reach_figures import ItemFigures, gold_lines, measure, summary  
 from bot.agents.scripted_model import scripted_model  # noqa: E402
 from bot.asks.service import AskRequest  # noqa: E402
 from bot.asks.transcripts import load_transcript  # noqa: E402
+from bot.bench.answer_metrics import tokens  # noqa: E402
+from bot.bench.citations import cited_figures, claimed_sources, line_keys  # noqa: E402
 from bot.bench.generate import BUILDERS  # noqa: E402
 from bot.bench.items import BenchItem, Dataset, Metric, load_items, write_dataset  # noqa: E402
 from bot.bench.replay import Replays  # noqa: E402
+from bot.bench.scoring import rule_score  # noqa: E402
 from bot.llm.client import LLMClient  # noqa: E402
 from bot.llm.scripted import ScriptedBackend  # noqa: E402
 from bot.llm.types import LLMRequest  # noqa: E402
@@ -66,6 +75,7 @@ from bot.world import World  # noqa: E402
 DATASETS = ("schedule-easy", "schedule-medium", "schedule-hard", "np", "friendstv", "sample")
 DEFAULT_ITEMS = {"schedule-easy": 5, "schedule-medium": 5, "schedule-hard": 5, "np": 10, "friendstv": 20}
 SEED = 0
+ANSWER_CHARS = 160  # of each answer, in the --misses listing
 WALL_LATENCY_S = 0.05  # simulated seconds per model call for --wall
 
 
@@ -115,9 +125,10 @@ async def run_dataset(
     out = []
     try:
         replays = Replays(run_settings, db, llm, dataset_dir=directory, fuzzy=True, summarizer_llm=None)
+        keys_of = {file: line_keys(world) for file, world in dataset.worlds.items()}
         for item in load_items(directory)[:items]:
             replay, _ = await replays.get(item.world)
-            world = dataset.worlds[item.world]
+            world, keys = dataset.worlds[item.world], keys_of[item.world]
             colleagues = colleagues_of(item, world, extra)
             backend.take()  # drop anything sent before this ask
             started = time.perf_counter()
@@ -130,10 +141,44 @@ async def run_dataset(
                               asking=[names[m] for m in (item.asking[0], *colleagues)],
                               question=item.question)  # fmt: skip
             figures.wall_s = wall
+            beside(figures, item, outcome.answer or "", cited_figures(world, item, claimed_sources(transcript), keys))
             out.append(figures)
     finally:
         await db.close()
     return out
+
+
+def beside(figures: ItemFigures, item: BenchItem, answer: str, cited: dict[str, int]) -> None:
+    """The answer's citations, length and score, kept beside the item's recall figures."""
+    score = rule_score(item, answer)
+    figures.cited_lines, figures.cited_gold = cited["cited"], cited["cited_gold"]
+    figures.score, figures.em, figures.f1 = score.value, score.detail.get("em"), score.detail.get("f1")
+    figures.containment, figures.answer = score.detail.get("containment"), answer
+    figures.answer_tokens, figures.answer_lines = len(tokens(answer)), len(answer.strip().splitlines())
+
+
+def _figure(value: float | None, width: int = 7) -> str:
+    return f"{'n/a':>{width}}" if value is None else f"{value:>{width}.2f}"
+
+
+def precision_report(figures: dict[str, dict[str, Any]]) -> str:
+    """Per dataset: recall (cited) beside cited precision, the answer's length and its score, EM and F1."""
+    head = (f"{'dataset':16} {'items':>5} {'cited':>7} {'cit.lines':>9} {'cit.prec':>8} {'tokens':>7} {'lines':>6}"
+            f" {'score':>7} {'EM':>7} {'F1':>7} {'contain':>7}")  # fmt: skip
+    rows = [
+        f"{name:16} {f['items']:>5} {f['cited']:>7.2f} {f['cited_lines_mean']:>9.1f}"
+        f" {_figure(f['cited_precision'], 8)} {f['answer_tokens_mean']:>7.1f} {f['answer_lines_mean']:>6.1f}"
+        f" {f['score_mean']:>7.2f}"
+        f" {_figure(f['em_mean'])} {_figure(f['f1_mean'])} {_figure(f['containment_mean'])}"
+        for name, f in figures.items()
+        if "items" in f
+    ]
+    note = (
+        "cited = recall (gold lines cited / gold lines); cit.prec = gold lines among the cited; score = the paper's"
+        " metric by rules (FriendsTV: token F1; NP: concise match); contain = the gold anywhere in the answer (a"
+        " labelled extra: it rewards pasting); n/a = the figure does not apply"
+    )
+    return "\n".join(["precision and correctness beside recall", head, *rows, note])
 
 
 def report(figures: dict[str, dict[str, Any]], settings: Settings) -> str:
@@ -144,7 +189,7 @@ def report(figures: dict[str, dict[str, Any]], settings: Settings) -> str:
     head += f" {'sub/item':>8} {'crit.calls':>10} {'calls':>6} {'tokens/ask':>10} {'max':>7}"
     rows = [
         f"{name:16} {f['items']:>5} {f['lines']:>5} "
-        + " ".join(f"{f[c]:>7.2f}" for c in cols)
+        + " ".join(_figure(f[c]) for c in cols)
         + f" {f['subconversations_per_item']:>8.2f} {f['calls_critical_path_mean']:>10.1f} {f['llm_calls_mean']:>6.1f}"
         f" {f['prompt_tokens_mean']:>10,} {f['prompt_tokens_max']:>7,}"
         for name, f in figures.items()
@@ -155,14 +200,17 @@ def report(figures: dict[str, dict[str, Any]], settings: Settings) -> str:
         f"evidence reach (scripted stand-in, seed 0, embedder {settings.embedder}; mechanics, not answer quality)"
         + marked,
         f"evidence budget {settings.evidence_budget:,} tokens per prompt; ask budget {settings.ask_token_limit:,}",
-        head, *rows,
+        head, *rows, "", precision_report(figures),
     ])  # fmt: skip
 
 
 def misses(name: str, items: list[ItemFigures]) -> list[str]:
-    """Item by item: each gold line that did not reach the final prompt, and who alone could see it."""
+    """Item by item: the answer with its score and citations, then each gold line that did not reach the final
+    prompt, and who alone could see it."""
     out = []
     for index, item in enumerate(items):
+        said = " / ".join(item.answer.split("\n"))[:ANSWER_CHARS]
+        out.append(f"{name} #{index}: score {item.score:.2f}, cited {item.cited_gold}/{item.cited_lines} gold: {said}")
         for where in item.where:
             if not where["final"]:
                 held = ", ".join(where["held_only_by"]) or "the asking members"
@@ -199,7 +247,7 @@ def main() -> None:
     parser.add_argument("--datasets", default=",".join(DATASETS), help="Comma list of datasets to run.")
     parser.add_argument("--json", type=Path, default=None, help="Also write the figures to this JSON file.")
     parser.add_argument("--embedder", default="minilm", help="minilm (default, the real model) or hash (lexical).")
-    parser.add_argument("--misses", action="store_true", help="List every gold line that missed the final prompt.")
+    parser.add_argument("--misses", action="store_true", help="List answers and gold lines missing at the end.")
     parser.add_argument("--wall", action="store_true", help="Time FriendsTV with one and two colleagues.")
     parser.add_argument("--wall-latency", type=float, default=WALL_LATENCY_S, help="Seconds per call for --wall.")
     args = parser.parse_args()

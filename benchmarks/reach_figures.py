@@ -15,6 +15,7 @@ from typing import Any
 
 from bot.agents.scripted_reading import keywords_of, names_of, needs_of
 from bot.asks.transcripts import ConversationView, Transcript
+from bot.bench.citations import claimed_sources, precision
 from bot.llm.types import LLMRequest
 from bot.text_fold import stem, stems_of
 from bot.world import World
@@ -67,6 +68,16 @@ class ItemFigures:
     llm_calls: int
     wall_s: float = 0.0
     where: list[dict[str, Any]] = field(default_factory=list)  # per gold line, for the item-by-item listing
+    # Beside recall: what the answer cites and how right it is (`bot.bench.citations`, `bot.bench.scoring`).
+    cited_lines: int = 0  # distinct lines the answer's claims cite
+    cited_gold: int = 0  # gold lines among them (evidence, or another line answering a part)
+    score: float = 0.0  # the paper's metric, by rules
+    em: float | None = None  # NP, FriendsTV: exact match (FriendsQA's, per part)
+    f1: float | None = None  # token F1
+    containment: float | None = None  # the gold anywhere in the answer: a labelled extra (it rewards pasting)
+    answer: str = ""
+    answer_tokens: int = 0
+    answer_lines: int = 0
 
 
 def gold_lines(world: World, ids: Iterable[str]) -> list[GoldLine]:
@@ -116,11 +127,6 @@ def left_agents(transcript: Transcript, requester: str) -> set[str]:
         if side.get("agent") != requester and side.get("crossed"):
             out.update(side.get("released") or [])
     return out
-
-
-def claimed_sources(transcript: Transcript) -> set[str]:
-    claims = (transcript.consensus.data.get("claims") or []) if transcript.consensus else []
-    return {s for claim in claims for s in claim.get("sources") or []}
 
 
 def critical_path(transcript: Transcript, *, seconds: bool = False) -> float:
@@ -202,13 +208,27 @@ def summary(items: list[ItemFigures]) -> dict[str, Any]:
         "ceiling_without_recursion": _share(sum(i.reachable for i in items), total),
         "sharing_no_word": _share(sum(i.wordless for i in items), total),
         "needs_third_party_share": _share(len(hop), len(items)),
-        "subconversation_share": _share(sum(i.subconversations > 0 for i in hop), len(hop)),
+        # no item needs a third party: there is nothing to open a sub-conversation for (n/a, not 0)
+        "subconversation_share": _share(sum(i.subconversations > 0 for i in hop), len(hop)) if hop else None,
+        "cited_lines_mean": round(sum(i.cited_lines for i in items) / n, 2),
+        "cited_precision": precision(sum(i.cited_gold for i in items), sum(i.cited_lines for i in items)),
+        "answer_tokens_mean": round(sum(i.answer_tokens for i in items) / n, 1),
+        "answer_lines_mean": round(sum(i.answer_lines for i in items) / n, 2),
+        "score_mean": round(sum(i.score for i in items) / n, 4),
+        "em_mean": _mean([i.em for i in items]),
+        "f1_mean": _mean([i.f1 for i in items]),
+        "containment_mean": _mean([i.containment for i in items]),
         "subconversations_per_item": round(sum(i.subconversations for i in items) / n, 2),
         "calls_critical_path_mean": round(sum(i.calls_critical_path for i in items) / n, 2),
         "llm_calls_mean": round(sum(i.llm_calls for i in items) / n, 2),
         "prompt_tokens_mean": round(sum(i.prompt_tokens for i in items) / n),
         "prompt_tokens_max": max((i.prompt_tokens for i in items), default=0),
     }
+
+
+def _mean(values: list[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return round(sum(present) / len(present), 4) if present else None
 
 
 def _share(part: int, whole: int) -> float:

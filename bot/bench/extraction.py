@@ -29,9 +29,18 @@ _CLAUSES = re.compile(r"[,.;:!?()]")
 NEAR_CHARS = 30  # a number this close to a word of deleting is the count
 
 
+# The chat writes an apostrophe several ways ("wonīt", "won’t"): one spelling, so "won't" matches them all.
+APOSTROPHES = str.maketrans(dict.fromkeys("\u012b\u2019\u2018\u02bc\u00b4`", "'"))
+
+
+def fold_apostrophes(text: str) -> str:
+    return text.translate(APOSTROPHES)
+
+
 def normalize(text: str) -> str:
-    """Lower case, no punctuation, no articles, single spaces (the SQuAD answer normalization)."""
-    text = text.lower().replace("-", " ")
+    """Lower case, no punctuation, no articles, single spaces (the SQuAD answer normalization); apostrophe variants
+    read as one."""
+    text = fold_apostrophes(text).lower().replace("-", " ")
     text = "".join(ch for ch in text if ch not in set(string.punctuation))
     text = re.sub(r"\b(a|an|the)\b", " ", text)
     return " ".join(text.split())

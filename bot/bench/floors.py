@@ -24,7 +24,7 @@ from bot.bench.items import ITEMS, BenchItem, Metric, load_items, load_world
 from bot.bench.persona.dataset import ALL_ITEMS
 from bot.bench.schedule import answers
 from bot.bench.schedule.model import schedules_from_json
-from bot.bench.scoring import _schedule_by_rules, accepted_answers, normalized_match
+from bot.bench.scoring import rule_score as score_by_rules
 from bot.bench.timeslots import format_span
 from bot.world import World
 
@@ -48,9 +48,7 @@ class Floors:
 
 
 def rule_score(item: BenchItem, prediction: str) -> float:
-    if item.metric is Metric.JUDGE:
-        return normalized_match(prediction, accepted_answers(item)).value
-    return _schedule_by_rules(item, prediction).value
+    return score_by_rules(item, prediction).value
 
 
 def dataset_floors(dataset_dir: Path, item_ids: frozenset[str] | None = None) -> Floors:

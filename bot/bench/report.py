@@ -19,6 +19,8 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any
 
+from bot.bench.answer_metrics import tokens
+from bot.bench.citations import precision
 from bot.bench.floors import dataset_floors
 from bot.bench.generate import DATASETS
 from bot.bench.items import ITEMS, load_items
@@ -60,6 +62,7 @@ class Cell:
     by_hops: dict[str, list[float]] = field(default_factory=dict)  # FriendsTV: hops -> [mean score, items]
     options: list[str] = field(default_factory=list)  # variant, anonymized names, privacy prompt
     judge: str | None = None  # the judge/extraction model; None = rules
+    quality: dict[str, float | None] = field(default_factory=dict)  # `answer_quality`: EM/F1, length, precision
 
 
 @dataclass
@@ -183,7 +186,24 @@ def _cell(results: list[ItemResult], config: RunConfig) -> Cell:
         scores = [r.score for r in results if hops.get(r.item_id) == hop]
         by_hops[str(hop)] = [fmean(scores), float(len(scores))]
     scorers = sorted({r.scorer for r in results})
-    return Cell(fmean(r.score for r in results), len(results), scorers, floors, by_hops, config.options, config.judge)
+    score = fmean(r.score for r in results)
+    return Cell(score, len(results), scorers, floors, by_hops, config.options, config.judge, answer_quality(results))
+
+
+def answer_quality(results: list[ItemResult]) -> dict[str, float | None]:
+    """Means of EM, F1 and containment (where the scorer computed them), of the answer's tokens and lines, of the
+    lines cited; and cited precision over all the items' citations (None where a figure does not apply)."""
+    out: dict[str, float | None] = {}
+    for key in ("em", "f1", "containment", "answer_tokens", "answer_lines"):
+        values = [float(r.score_detail[key]) for r in results if key in r.score_detail]
+        out[key] = fmean(values) if values else None
+    if out["answer_tokens"] is None:  # Schedule scorers keep no length: count it from the answers
+        out["answer_tokens"] = fmean(len(tokens(r.answer)) for r in results)
+        out["answer_lines"] = fmean(len(r.answer.strip().splitlines()) for r in results)
+    cited = [r.citations for r in results if r.citations]
+    out["cited"] = fmean(c["cited"] for c in cited) if cited else None
+    out["cited_precision"] = precision(sum(c["cited_gold"] for c in cited), sum(c["cited"] for c in cited))
+    return out
 
 
 @cache

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.bench.report import BEHAVIOUR_METRICS, PAPER_GPT4, PAPER_LABEL, SPLITS, Report, Run
-from bot.bench.report_tables import FLOOR_ROWS
+from bot.bench.report_tables import FLOOR_ROWS, quality_text
 
 
 ZERO_SLIVER = 0.6  # percent: the height drawn for a score of exactly 0
@@ -32,6 +32,9 @@ def write_report_files(report: Report, runs: list[Run], out_dir: Path) -> list[P
     _write_rows(paths[3], list(ITEM_FIELDS), _item_rows(runs))
     document = {**report.dict(), "runs": [_run_summary(run) for run in runs]}
     paths[4].write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    quality = quality_text(report)
+    paths.append(out_dir / "quality.csv")
+    _write_rows(paths[-1], quality.headers, quality.rows)
     paths.append(write_score_plot(report, out_dir / "scores.png"))
     paths.append(write_cost_plot(report, out_dir / "cost.png"))
     return paths

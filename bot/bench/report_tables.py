@@ -30,7 +30,8 @@ RATIOS = {"solved_ratio", "fake_solved_ratio", "consensus_ratio"}
 SCORER_MARKS = {
     ScoreMethod.LLM_JUDGE.value: "j", ScoreMethod.EXACT_COUNT_LLM.value: "j", ScoreMethod.NAME_F1_LLM.value: "j",
     ScoreMethod.SLOT_IOU_LLM.value: "j", ScoreMethod.NORMALIZED_MATCH.value: "m", ScoreMethod.EXACT_COUNT.value: "r",
-    ScoreMethod.NAME_F1.value: "r", ScoreMethod.SLOT_IOU.value: "r",
+    ScoreMethod.NAME_F1.value: "r", ScoreMethod.SLOT_IOU.value: "r", ScoreMethod.TOKEN_F1.value: "f",
+    ScoreMethod.CONCISE_MATCH.value: "c",
 }  # fmt: skip
 # (row name, which floors: over the full dataset or over the items run, the figure): every cell shows its n.
 FLOOR_ROWS: tuple[tuple[str, str, Callable[[dict], float]], ...] = (
@@ -55,7 +56,7 @@ class TableText:
 
 
 def report_tables(report: Report) -> list[TableText]:
-    tables = [scores_text(report), behaviour_text(report), cost_text(report)]
+    tables = [scores_text(report), quality_text(report), behaviour_text(report), cost_text(report)]
     if any(cell.by_hops for row in report.table1.values() for cell in row.values()):
         tables.append(hops_text(report))
     return tables
@@ -73,13 +74,45 @@ def scores_text(report: Report) -> TableText:
         rows.append([name, "", "", *(_floor(floors.get(d), pick) for d in report.datasets)])
     caption = (
         "n = items scored; scorer: j = judge model (the paper's judge prompt, or its extraction step for Schedule), "
-        "r = rule-based extraction, m = normalized match; 'floor' in a score = the best no-communication floor over "
-        "the same items. Floor rows: over every item of the dataset, then the best over the items run; each with "
-        "its n. Easy: exact count; Medium: F1; Hard: IoU; NP, FriendsTV: precision. " + REBUILT_NOTE
+        "r = rule-based extraction, f = FriendsQA token F1, c = concise match, m = normalized match; 'floor' in a "
+        "score = the best no-communication floor over the same items. Floor rows: over every item of the dataset, "
+        "then the best over the items run; each with its n. Easy: exact count; Medium: F1; Hard: IoU; NP, FriendsTV: "
+        "precision (judge), else FriendsTV token F1 and NP concise match. " + REBUILT_NOTE
     )
     title = "Table 1: score per dataset (mean over items), with no-communication floors"
     headers = ["configuration", "options", "judge", *report.datasets]
     return TableText(title, headers, rows, caption, text_columns=3, dim_rows=1)
+
+
+QUALITY_HEADERS = ("configuration", "dataset", "items", "score", "EM", "F1", "containment", "answer tokens",
+                   "answer lines", "cited lines", "cited precision")  # fmt: skip
+
+
+def quality_text(report: Report) -> TableText:
+    """Per configuration and dataset: the score beside EM/F1, the answer's length and the precision of its citations
+    (a figure a dataset or run does not have shows as n/a)."""
+    rows = []
+    for label in report.labels:
+        for dataset, cell in report.table1[label].items():
+            q = cell.quality
+            rows.append([label, dataset, str(cell.items), f"{cell.score:.2%}", _pct(q.get("em")), _pct(q.get("f1")),
+                         _pct(q.get("containment")), _num(q.get("answer_tokens")), _num(q.get("answer_lines")),
+                         _num(q.get("cited")), _pct(q.get("cited_precision"))])  # fmt: skip
+    caption = (
+        "Means over the items. EM/F1: FriendsQA's exact match and token F1 (per part, best annotated span) for "
+        "FriendsTV, against the gold answer for NP; containment: the gold found anywhere in the answer (rewards "
+        "pasting; shown only beside the others). Cited precision: gold lines among the lines the answer cites, over "
+        "every item's citations; an answer citing everything shows low here however high its recall."
+    )
+    return TableText("Answer quality: score, EM/F1, length, cited precision", list(QUALITY_HEADERS), rows, caption, 2)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2%}"
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
 
 
 def _score(cell: Cell | None) -> str:

@@ -41,6 +41,7 @@ class ItemResult:
     wall_s: float  # the ask, end to end (validation, conversations, consensus, delivery)
     ingest_s: float  # time this item spent ingesting its workspace (0 when another item had ingested it)
     behaviour: dict[str, Any] = field(default_factory=dict)  # InfoNav statistics (bot.asks.metrics)
+    citations: dict[str, int] = field(default_factory=dict)  # lines cited, gold among them (bot.bench.citations)
 
     @property
     def overhead_s(self) -> float:

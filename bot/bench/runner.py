@@ -20,6 +20,7 @@ from bot.asks.metrics import behaviour
 from bot.asks.service import AskOutcome, AskRequest
 from bot.asks.transcripts import load_transcript
 from bot.bench.anonymize import anonymize_item, anonymize_world
+from bot.bench.citations import cited_figures, claimed_sources
 from bot.bench.items import BenchItem, load_items
 from bot.bench.replay import OnIngest, Replay, Replays
 from bot.bench.results import ItemResult, ResultStore
@@ -175,6 +176,7 @@ async def _result(
         ablations=list(transcript.ask.ablations), llm_calls=cost.llm_calls, prompt_tokens=cost.prompt_tokens,
         completion_tokens=cost.completion_tokens, llm_s=cost.llm_seconds, wall_s=wall_s, ingest_s=ingest_s,
         behaviour=behaviour(transcript).dict(),
+        citations=cited_figures(replay.port.world, item, claimed_sources(transcript)),
     )  # fmt: skip
 
 

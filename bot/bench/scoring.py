@@ -1,7 +1,10 @@
 """The paper's metrics (appendix C.3), one function per metric, and `score_item` to pick the right one.
 
-- NP and FriendsTV: precision, judged by an LLM with the paper's judge prompt (`prompts/bench_judge.yaml`), or by a
-  normalized match (SQuAD-style normalization, the gold answer contained in the prediction) when no judge is given.
+- NP and FriendsTV: precision, judged by an LLM with the paper's judge prompt (`prompts/bench_judge.yaml`). Without a
+  judge, a template FriendsTV item scores FriendsQA's token F1 (per part, against its best annotated span, mean over
+  parts; `bot.bench.answer_metrics`), and any other item a concise match: the gold stated plainly in an answer at most
+  `CONCISE_EXTRA` tokens longer than it (pasting lines is no answer). Every NP/FriendsTV score's detail also carries
+  EM, F1 and plain containment (`containment`, a labelled extra: it rewards pasting).
 - Schedule Easy: the count the answer gives must equal the gold count.
 - Schedule Medium: F1 between the activity names the answer gives (mapped onto the activity vocabulary) and the gold.
 - Schedule Hard: IoU between the half-hour slots covered by the answer's time spans and the gold spans.
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from bot.bench.answer_metrics import PartGold, span_scores, tokens, valid_spans
 from bot.bench.extraction import extract_count, mentioned_names, normalize, plainly_states, states_inside
 from bot.bench.items import BenchItem, Metric
 from bot.bench.timeslots import parse_spans, slots_of
@@ -38,6 +42,11 @@ class ScoreMethod(StrEnum):
     EXACT_COUNT_LLM = "exact_count_llm_extract"  # extracted by the judge model (the paper's protocol)
     NAME_F1_LLM = "name_f1_llm_extract"
     SLOT_IOU_LLM = "slot_iou_llm_extract"
+    TOKEN_F1 = "token_f1"  # FriendsQA's metric, per part against the best annotated span
+    CONCISE_MATCH = "concise_match"  # stated plainly, in an answer not much longer than the gold
+
+
+CONCISE_EXTRA = 25  # tokens an answer may add to the gold (a sentence around it), beyond which it is a dump
 
 
 LLM_METHODS = {ScoreMethod.LLM_JUDGE, ScoreMethod.EXACT_COUNT_LLM, ScoreMethod.NAME_F1_LLM, ScoreMethod.SLOT_IOU_LLM}
@@ -83,6 +92,49 @@ def normalized_match(prediction: str, parts: list[list[str]]) -> Score:
     return Score(float(all(matched)), ScoreMethod.NORMALIZED_MATCH, {"parts_matched": matched})
 
 
+def _template(item: BenchItem) -> bool:
+    return "parts" in item.gold and item.gold.get("composed_by", "template") == "template"
+
+
+def part_golds(item: BenchItem) -> list[PartGold]:
+    """A template FriendsTV item's parts: each with its question, every annotated span, and the item's people."""
+    out = []
+    for part in item.gold["parts"]:
+        names = {*part.get("holders", []), *part.get("line_holders", []), *part.get("third_parties", [])}
+        names |= {part.get("speaker") or "", *item.asking} - {""}
+        spans = tuple(dict.fromkeys([*part.get("spans", []), *part["answers"], part["answer"]]))
+        out.append(PartGold(str(part.get("question", "")), spans, frozenset(n.lower() for n in names)))
+    return out
+
+
+def answer_figures(item: BenchItem, prediction: str) -> dict[str, Any]:
+    """EM, token F1 (FriendsQA's, per part for a template item), containment and the answer's length."""
+    parts = part_golds(item) if _template(item) else [PartGold(item.question, tuple(accepted_answers(item)[0]))]
+    spans = span_scores(prediction, parts, item.question)
+    contained = normalized_match(prediction, accepted_answers(item)).value
+    lines = len(prediction.strip().splitlines())
+    return {"em": spans.em, "f1": round(spans.f1, 4), "containment": contained, "parts": spans.parts,
+            "answer_tokens": len(tokens(prediction)), "answer_lines": lines}  # fmt: skip
+
+
+def concise_match(item: BenchItem, prediction: str) -> Score:
+    """The gold plainly stated, in an answer at most CONCISE_EXTRA tokens longer than the gold (else a dump)."""
+    accepted = accepted_answers(item)[0]
+    stated = [a for a in accepted if plainly_states(prediction, a)]
+    concise = any(len(tokens(prediction)) <= len(tokens(a)) + CONCISE_EXTRA for a in stated)
+    return Score(float(concise), ScoreMethod.CONCISE_MATCH, answer_figures(item, prediction))
+
+
+def rule_score(item: BenchItem, prediction: str) -> Score:
+    """The score without a judge model (floors use it too, so they compare with the runs)."""
+    if item.metric in SCHEDULE_METRICS:
+        return _schedule_by_rules(item, prediction)
+    if _template(item):
+        figures = answer_figures(item, prediction)
+        return Score(figures["f1"], ScoreMethod.TOKEN_F1, figures)
+    return concise_match(item, prediction)
+
+
 async def judge(question: str, ground_truth: str, prediction: str, client: LLMClient) -> Score:
     prompt = render_prompt("bench_judge", "user", question=question, ground_truth=ground_truth, prediction=prediction)
     request = LLMRequest([{"role": "user", "content": prompt}], purpose="bench_judge", temperature=0.0, max_tokens=8)
@@ -95,18 +147,18 @@ async def judge(question: str, ground_truth: str, prediction: str, client: LLMCl
 def accepted_answers(item: BenchItem) -> list[list[str]]:
     """Per part, the answers accepted (every part must be stated). A model-composed FriendsTV question has one
     answer of its own; a template one needs both FriendsQA parts, each any of its annotated spans."""
-    if "parts" in item.gold and item.gold.get("composed_by", "template") == "template":
-        return [list(dict.fromkeys([*part.get("spans", []), *part["answers"], part["answer"]]))
-                for part in item.gold["parts"]]  # fmt: skip
+    if _template(item):
+        return [valid_spans(part) for part in part_golds(item)]  # degenerate spans are no gold (`answer_metrics`)
     return [list(item.gold.get("alternatives", [])) + [item.gold["answer"]]]
 
 
 def judge_ground_truth(item: BenchItem) -> str:
-    """The ground truth the judge reads: a template FriendsTV item's every part with all its spans, shortest first
-    (the judge takes the best-matching one); otherwise the gold answer."""
-    if "parts" in item.gold and item.gold.get("composed_by", "template") == "template":
+    """The ground truth the judge reads: a template FriendsTV item's every part with its valid spans, shortest first,
+    as alternative wordings of that part's one answer; otherwise the gold answer."""
+    if _template(item):
         parts = [sorted(spans, key=lambda s: (len(s), s)) for spans in accepted_answers(item)]
-        return "; ".join(f"part {i}: " + " OR ".join(f'"{s}"' for s in spans) for i, spans in enumerate(parts, 1))
+        return "; ".join(f"part {i} (any one of these wordings): " + " OR ".join(f'"{s}"' for s in spans)
+                         for i, spans in enumerate(parts, 1))  # fmt: skip
     return str(item.gold["answer"])
 
 
@@ -125,8 +177,9 @@ async def score_item(item: BenchItem, prediction: str, *, judge_client: LLMClien
             return _schedule_by_rules(item, prediction)
         return await _schedule_by_model(item, prediction, judge_client)
     if judge_client is not None:
-        return await judge(item.question, judge_ground_truth(item), prediction, judge_client)
-    return normalized_match(prediction, accepted_answers(item))
+        verdict = await judge(item.question, judge_ground_truth(item), prediction, judge_client)
+        return Score(verdict.value, verdict.method, {**verdict.detail, **answer_figures(item, prediction)})
+    return rule_score(item, prediction)
 
 
 SCHEDULE_METRICS = {Metric.EXACT_COUNT, Metric.NAME_F1, Metric.SLOT_IOU}

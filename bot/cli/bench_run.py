@@ -53,7 +53,7 @@ def run_command(
     concurrency: Annotated[int, typer.Option(min=1, help="Items asked at once.")] = 1,
     ablation: Annotated[list[str] | None, typer.Option(help=f"Switch a mechanism off: {', '.join(NAMES)}.")] = None,
     scripted: Annotated[bool, typer.Option(help="The deterministic stand-in plays the model (not quality).")] = False,
-    judge: Annotated[bool, typer.Option(help="NP/FriendsTV: LLM judge (else normalized match).")] = True,
+    judge: Annotated[bool, typer.Option(help="NP/FriendsTV: LLM judge (else token F1 / concise match).")] = True,
     judge_model: Annotated[
         str | None, typer.Option(help="Judge model on the same endpoint (default: ASKWITH_BENCH_JUDGE_MODEL).")
     ] = None,

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.bench.report import PAPER_GPT4, Run, build_report, report_from_dict
+from bot.bench.report_tables import quality_text
 from bot.bench.results import ItemResult
 from bot.bench.run_config import RunConfig
 
@@ -80,3 +81,32 @@ def test_a_report_read_back_from_its_json_is_the_same_report() -> None:
     report = build_report(runs)
 
     assert report_from_dict(json.loads(json.dumps(report.dict()))) == report
+
+
+def test_answer_quality_puts_em_f1_length_and_cited_precision_beside_the_score() -> None:
+    dumped = result("f1", 1.0)
+    dumped.score_detail = {"em": 0.0, "f1": 0.1, "containment": 1.0, "answer_tokens": 300, "answer_lines": 30}
+    dumped.citations = {"cited": 55, "cited_gold": 1, "gold_lines": 2}
+    exact = result("f2", 1.0)
+    exact.score_detail = {"em": 1.0, "f1": 1.0, "containment": 1.0, "answer_tokens": 6, "answer_lines": 2}
+    exact.citations = {"cited": 2, "cited_gold": 2, "gold_lines": 2}
+    silent = result("f3", 0.0)  # cited nothing: it adds no citation to the precision
+    silent.score_detail = {"em": 0.0, "f1": 0.0, "containment": 0.0, "answer_tokens": 0, "answer_lines": 0}
+
+    report = build_report([Run(Path("a"), config("friendstv"), [dumped, exact, silent])])
+
+    quality = report.table1["gpt-x"]["friendstv"].quality
+    assert quality["cited_precision"] == pytest.approx(3 / 57, abs=1e-4)  # over every citation, not per item
+    assert quality["em"] == pytest.approx(1 / 3) and quality["f1"] == pytest.approx(1.1 / 3)
+    assert quality["containment"] == pytest.approx(2 / 3) and quality["answer_tokens"] == pytest.approx(102)
+    assert quality["cited"] == pytest.approx(28.5)
+    assert report_from_dict(json.loads(json.dumps(report.dict()))) == report
+    row = quality_text(report).rows[0]
+    assert row[:4] == ["gpt-x", "friendstv", "3", "66.67%"] and row[-1] == "5.26%"
+
+
+def test_answer_quality_says_n_a_where_nothing_was_cited() -> None:
+    report = build_report([Run(Path("a"), config("schedule-easy"), [result("e1", 1.0)])])
+    quality = report.table1["gpt-x"]["schedule-easy"].quality
+    assert quality["cited_precision"] is None and quality["em"] is None
+    assert quality_text(report).rows[0][-1] == "n/a" and quality_text(report).rows[0][4] == "n/a"

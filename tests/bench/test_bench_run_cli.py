@@ -17,7 +17,7 @@ from tests.fakes.bench_runs import ITEMS, BenchRuns, asks_in, invoke, results
 
 
 SCORERS = {"schedule-easy": "exact_count", "schedule-medium": "name_f1", "schedule-hard": "slot_iou",
-           "np": "normalized_match", "friendstv": "normalized_match"}  # fmt: skip
+           "np": "concise_match", "friendstv": "token_f1"}  # fmt: skip
 SCHEDULE = ("schedule-easy", "schedule-medium", "schedule-hard")
 
 
@@ -113,6 +113,9 @@ def test_report_prints_the_tables_and_writes_csv_json_and_pngs(bench_runs: Bench
     assert {row["dataset"] for row in document["cost"]} == set(SCHEDULE)
     assert len((out / "items.csv").read_text().splitlines()) == 1 + ITEMS * len(SCHEDULE)
     assert len((out / "behaviour.csv").read_text().splitlines()) == 1 + 3  # right, wrong, all
+    assert "cited precision" in text and "Answer quality" in text
+    quality = (out / "quality.csv").read_text().splitlines()
+    assert quality[0].endswith("cited lines,cited precision") and len(quality) == 1 + len(SCHEDULE)
     for png in ("scores.png", "cost.png"):
         data = (out / png).read_bytes()
         assert data.startswith(b"\x89PNG") and len(data) > 10_000

@@ -13,7 +13,7 @@ from bot.bench.friendstv.friendsqa import LoadStats, load_questions
 from bot.bench.friendstv.pairing import DROP_RULES
 from bot.bench.generate import generate
 from bot.bench.items import BenchItem, load_items, load_world
-from bot.bench.scoring import accepted_answers, normalized_match
+from bot.bench.scoring import accepted_answers, normalized_match, rule_score
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
 from bot.llm.types import LLMRequest
@@ -188,15 +188,17 @@ def test_friendstv_items_pass_a_graders_checks(built: dict[str, Path]) -> None:
 
 
 def test_friendstv_shortest_span_of_every_part_scores_against_its_gold_set(built: dict[str, Path]) -> None:
-    """A correct short answer scores: each part's shortest annotated span, alone against the part's gold set, and the
-    two shortest together against the item."""
+    """A correct short answer scores: each part's shortest valid span, alone against the part's gold set, and the
+    two shortest together against the item (containment, and FriendsQA's EM and F1)."""
     items = load_items(built["friendstv"])
     for item in items:
         accepted = accepted_answers(item)
-        shortest = [min(part["spans"], key=len) for part in item.gold["parts"]]
+        shortest = [min(gold, key=len) for gold in accepted]
         for span, gold in zip(shortest, accepted, strict=True):
             assert normalized_match(span, [gold]).value == 1.0, (item.id, span)
         assert normalized_match("; ".join(shortest), accepted).value == 1.0, item.id
+        score = rule_score(item, ". ".join(shortest))
+        assert score.value == 1.0 and score.detail["em"] == 1.0, item.id
 
 
 def test_friendstv_who_answers_of_the_partial_train_subset_are_kept(bench_data_dir: Path) -> None:

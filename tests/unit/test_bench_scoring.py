@@ -5,6 +5,7 @@ import pytest
 from bot.bench.items import BenchItem, Metric
 from bot.bench.scoring import (
     ScoreMethod,
+    accepted_answers,
     extract_count,
     normalized_match,
     score_count,
@@ -89,11 +90,15 @@ async def test_judge_uses_the_papers_prompt_and_reads_the_verdict() -> None:
     assert isinstance(backend.requests[0], LLMRequest) and backend.requests[0].purpose == "bench_judge"
 
 
-async def test_without_a_judge_the_score_says_normalized_match() -> None:
+async def test_without_a_judge_a_one_answer_item_scores_a_concise_match() -> None:
     item = _item(Metric.JUDGE, {"answer": "Settlers of Catan", "alternatives": []})
     score = await score_item(item, "settlers of catan")
-    assert score.value == 1.0 and score.method is ScoreMethod.NORMALIZED_MATCH
+    assert score.value == 1.0 and score.method is ScoreMethod.CONCISE_MATCH
+    assert score.detail["em"] == 1.0 and score.detail["containment"] == 1.0
     assert (await score_item(item, "Ticket to Ride")).value == 0.0
+    dump = "Settlers of Catan. " + " ".join(f"They also talked about game number {i} at length." for i in range(5))
+    dumped = await score_item(item, dump)
+    assert dumped.value == 0.0 and dumped.detail["containment"] == 1.0  # pasting lines is no answer
 
 
 async def test_score_item_dispatches_schedule_metrics() -> None:
@@ -161,8 +166,9 @@ async def test_with_a_judge_model_schedule_answers_are_extracted_by_it_first() -
 async def test_friendstv_template_items_need_both_parts_and_composed_items_their_own_answer() -> None:
     parts = [{"answer": "Mardi Gras", "answers": ["Mardi Gras"]}, {"answer": "Shelley", "answers": ["Shelley"]}]
     template = _item(Metric.JUDGE, {"answer": "Mardi Gras; Shelley", "parts": parts, "composed_by": "template"})
-    assert (await score_item(template, "Mardi Gras, and it was Shelley")).value == 1.0
-    assert (await score_item(template, "Mardi Gras")).value == 0.0  # one side's half is worth nothing
+    assert (await score_item(template, "Mardi Gras. Shelley")).value == 1.0
+    assert (await score_item(template, "Mardi Gras, and it was Shelley")).value == pytest.approx(0.7)  # F1, not EM
+    assert (await score_item(template, "Mardi Gras")).value == 0.5  # the mean over parts: one half of two
     composed = _item(Metric.JUDGE, {"answer": "Lowell", "parts": parts, "composed_by": "gpt-4o"})
     assert (await score_item(composed, "It was Lowell.")).value == 1.0
     assert (await score_item(composed, "Mardi Gras; Shelley")).value == 0.0
@@ -187,11 +193,32 @@ SPANS = [
         ("across the hall", 0.0),  # one part alone
     ],
 )
-async def test_friendstv_parts_accept_any_annotated_span_and_a_short_answer_inside_one(
+async def test_friendstv_containment_accepts_any_annotated_span_and_a_short_answer_inside_one(
     prediction: str, value: float
 ) -> None:
     item = _item(Metric.JUDGE, {"answer": "date; across the hall", "parts": SPANS, "composed_by": "template"})
-    assert (await score_item(item, prediction)).value == value
+    assert normalized_match(prediction, accepted_answers(item)).value == value
+    assert (await score_item(item, prediction)).detail["containment"] == value  # kept as a labelled extra
+
+
+@pytest.mark.parametrize(
+    ("prediction", "em", "f1"),
+    [
+        ("Paul the Wine Guy; across the hall", 1.0, 1.0),  # both best spans, exactly
+        ("Paul; across the hall", 0.5, 0.75),  # part 1: F1 of "paul" against "paul wine guy"
+        ("Maybe Paul the Wine Guy; across the hall", 0.5, 0.5),  # hedged: part 1 not stated
+        ("Not Paul the Wine Guy; across the hall", 0.5, 0.5),  # negated
+        ("Oh, the; across the hall", 0.0, 0.4),  # filler answers nothing, and weighs on every part
+        ("across the hall", 0.5, 0.5),  # one part alone
+    ],
+)
+async def test_friendstv_scores_friendsqa_em_and_f1_per_part_against_the_best_span(
+    prediction: str, em: float, f1: float
+) -> None:
+    item = _item(Metric.JUDGE, {"answer": "date; across the hall", "parts": SPANS, "composed_by": "template"})
+    score = await score_item(item, prediction)
+    assert score.method is ScoreMethod.TOKEN_F1
+    assert (score.detail["em"], score.value) == (em, pytest.approx(f1, abs=0.01))
 
 
 async def test_the_judge_reads_every_span_of_a_template_items_parts() -> None:
@@ -201,3 +228,4 @@ async def test_the_judge_reads_every_span_of_a_template_items_parts() -> None:
     prompt = backend.requests[0].messages[0]["content"]
     assert '"Paul the Wine Guy" OR "date tonight is with Paul the Wine Guy"' in prompt
     assert '"I might be late" OR "across the hall"' in prompt  # shortest first, ties by text
+    assert "any one of these wordings" in prompt  # the spans are alternatives of one answer

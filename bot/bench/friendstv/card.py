@@ -78,15 +78,16 @@ rules above (named human holders, askers of the episode, no self-answer) drop pa
 - The authors accepted each composed question by hand; here every pair that passes the filter is kept.
 - The e01-e20 questions come from a partial, sarcasm-biased train subset (58 of about 250 scenes).
 - Metric: precision with the paper's LLM judge prompt (`prompts/bench_judge.yaml`), or, with no judge configured,
-  a normalized match that needs, for each part, one of its annotated spans in the prediction or a stated short
-  answer inside one of them; the score records which.
+  FriendsQA's token F1 (and EM), per part against its best annotated span, mean over parts; the answer's clauses
+  go to the part they answer, so pasted lines lower precision. Degenerate spans (no content word, a bare name for
+  a question not asking who, one word for a why-question) are no gold. Containment is kept as a labelled extra.
 """
 
 TEMPLATE_NOTE = (
     'No model configured, so a fixed template asks both questions in one, anchored in their scene ("In season 1,'
     " episode 1 (...), in the scene at Central Perk where ... speak, two things were said ... Reply with both"
     ' answers"): episode, title, place and speakers, leaving out any that holds one of the answers; the gold keeps'
-    " both parts' spans and the scorer needs each part, so one side alone scores 0."
+    " both parts' spans and the score is the mean over parts, so one side alone scores at most half."
 )
 MODEL_NOTE = "the authors' composition prompt (`prompts/bench_friendstv_compose.yaml`), cached per pair."
 

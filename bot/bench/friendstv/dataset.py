@@ -8,10 +8,12 @@ pair needs and the third parties who hold the rationale.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import defaultdict
 from pathlib import Path
 
+from bot.bench.extraction import fold_apostrophes
 from bot.bench.friendstv.alignment import ChatLine, assign_scenes, chat_lines, load_transcript
 from bot.bench.friendstv.anchor import scene_anchor, scene_infos, short_name
 from bot.bench.friendstv.card import AlignmentStats, friendstv_card
@@ -121,9 +123,19 @@ def scene_rationales(
     return rationales, by_scene
 
 
+def with_one_apostrophe(world: World) -> World:
+    """The chat writes some apostrophes as `ī` ("wonīt"): its lines get the one the transcripts and answers use."""
+    for channel, messages in world.messages.items():
+        world.messages[channel] = [
+            dataclasses.replace(m, text=fold_apostrophes(m.text)) if fold_apostrophes(m.text) != m.text else m
+            for m in messages
+        ]
+    return world
+
+
 def build_friendstv_dataset(data_dir: Path, seed: int, *, composer: Composer | None = None) -> Dataset:
     composer = composer or Composer(llm=None)
-    world = load_friendstv(data_dir)
+    world = with_one_apostrophe(load_friendstv(data_dir))
     stats, load = AlignmentStats(), LoadStats()
     humans = named_humans(world, (text for lines in load_transcript(data_dir).values() for _, text in lines))
     rationales, by_scene = scene_rationales(world, data_dir, stats, load, humans)

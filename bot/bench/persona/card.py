@@ -36,8 +36,9 @@ Appendix D.1.1 of the paper, as code (`bot/bench/persona/`):
   appended to existing lines (no LLM rewriting in this build), with an explicit decoy on each side.
 - The paper's sample question was asked by Bob's and Dave's agents in one place and Bob's and Charlie's in
   another; this build uses Bob and Charlie, who each see one needle holder's conversation.
-- Metric: precision with the paper's LLM judge prompt (`prompts/bench_judge.yaml`), or a normalized match of the
-  needle item in the answer when no judge is configured; the score records which.
+- Metric: precision with the paper's LLM judge prompt (`prompts/bench_judge.yaml`), or, when no judge is configured,
+  a concise match: the needle item stated plainly in an answer at most 25 tokens longer than it (pasting lines is
+  no answer); EM, token F1 and containment ride along. The score records which.
 """
 
 
