@@ -42,7 +42,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 from sqlalchemy import func, select  # noqa: E402
 
 from adapters.slack.client import web_client  # noqa: E402
-from adapters.slack.live_search import SlackLiveSearch  # noqa: E402
+from adapters.slack.live_search import SlackLiveSearch, hearing_in  # noqa: E402
 from adapters.slack.port import SlackPort  # noqa: E402
 from adapters.slack.rate_limits import InstallLimits, MethodBudgets  # noqa: E402
 from bot.agents.memory_tools import MemoryAccess  # noqa: E402
@@ -144,6 +144,7 @@ async def _ask_run(source: str, asks: int, filler: int, tmp: Path) -> AskFigures
         calls_before, searches_before = len(fake.calls), len(search.calls)
         for _ in range(asks):
             t0 = time.perf_counter()
+            hearing_in("D_ALICE_ASKWITH", public=False, dm=True)  # asked in alice's DM with askwith, as a DM ask is
             outcome = await service.ask(AskRequest("alice", ["bob"], QUESTION))
             walls.append(time.perf_counter() - t0)
             answered += int("Bluebird" in outcome.final_text and "14 March" in outcome.final_text)
