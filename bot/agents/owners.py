@@ -1,0 +1,119 @@
+"""Whose words a text carries: a line keeps its owner after it left, and a requester's DM partners own their lines.
+
+What a colleague's agent let out (its outbox records: the text and the memory lines it rests on) was approved, or
+allowed, for the people its record named. When another agent passes those words on (the requester's agent in a
+question to a third member, or in a later turn to another colleague), the owner's policy decides again for anyone
+new. Likewise a line someone else wrote in a DM or private channel of the requester is theirs: it leaves the
+requester's agent only as its author's policy allows. The outbox (`bot.agents.outbox`) asks; this module finds, for
+each owner, the sentences of a text that carry their words (a run of `QUOTE_WORDS` words copied, or a sentence with
+their line's rare terms: `bot.agents.private_terms`) and who could read those words already.
+
+    owners = Owners()
+    owners.add("bob", "sent:3", "The launch date is 14 March.", readers={"alice", "carol"}, said=True)
+    part = owners.carried("Bob's agent says it is 14 March.", known=[question], speaker="alice")["bob"]
+    part.sentences, part.covers(["dave"])  # -> ["Bob's agent says it is 14 March."], False: dave never read it
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from bot.agents.private_terms import PrivateTerms
+from bot.agents.sharing import QuoteIndex
+from bot.text_fold import normalise, skeleton
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_CITATION = re.compile(r"\[[^\]\s]*\d[^\]\s]*\]")  # "[m0000007]", "[alice:m0000001]": ids agents cite by
+_ENDS = " \t.!?;:,"
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a text as it was written (split after . ! ? and at line ends)."""
+    return [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+
+
+def normalised_sentences(text: str) -> frozenset[str]:
+    """The sentences of a text as a reader takes them: look-alike letters and case folded, whitespace collapsed,
+    citation ids and the closing punctuation dropped. Words and the punctuation between them stay: "The merger will
+    not close at 450 million." and "The merger will. Close at 45" share no sentence."""
+    folded = (" ".join(skeleton(_CITATION.sub(" ", s)).split()).strip(_ENDS) for s in sentences(text))
+    return frozenset(s for s in folded if s)
+
+
+@dataclass(frozen=True)
+class _Line:
+    owner: str
+    text: str
+    readers: frozenset[str]  # who could read it already (its owner included)
+    said: bool  # what the owner's agent said (else a line the owner wrote in the requester's DM or channel)
+
+
+@dataclass
+class Carried:
+    """The sentences of one text that carry one owner's words, and who could read those words already."""
+
+    owner: str
+    said: bool  # some of them are what the owner's agent said (its memory switch counts too)
+    sentences: list[str] = field(default_factory=list)
+    keys: set[str] = field(default_factory=set)  # the owner's lines they carry
+    readers: list[frozenset[str]] = field(default_factory=list)  # per line carried
+
+    def covers(self, audience: Iterable[str]) -> bool:
+        """Everyone in `audience` (but the owner) could read every line carried already."""
+        wanted = set(audience) - {self.owner}
+        return all(wanted <= readers for readers in self.readers)
+
+
+class Owners:
+    """The owned lines of one ask, by key; one instance per outbox."""
+
+    def __init__(self) -> None:
+        self._lines: dict[str, _Line] = {}
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._lines
+
+    def add(self, owner: str, key: str, text: str, *, readers: Iterable[str], said: bool) -> None:
+        """`owner`'s line `key`; the same line read by more people (sent again) is readable by them all."""
+        if not text.strip():
+            return
+        before = self._lines.get(key)
+        seen = frozenset({owner, *readers} | (before.readers if before is not None else frozenset()))
+        self._lines[key] = _Line(owner, text, seen, said or (before is not None and before.said))
+
+    def carried(self, text: str, *, known: Iterable[str], speaker: str) -> dict[str, Carried]:
+        """owner -> what of `text` carries their words (owners other than `speaker`). `known`: text whose words are
+        the speaker's own (the question, its member's own lines), never counted as anyone's."""
+        lines = {key: line.text for key, line in self._lines.items() if line.owner != speaker}
+        if not lines or not text.strip():
+            return {}
+        known = list(known)
+        index = QuoteIndex(lines, known=known)
+        terms = PrivateTerms(lines, known=known, permitted=set())
+        found: dict[str, Carried] = {}
+        for sentence in sentences(text):
+            keys = {k for quote in index.quotes(normalise(sentence)) for k in quote.ids} | terms.leaked(sentence)
+            for key in sorted(keys):
+                line = self._lines[key]
+                part = found.setdefault(line.owner, Carried(line.owner, line.said))
+                part.said = part.said or line.said
+                if sentence not in part.sentences:
+                    part.sentences.append(sentence)
+                if key not in part.keys:
+                    part.keys.add(key)
+                    part.readers.append(line.readers)
+        return found
+
+
+def carrying(text: str, lines: dict[str, str], *, known: Iterable[str]) -> list[str]:
+    """The sentences of `text` that carry any of `lines` (a quote, or their rare terms): what of an agent's words
+    rests on its member's memory, rather than on the question or the talk's own phrases."""
+    if not lines or not text.strip():
+        return []
+    known = list(known)
+    index = QuoteIndex(lines, known=known)
+    terms = PrivateTerms(lines, known=known, permitted=set())
+    return [s for s in sentences(text) if index.quotes(normalise(s)) or terms.leaks(s)]
