@@ -226,19 +226,17 @@ class Outbox:
         held."""
         carried = self.owners.carried(sent.text, known=[question, *await self._own_lines(agent)], speaker=agent.handle)
         for owner, part in carried.items():
-            if part.covers(sent.audience):
-                if self.audience.channel in sent.audience:
-                    self._cleared |= part.keys
-                continue
-            sent.owners[owner] = decision = await self._owner_decision(part, step, sent)
-            if decision not in (SharePolicy.AUTO, Approval.APPROVED, Approval.APPROVED_ALL):
-                sent.verdict = Verdict.HELD
-                return
-            if self.audience.channel in sent.audience:
-                self._cleared |= part.keys
+            if not part.covers(sent.audience):
+                sent.owners[owner] = decision = await self._owner_decision(part, step, sent)
+                if decision not in (SharePolicy.AUTO, Approval.APPROVED, Approval.APPROVED_ALL):
+                    sent.verdict = Verdict.HELD
+                    return
         for owner, part in carried.items():  # their words are theirs still, wherever they go next
+            readers = self.owners.widen(part.keys, sent.audience)
+            if self.audience.channel in readers:
+                self._cleared |= part.keys
             for n, sentence in enumerate(part.sentences):
-                self.owners.add(owner, f"via:{len(self.records)}:{owner}:{n}", sentence, readers=sent.audience,
+                self.owners.add(owner, f"via:{len(self.records)}:{owner}:{n}", sentence, readers=readers,
                                 said=part.said)  # fmt: skip
 
     async def _owner_decision(self, part: Carried, step: Shareable, sent: Sent) -> str:

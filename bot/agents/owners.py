@@ -84,6 +84,16 @@ class Owners:
         seen = frozenset({owner, *readers} | (before.readers if before is not None else frozenset()))
         self._lines[key] = _Line(owner, text, seen, said or (before is not None and before.said))
 
+    def widen(self, keys: Iterable[str], readers: Iterable[str]) -> frozenset[str]:
+        """These lines were let out to `readers` too (their owner consented, or could not object): those people
+        may read them again. Returns everyone who can read them all now."""
+        everyone: set[str] | None = None
+        for key in keys:
+            line = self._lines[key]
+            self._lines[key] = _Line(line.owner, line.text, line.readers | frozenset(readers), line.said)
+            everyone = set(self._lines[key].readers) if everyone is None else everyone & self._lines[key].readers
+        return frozenset(everyone or readers)
+
     def carried(self, text: str, *, known: Iterable[str], speaker: str) -> dict[str, Carried]:
         """owner -> what of `text` carries their words (owners other than `speaker`). `known`: text whose words are
         the speaker's own (the question, its member's own lines), never counted as anyone's."""
