@@ -4,9 +4,13 @@ lines leave only as their authors' policies allow."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from datetime import UTC, datetime
+from typing import Any
 
+from adapters.local.workspace import HIDDEN_CHANNEL_ID
 from bot import messages
 from bot.agents.outbox import Audience, Outbox
 from bot.agents.outgoing import Outgoing
@@ -16,7 +20,8 @@ from bot.agents.scripted_reading import PromptView
 from bot.agents.sharing import ShareScreen
 from bot.agents.steps import TurnStep
 from bot.asks.service import AskRequest
-from bot.llm.types import LLMRequest
+from bot.llm.scripted import ScriptedBackend
+from bot.llm.types import LLMReply, LLMRequest
 from bot.memory.types import Viewer
 from bot.port import ApprovalDecision, ApprovalRequest, Channel, ChannelKind, SharePolicy
 from bot.settings import Settings
@@ -188,3 +193,59 @@ async def test_an_ask_dm_partner_is_asked_before_their_line_leaves(db: Database,
     assert erin and "14 March" in erin[0].body and "Your words" in erin[0].body
     assert {"bob", "#general"} <= set(erin[0].context["audience"].split(", "))
     assert "14 March" in outcome.final_text  # approved for bob and #general: it may reach the answer
+
+
+def _telling_carol(request: LLMRequest) -> str:
+    """The scripted model, except that alice's agent tells carol's everything the blackboard holds (what bob's
+    told it in the other talk)."""
+    text = scripted_model(request)
+    view = PromptView.of(request)
+    board = " ".join(line for line in view.block("BLACKBOARD") if "agent, talking with" in line)
+    if request.purpose == "act" and view.me == "alice" and board and _with_carol(request):
+        data = json.loads(text)
+        data["utterance"] = f"{data['utterance']} Bob's agent says: {board}"
+        text = json.dumps(data)
+    return text
+
+
+def _with_carol(request: LLMRequest) -> bool:
+    return "talking with carol" in request.messages[0]["content"].lower()
+
+
+class _AfterBob(ScriptedBackend):
+    """Alice's agent thinks in its talk with carol only once bob's turn is in the hidden thread (and so what his
+    agent found is on the blackboard): the two talks run side by side, in no fixed order."""
+
+    def __init__(self, world: World) -> None:
+        super().__init__(_telling_carol)
+        self.world = world
+
+    async def complete(self, request: LLMRequest, *, response_format: dict[str, Any] | None) -> LLMReply:
+        if request.purpose == "think" and PromptView.of(request).me == "alice" and _with_carol(request):
+            deadline = time.monotonic() + 30
+            while not any("14 March" in m.text for m in self.world.messages.get(HIDDEN_CHANNEL_ID, [])):
+                assert time.monotonic() < deadline, "bob's turn never reached the agents' thread"
+                await asyncio.sleep(0.02)
+        return await super().complete(request, response_format=response_format)
+
+
+async def test_words_passed_on_to_a_colleague_who_was_shown_them_ask_nothing_again(
+    db: Database, settings: Settings
+) -> None:
+    """Bob approved his words for alice and carol (both asked); alice's agent repeating them to carol's asks nothing:
+    carol was named in the prompt bob answered."""
+    asked: list[ApprovalRequest] = []
+
+    async def approve(request: ApprovalRequest) -> ApprovalDecision:
+        asked.append(request)
+        return ApprovalDecision.APPROVED
+
+    world = two_fact_world(policies={"bob": MemberPolicy(share=SharePolicy.ASK)})
+    h = await build(db, world, settings=settings, backend=_AfterBob(world), approvals=approve)
+
+    await h.service.ask(AskRequest("alice", ["bob", "carol"], QUESTION))
+
+    to_carol = [r for r in h.backend.requests if PromptView.of(r).me == "carol"]
+    assert any("14 March" in m["content"] for r in to_carol for m in r.messages)  # it was passed on
+    assert asked and all("carol" in r.context["audience"] for r in asked)
+    assert not [r for r in asked if "Your words" in r.body]
