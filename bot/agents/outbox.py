@@ -27,9 +27,9 @@ from typing import Any
 
 from bot.agents.agent import Agent
 from bot.agents.outgoing import Outgoing, line_text, source_label
-from bot.agents.owners import Carried, Owners, carrying, normalised_sentences
+from bot.agents.owners import RELAYED, Carried, DmLines, Owners, carrying, normalised_sentences
 from bot.agents.privacy import Approval, SharingGate
-from bot.agents.roster import Authorship, MemberProfile, Roster
+from bot.agents.roster import MemberProfile, Roster
 from bot.agents.sharing import Shareable, ShareScreen
 from bot.agents.steps import StatementStep, TurnStep
 from bot.port import SharePolicy
@@ -38,7 +38,6 @@ from bot.port import SharePolicy
 # Everything an agent says in a turn is also posted to the ask's hidden agents thread, which the workspace's admins
 # can read (Slack: the members of the agents' private channel; Discord: the admin role): every audience names them.
 AGENTS_THREAD = "the admins who read the agents' thread"
-RELAYED = "'s agent"  # a notebook line's `via` ending: relayed by that member's agent (theirs, not the reader's)
 
 
 class Verdict(StrEnum):
@@ -121,8 +120,7 @@ class Outbox:
         # member -> what they approved in this ask (normalised sentences, or ALL) and to whom it went
         self._approved: dict[str, list[tuple[frozenset[str], frozenset[str]]]] = {}
         self.owners = Owners()  # whose words the texts of this ask carry (what left, the requester's DM lines)
-        self._authors: dict[str, Authorship | None] = {}  # requester's notebook line id -> who wrote it, if not them
-        self._cleared: set[str] = set()  # owned lines their owners let reach the answer's channel
+        self.dm_lines = DmLines(roster, audience.requester, self.owners)  # the requester's DM partners' lines
 
     @property
     def requester(self) -> str:
@@ -140,7 +138,7 @@ class Outbox:
         """Screen `step` in place and let it leave, or hold it; records either way."""
         profile = await self.profile(agent)
         kind = "statement" if isinstance(step, StatementStep) else "turn"
-        withheld = await self._withheld(agent)
+        withheld = await self.dm_lines.withheld(agent)
         outgoing = self.screen.turn(agent, step, turns, question=question, conversation_id=conversation_id,
                                     withheld=withheld)  # fmt: skip
         if isinstance(step, StatementStep) and not outgoing.facts:
@@ -148,7 +146,8 @@ class Outbox:
         audience = self.audience.of(agent.handle, recruiter=recruiter, partner=partner)
         verdict = await self._pass(agent, profile, step, outgoing, kind=kind, conversation_id=conversation_id,
                                    audience=audience, question=question)  # fmt: skip
-        await self._keep_to_the_channel(agent)
+        if self.audience.channel is not None:  # the answer is written from the requester's notebooks, posted there
+            await self.dm_lines.keep_to(agent, self.audience.channel)
         return verdict
 
     async def send_question(
@@ -158,7 +157,7 @@ class Outbox:
         and, through the answer, the ask's audience read it. Under `ask` it is always approved, even when it is the
         ask's question word for word: that this member's agent brings `to` in is the member's to tell."""
         profile = await self.profile(agent)
-        screened = self.screen.text(agent, text, question=question, withheld=await self._withheld(agent))
+        screened = self.screen.text(agent, text, question=question, withheld=await self.dm_lines.withheld(agent))
         audience = self.audience.of(agent.handle, partner=to)
         verdict = await self._pass(
             agent, profile, step, Outgoing(utterance=screened), kind="recruit", conversation_id=conversation_id,
@@ -234,7 +233,7 @@ class Outbox:
         for owner, part in carried.items():  # their words are theirs still, wherever they go next
             readers = self.owners.widen(part.keys, sent.audience)
             if self.audience.channel in readers:
-                self._cleared |= part.keys
+                self.dm_lines.cleared |= part.keys
             for n, sentence in enumerate(part.sentences):
                 self.owners.add(owner, f"via:{len(self.records)}:{owner}:{n}", sentence, readers=readers,
                                 said=part.said)  # fmt: skip
@@ -252,34 +251,8 @@ class Outbox:
         """The texts of the lines `agent`'s member holds themself (for the requester: not those someone else wrote
         in their DMs and private channels, which are their authors' lines)."""
         own = [line for line in agent.notebook.lines.values() if not line.via.endswith(RELAYED)]
-        authored = await self._authored(agent)
+        authored = await self.dm_lines.authored(agent)
         return [line.text for line in own if line.id not in authored]
-
-    async def _authored(self, agent: Agent) -> dict[str, Authorship]:
-        """The requester's notebook lines someone else wrote in their DMs and private channels, each registered as
-        its authors' (empty for any other agent)."""
-        if agent.handle != self.requester:
-            return {}
-        own = [line for line in agent.notebook.lines.values() if not line.via.endswith(RELAYED)]
-        fresh = [line.id for line in own if line.id not in self._authors]
-        if fresh:
-            found = await self.roster.private_authors(self.requester, fresh)
-            self._authors.update({i: found.get(i) for i in fresh})
-            for line in (line for line in own if found.get(line.id) is not None):
-                for author in found[line.id].authors:
-                    self.owners.add(author, f"line:{line.id}", line_text(line.render()),
-                                    readers=found[line.id].readers, said=False)  # fmt: skip
-        return {line.id: a for line in own if (a := self._authors.get(line.id)) is not None}
-
-    async def _withheld(self, agent: Agent) -> frozenset[str]:
-        """The requester's lines whose authors share nothing (`never`, as their settings are now): no fact may cite
-        them, so the screen cuts them as it cuts anything else not passed on."""
-        authored = await self._authored(agent)
-        policies = await self._policies({a for authorship in authored.values() for a in authorship.authors})
-        return frozenset(i for i, a in authored.items() if any(policies[x] is SharePolicy.NEVER for x in a.authors))
-
-    async def _policies(self, handles: set[str]) -> dict[str, SharePolicy]:
-        return {h: (await self.roster.profile(h)).share for h in handles}
 
     def _remember(self, agent: Agent, sent: Sent, question: str) -> None:
         """What a member's agent let out stays theirs: the lines it rests on and the sentences carrying its member's
@@ -295,19 +268,6 @@ class Outbox:
         for line in sent.sources:
             self.owners.add(sent.member, f"source:{sent.member}:{line}", line_text(line), readers=sent.audience,
                             said=True)  # fmt: skip
-
-    async def _keep_to_the_channel(self, agent: Agent) -> None:
-        """The answer of a channel ask is written from the requester's notebooks and posted there: a line someone
-        else wrote in the requester's DMs or private channels stays in them only when its authors' policies let it
-        reach that channel (`auto`, or they approved it for the channel)."""
-        if agent.handle != self.requester or self.audience.channel is None:
-            return
-        authored = {i: a for i, a in (await self._authored(agent)).items() if f"line:{i}" not in self._cleared}
-        policies = await self._policies({a for authorship in authored.values() for a in authorship.authors})
-        for line_id, authorship in authored.items():
-            if any(policies[a] is not SharePolicy.AUTO for a in authorship.authors):
-                del agent.notebook.lines[line_id]
-                agent.notebook.released.discard(line_id)
 
     def shared_by(self, member: str) -> list[Sent]:
         """What `member`'s agent passed on in this ask (for "Who contributed" and the sharing log)."""

@@ -20,14 +20,19 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from bot.agents.agent import Agent
+from bot.agents.outgoing import line_text
 from bot.agents.private_terms import PrivateTerms
+from bot.agents.roster import Authorship, Roster
 from bot.agents.sharing import QuoteIndex
+from bot.port import SharePolicy
 from bot.text_fold import normalise, skeleton
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _CITATION = re.compile(r"\[[^\]\s]*\d[^\]\s]*\]")  # "[m0000007]", "[alice:m0000001]": ids agents cite by
 _ENDS = " \t.!?;:,"
+RELAYED = "'s agent"  # a notebook line's `via` ending: relayed by that member's agent (theirs, not the reader's)
 
 
 def sentences(text: str) -> list[str]:
@@ -127,3 +132,49 @@ def carrying(text: str, lines: dict[str, str], *, known: Iterable[str]) -> list[
     index = QuoteIndex(lines, known=known)
     terms = PrivateTerms(lines, known=known, permitted=set())
     return [s for s in sentences(text) if index.quotes(normalise(s)) or terms.leaks(s)]
+
+
+class DmLines:
+    """The requester's notebook lines someone else wrote in their DMs and private channels: their authors' lines,
+    registered as such in `owners`, with their authors' policies read as they are now."""
+
+    def __init__(self, roster: Roster, requester: str, owners: Owners) -> None:
+        self.roster, self.requester, self.owners = roster, requester, owners
+        self._authors: dict[str, Authorship | None] = {}  # line id -> who wrote it (None: the requester, or public)
+        self.cleared: set[str] = set()  # owned lines (keys) their owners let reach the answer's channel
+
+    async def authored(self, agent: Agent) -> dict[str, Authorship]:
+        """line id -> its authors, for `agent`'s notebook (empty for any agent but the requester's)."""
+        if agent.handle != self.requester:
+            return {}
+        own = [line for line in agent.notebook.lines.values() if not line.via.endswith(RELAYED)]
+        fresh = [line.id for line in own if line.id not in self._authors]
+        if fresh:
+            found = await self.roster.private_authors(self.requester, fresh)
+            self._authors.update({i: found.get(i) for i in fresh})
+            for line in (line for line in own if found.get(line.id) is not None):
+                for author in found[line.id].authors:
+                    self.owners.add(author, f"line:{line.id}", line_text(line.render()),
+                                    readers=found[line.id].readers, said=False)  # fmt: skip
+        return {line.id: a for line in own if (a := self._authors.get(line.id)) is not None}
+
+    async def withheld(self, agent: Agent) -> frozenset[str]:
+        """The lines whose authors share nothing (`never`): no fact may cite them, so the share screen cuts them as
+        it cuts anything else not passed on."""
+        authored = await self.authored(agent)
+        policies = await self._policies(authored)
+        return frozenset(i for i, a in authored.items() if any(policies[x] is SharePolicy.NEVER for x in a.authors))
+
+    async def keep_to(self, agent: Agent, channel: str) -> None:
+        """The answer of a channel ask is written from the requester's notebooks and posted in `channel`: a line
+        stays in them only when its authors' policies let it reach that channel (`auto`, or they approved it)."""
+        authored = {i: a for i, a in (await self.authored(agent)).items() if f"line:{i}" not in self.cleared}
+        policies = await self._policies(authored)
+        for line_id, authorship in authored.items():
+            if any(policies[a] is not SharePolicy.AUTO for a in authorship.authors):
+                del agent.notebook.lines[line_id]
+                agent.notebook.released.discard(line_id)
+
+    async def _policies(self, authored: dict[str, Authorship]) -> dict[str, SharePolicy]:
+        handles = {a for authorship in authored.values() for a in authorship.authors}
+        return {h: (await self.roster.profile(h)).share for h in handles}
