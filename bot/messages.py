@@ -97,6 +97,7 @@ APPROVAL_KINDS = {
     "turn": "Your agent would say",
     "statement": "Your agent's closing statement for the final answer",
     "recruit": "Your agent would ask",
+    "relay": "Your words, which the asker's agent would pass on",
 }
 
 

@@ -30,6 +30,9 @@ PROMPT_GRACE_S = 2.0  # how much later the stored deadline ends than the prompt'
 
 
 Approval = ApprovalDecision  # what `SharingGate.ask` returns
+# One letter per kind of prompt in an approval's id: a question a member's agent writes and another member's words
+# it carries may be the same text for the same people, yet they are two members' decisions.
+KIND_KEYS = {"turn": "t", "statement": "s", "recruit": "r", "relay": "w"}
 
 
 class SharingGate:
@@ -67,13 +70,14 @@ class SharingGate:
             audience=audience, deadline=deadline, kind=kind,
         )  # fmt: skip
         text = outgoing.text()
-        # What the member decides on: these words, to these people.
-        decided = "\n".join([text, *sorted(audience)])
+        # What the member decides on: these words, to these people (and, for words an agent carries from several
+        # members, which of them decides).
+        decided = "\n".join([text, *sorted(audience), *([member.platform_id] if kind == "relay" else [])])
         request = ApprovalRequest(
             # Stable across a resumed ask, so a re-run asks the same question instead of a new one; the digest of
             # the text and its audience makes a re-run that would share something else, or with someone else, ask
             # again instead of reusing the decision.
-            id=f"ask{self.ask_id}-c{conversation_id}-{kind[0]}{step.approval_key}-"
+            id=f"ask{self.ask_id}-c{conversation_id}-{KIND_KEYS.get(kind, kind[0])}{step.approval_key}-"
             f"{hashlib.sha256(decided.encode()).hexdigest()[:12]}",
             member_id=member.platform_id,
             title=messages.approval_title(self.requester),

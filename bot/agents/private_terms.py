@@ -71,15 +71,22 @@ class PrivateTerms:
         }
 
     def leaks(self, sentence: str) -> bool:
+        return bool(self.leaked(sentence, first=True))
+
+    def leaked(self, sentence: str, *, first: bool = False) -> set[str]:
+        """The lines whose rare terms `sentence` carries (with `first`, at most one: whether it leaks at all)."""
         sentence = _CITATION.sub(" ", sentence)  # "[alice:m0000001]" names a source, not what it says
         said = terms(sentence)
         # Words run together or split by invisible or odd characters still hold the term as a substring.
         squashed = _NON_WORD.sub("", skeleton(sentence))
-        for body in self.secret.values():
+        found = set()
+        for line_id, body in self.secret.items():
             weight = sum(w for t, w in body.items() if t in said or (len(t) >= SUBSTRING and t in squashed))
             if weight >= CUT_WEIGHT:
-                return True
-        return False
+                found.add(line_id)
+                if first:
+                    break
+        return found
 
     def cut(self, text: str, *, cut: str) -> str:
         """`text` (normalised) with every sentence that paraphrases a secret line replaced by `cut`."""

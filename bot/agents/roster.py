@@ -1,10 +1,13 @@
-"""Who is who in a workspace, as the agents need it: members' askwith status, policies and whom they talk with."""
+"""Who is who in a workspace, as the agents need it: members' askwith status, policies, whom they talk with, and who
+wrote the lines a requester holds from their DMs and private channels."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy import case, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
 from bot.errors import UnknownMemberError
@@ -12,6 +15,18 @@ from bot.memory.types import Viewer
 from bot.port import ChannelKind, SharePolicy
 from bot.store import models
 from bot.store.db import Database
+
+
+SESSION = "session:"  # a fuzzy-memory line id: "session:<key>"
+_PRIVATE_KINDS = (ChannelKind.DM.value, ChannelKind.GROUP_DM.value, ChannelKind.PRIVATE.value)
+
+
+@dataclass(frozen=True)
+class Authorship:
+    """Who wrote a line of a requester's DM or private channel (other than the requester), and who can read it."""
+
+    authors: frozenset[str]  # handles of the people (never bots) whose words the line holds
+    readers: frozenset[str]  # handles of the channel's members
 
 
 @dataclass(frozen=True)
@@ -121,3 +136,63 @@ class Roster:
 
     async def talks_with(self, a: str, b: str) -> bool:
         return (await self.identity(b)).handle in await self.contacts(a)
+
+    async def private_authors(self, requester: str, line_ids: Iterable[str]) -> dict[str, Authorship]:
+        """For each line id (a message id, or "session:<key>") that comes from a DM or private channel `requester`
+        is in and holds someone else's words: who wrote them and who reads that channel. Other lines are left out."""
+        me = await self.identity(requester)
+        ids = set(line_ids)
+        messages = [i for i in ids if not i.startswith(SESSION)]
+        sessions = {i.removeprefix(SESSION): i for i in ids if i.startswith(SESSION)}
+        if not messages and not sessions:
+            return {}
+        mine = aliased(models.Membership)
+        scope = [
+            models.Channel.workspace_id == self.workspace_id, models.Channel.kind.in_(_PRIVATE_KINDS),
+            mine.member_id == me.viewer.member_id, models.Member.is_bot.is_(False),
+            models.Member.id != me.viewer.member_id,
+        ]  # fmt: skip
+        found: dict[str, set[str]] = {}
+        channels: dict[str, int] = {}
+        async with self.db.session() as session:
+            if messages:
+                stmt = (
+                    select(models.Message.platform_id, models.Message.channel_id, models.Member.name)
+                    .join(models.Channel, models.Channel.id == models.Message.channel_id)
+                    .join(mine, mine.channel_id == models.Channel.id)
+                    .join(models.Member, models.Member.id == models.Message.sender_id)
+                    .where(models.Message.workspace_id == self.workspace_id, models.Message.platform_id.in_(messages))
+                    .where(*scope)
+                )
+                for line_id, channel_id, author in (await session.execute(stmt)).all():
+                    found.setdefault(line_id, set()).add(author)
+                    channels[line_id] = channel_id
+            if sessions:
+                stmt = (
+                    select(models.MemorySession.key, models.MemorySession.channel_id, models.Member.name)
+                    .join(models.Channel, models.Channel.id == models.MemorySession.channel_id)
+                    .join(mine, mine.channel_id == models.Channel.id)
+                    .join(models.SessionMessage, models.SessionMessage.session_id == models.MemorySession.id)
+                    .join(models.Message, models.Message.id == models.SessionMessage.message_id)
+                    .join(models.Member, models.Member.id == models.Message.sender_id)
+                    .where(models.MemorySession.key.in_(sessions))
+                    .where(*scope)
+                )
+                for key, channel_id, author in (await session.execute(stmt)).all():
+                    found.setdefault(sessions[key], set()).add(author)
+                    channels[sessions[key]] = channel_id
+            readers = await self._readers(session, set(channels.values()))
+        return {i: Authorship(frozenset(a), readers.get(channels[i], frozenset())) for i, a in found.items()}
+
+    async def _readers(self, session: AsyncSession, channel_ids: set[int]) -> dict[int, frozenset[str]]:
+        if not channel_ids:
+            return {}
+        stmt = (
+            select(models.Membership.channel_id, models.Member.name)
+            .join(models.Member, models.Member.id == models.Membership.member_id)
+            .where(models.Membership.channel_id.in_(channel_ids))
+        )
+        readers: dict[int, set[str]] = {}
+        for channel_id, name in (await session.execute(stmt)).all():
+            readers.setdefault(channel_id, set()).add(name)
+        return {c: frozenset(names) for c, names in readers.items()}

@@ -81,10 +81,12 @@ class ShareScreen:
         self._seeded: set[tuple[int, str]] = set()
 
     def turn(
-        self, agent: Agent, step: Shareable, turns: list[TurnStep], *, question: str, conversation_id: int = 0
-    ) -> Outgoing:
+        self, agent: Agent, step: Shareable, turns: list[TurnStep], *, question: str, conversation_id: int = 0,
+        withheld: frozenset[str] = frozenset(),
+    ) -> Outgoing:  # fmt: skip
         """Screen `step` (taken by `agent` after `turns`; a turn, or the side's closing statement, whose claims
-        are facts like a turn's) in place; return what it passes on."""
+        are facts like a turn's) in place; return what it passes on. `withheld`: lines no fact may cite (their
+        owners do not let them leave), screened like the requester's background."""
         self._seed(agent.handle, turns, conversation_id)
         index = QuoteIndex(_screened_lines(agent), known=[question, *_said(turns)])
         speakers = {t.agent.lower() for t in turns if t.agent != agent.handle}
@@ -94,17 +96,17 @@ class ShareScreen:
         first = _first_plan(agent, turns)
         topic = set(_content_words(question)).union(*(_content_words(r.need) for r in first.rationales))
         topic_stems = _stems(" ".join(topic))
-        index.relevant = {i for i, line in _memory(index) if _stems(line) & topic_stems}
+        index.relevant = {i for i, line in _memory(index) if _stems(line) & topic_stems and i not in withheld}
         screen = _TurnScreen(self, agent, step, index, speakers=speakers)
         return screen.run(previous=_plan_before(agent.handle, turns), first_ids={r.id for r in first.rationales},
                           topic=topic)  # fmt: skip
 
-    def text(self, agent: Agent, text: str, *, question: str) -> str:
+    def text(self, agent: Agent, text: str, *, question: str, withheld: frozenset[str] = frozenset()) -> str:
         """A free text the agent wrote (the question it asks a third member's agent): memory text in it passes only
         when it is about the question, within the cap; every other quote or paraphrase is cut."""
         index = QuoteIndex(_screened_lines(agent), known=[question])
         topic_stems = _stems(question)
-        index.relevant = {i for i, line in _memory(index) if _stems(line) & topic_stems}
+        index.relevant = {i for i, line in _memory(index) if _stems(line) & topic_stems and i not in withheld}
         screen = _TurnScreen(self, agent, TurnStep(-1, agent.handle), index, speakers=set())
         return screen.cut(text, set(index.relevant))
 

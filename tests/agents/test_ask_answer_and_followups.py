@@ -7,6 +7,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
+from bot.agents.outbox import AGENTS_THREAD
 from bot.asks import models
 from bot.asks.answer_view import answer_view
 from bot.asks.feedback import feedback_tally, vote_of
@@ -138,7 +139,8 @@ async def test_a_members_recent_asks_and_what_their_agent_shared(db: Database, s
     assert await recent_asks(db, ws, "bob") == []
     shared = await shared_by(db, ws, "bob", limit=10)
     assert shared and {s.ask_id for s in shared} <= {first.ask_id, second.ask_id}
-    assert all(s.requester == "alice" and s.with_agent == "alice" and s.approval == "auto" for s in shared)
+    with_alice = f"alice, {AGENTS_THREAD}"  # the admins read the agents' thread too
+    assert all(s.requester == "alice" and s.with_agent == with_alice and s.approval == "auto" for s in shared)
     assert any("14 March" in s.text for s in shared)
     assert await shared_by(db, ws, "alice") == []  # the requester's own agent shares with nobody else
 

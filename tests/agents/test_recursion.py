@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from bot.agents.outbox import AGENTS_THREAD
 from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskRequest
 from bot.llm.scripted import ScriptedBackend
@@ -152,7 +153,8 @@ async def test_one_think_brings_in_several_members_and_each_request_gets_its_out
     assert outcomes == [("carol", "done", ""), ("zed", "refused", "unknown"), ("alice", "refused", "cycle")]
     assert (child.parent_turn, child.participants) == (bob.idx, ["bob", "carol"])
     sent = (bob.data["sharing"] or {}).get("recruit_sent")
-    assert [s["audience"] for s in sent] == [["carol", "alice"]]  # one question left, to whom it was put
+    # One question left, to whom it was put (and the readers of the agents' thread).
+    assert [s["audience"] for s in sent] == [["carol", "alice", AGENTS_THREAD]]
 
 
 class _Meeting(ScriptedBackend):
