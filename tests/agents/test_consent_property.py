@@ -114,12 +114,19 @@ async def check_cases(settings: Settings, *, examples: int, elsewhere: bool) -> 
 
 def leak_report(ran: Counter[str], leaks: list[tuple[Case, list[str]]]) -> str:
     by_route = Counter(case.route for case, _ in leaks)
-    by_sink = Counter(re.sub(r"\d+", "N", v.split(" via ")[-1]) for _, found in leaks for v in found)
-    lines = [f"{len(leaks)} of {sum(ran.values())} cases leaked.", "route: cases leaked / run"]
-    lines += [f"  {route}: {by_route[route]} / {ran[route]}" for route in ROUTES if ran[route]]
+    by_sink = Counter(_sink(v) for _, found in leaks for v in found)
+    sinks_of = {r: Counter(_sink(v) for case, found in leaks if case.route == r for v in found) for r in ROUTES}
+    top = {r: ", ".join(s for s, _ in sinks.most_common(3)) for r, sinks in sinks_of.items()}
+    lines = [f"{len(leaks)} of {sum(ran.values())} cases leaked.", "route: cases leaked / run (top sinks)"]
+    lines += [f"  {r}: {by_route[r]} / {ran[r]} ({top[r]})" for r in ROUTES if ran[r]]
     lines += ["sink: violations"] + [f"  {sink}: {n}" for sink, n in by_sink.most_common()]
     lines += ["first cases:"] + [f"  {case}: {found[:6]}" for case, found in leaks[:3]]
     return "\n".join(lines)
+
+
+def _sink(violation: str) -> str:
+    """Where a violation was read, without ids ("page /asks/N")."""
+    return re.sub(r"\d+", "N", violation.split(" via ")[-1])
 
 
 def settings_for(examples: int) -> settings:

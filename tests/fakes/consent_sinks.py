@@ -88,6 +88,7 @@ class PageReader:
         *, admin: str,
     ) -> None:  # fmt: skip
         settings = settings.replace(web_admins=admin, admin_raw_prompts=False)
+        self.admin = admin
         self.workspace_id = workspace_id
         local = LocalRuntime("consent", port, None, workspace_id, service)  # type: ignore[arg-type]  # no ingestion here
         self.runtime = Runtime(settings=settings, db=db, llm=None, local=local)
@@ -123,7 +124,9 @@ class PageReader:
         seen: list[Seen] = []
         for viewer in viewers:
             client = await self.client(viewer)
-            paths = ["/conversations", "/settings", *(f"/asks/{ask_id}" for ask_id in ask_ids)]
+            # The admin took part in nothing: only the transcripts (admins may open any) can show them the ask.
+            paths = [] if viewer == self.admin else ["/conversations", "/settings"]
+            paths += [f"/asks/{ask_id}" for ask_id in ask_ids]
             if viewer == requester:
                 paths += [p for i in ask_ids for p in (f"/workspace/asks/{i}", f"/workspace/asks/{i}/progress")]
             for path in paths:
@@ -135,12 +138,10 @@ class PageReader:
             return (await session.execute(sql("SELECT max(id) FROM ask"))).scalar()
 
     async def read_live(self, ask_id: int, requester: str) -> list[Seen]:
-        """The requester's ask page and its progress JSON while the ask runs."""
+        """The requester's ask status (the JSON her ask page polls, with the same texts) while the ask runs."""
         client = await self.client(requester)
-        seen = []
-        for path in (f"/workspace/asks/{ask_id}", f"/workspace/asks/{ask_id}/progress"):
-            seen.append((requester, f"page {path} (mid-ask)", _visible(await client.get(path))))
-        return seen
+        path = f"/workspace/asks/{ask_id}/progress"
+        return [(requester, f"page {path} (mid-ask)", _visible(await client.get(path)))]
 
     async def close(self) -> None:
         for client in self.clients.values():
