@@ -48,6 +48,8 @@ from bot.web.tokens import MemberClaim, sign_member_token
 SECRET = "consent-oracle-link-secret"
 Seen = tuple[str, str, str]  # (who, which sink, text)
 _TAGS = re.compile(r"<[^>]+>")
+_ROW = re.compile(r"<tr\b.*?</tr>", re.S)
+LISTS = ("/conversations", "/settings")  # pages that list every ask a member was in, this case's and earlier ones
 
 
 class LogSink(logging.Handler):
@@ -130,7 +132,10 @@ class PageReader:
             if viewer == requester:
                 paths += [p for i in ask_ids for p in (f"/workspace/asks/{i}", f"/workspace/asks/{i}/progress")]
             for path in paths:
-                seen.append((viewer, f"page {path}", _visible(await client.get(path))))
+                response = await client.get(path)
+                if path in LISTS:  # every ask the viewer was in: only this case's rows are this case's to judge
+                    response = _rows_about(response, ask_ids)
+                seen.append((viewer, f"page {path}", _visible(response)))
         return seen
 
     async def latest_ask(self) -> int | None:
@@ -146,6 +151,13 @@ class PageReader:
     async def close(self) -> None:
         for client in self.clients.values():
             await client.aclose()
+
+
+def _rows_about(response: httpx.Response, ask_ids: list[int]) -> httpx.Response:
+    """A list page cut to its table rows that link to these asks (the rest lists other asks, or settings)."""
+    links = tuple(f'asks/{ask_id}"' for ask_id in ask_ids)
+    rows = [row for row in _ROW.findall(response.text) if any(link in row for link in links)]
+    return httpx.Response(response.status_code, text="\n".join(rows), headers={"content-type": "text/html"})
 
 
 def _visible(response: httpx.Response) -> str:
