@@ -45,8 +45,9 @@ from jsonschema import Draft202012Validator
 
 from bot.agents.scripted_model import PromptView, plan_of, scripted_model
 from bot.agents.scripted_reading import label_of
+from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
-from bot.llm.types import LLMReply, LLMRequest
+from bot.llm.types import LLMReply, LLMRequest, LLMResult
 from bot.port import Channel, ChannelKind, Member, SharePolicy
 from bot.prompts import DATA_CLOSE, DATA_OPEN
 from bot.text_fold import skeleton
@@ -175,7 +176,9 @@ class AdversarialBackend(ScriptedBackend):
         self.attack = attack
         self.elsewhere = elsewhere
 
-    async def complete(self, request: LLMRequest, *, response_format: dict[str, Any] | None) -> LLMReply:
+    async def prepare(self, request: LLMRequest) -> None:
+        """What happens in the world as a call is made: run by the client before it sends (outside the per-attempt
+        time-out, which only the model's own silence may run out)."""
         attack = self.attack
         if attack.change is not None and attack.changed:
             await attack.committed.wait()  # every branch of the ask goes on only once the change is in
@@ -194,6 +197,10 @@ class AdversarialBackend(ScriptedBackend):
         if attack.route == "exclude" and not attack.excluded and view.me in holders and marker in skeleton(view.text):
             attack.excluded = True  # their agent has read #ops: both keep it out of memory from now on
             await asyncio.to_thread(exclude_channel, attack.database, holders, channel)
+
+    async def complete(self, request: LLMRequest, *, response_format: dict[str, Any] | None) -> LLMReply:
+        attack = self.attack
+        view = PromptView.of(request)
         if request.purpose == "act" and view.me in attack.failing_act:
             attack.failing_act.discard(view.me)
             attack.faults.force(request, attack.fault_kind)
@@ -205,6 +212,15 @@ class AdversarialBackend(ScriptedBackend):
             attack.calls.append(request)  # the endpoint was sent the prompt all the same
             return await attack.faults.fail(kind, request, view, self.model)
         return await super().complete(request, response_format=response_format)
+
+
+class AttackedClient(LLMClient):
+    """The real client, with the attack's world events made as each call starts (`AdversarialBackend.prepare`)."""
+
+    async def complete(self, request: LLMRequest) -> LLMResult:
+        if isinstance(self.backend, AdversarialBackend):
+            await self.backend.prepare(request)
+        return await super().complete(request)
 
 
 class AdversarialModel:

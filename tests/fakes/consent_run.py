@@ -24,7 +24,6 @@ from pathlib import Path
 from bot import messages
 from bot.asks.service import AskRequest, AskService
 from bot.errors import AskRejectedError
-from bot.llm.client import LLMClient
 from bot.port import ApprovalDecision, ApprovalRequest
 from bot.settings import Settings
 from bot.store.db import Database
@@ -42,6 +41,7 @@ from tests.fakes.consent import (
     THREAD,
     AdversarialBackend,
     Attack,
+    AttackedClient,
     consent_world,
     reset_members,
 )
@@ -121,7 +121,7 @@ class Workspace:
             self.received.texts += await self.pages.read_live(ask_id, "alice")
 
     def service(self, settings: Settings) -> AskService:
-        llm = LLMClient.from_settings(settings, backend=self.backend)
+        llm = AttackedClient.from_settings(settings, backend=self.backend)
         h = self.h
         ws = h.service.workspace_id
         return AskService(settings=settings, db=self.db, port=h.port, llm=llm, memory=h.service.memory,
