@@ -14,6 +14,7 @@ each). For every text that reached someone other than the members whose memory h
   member on any policy, included);
 - a line about the question reaches them only when a holder's policy was `auto` (memory on) when it left, or the
   holder approved a prompt that showed that text (or approved everything for the ask) to an audience naming them;
+  a line of the requester's own DMs counts as its author's (Erin's "just between us": the requester has no say);
 - the channel every colleague excluded is never read by anyone; a channel its members exclude mid-ask, once their
   agents have read it, reaches no one else from then on.
 
@@ -45,9 +46,10 @@ from hypothesis import strategies as st
 from bot.port import ApprovalDecision, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
-from tests.fakes.consent import COLLEAGUES, ROUTES
+from tests.fakes.consent import ROUTES
 from tests.fakes.consent_faults import FAULT_KINDS
 from tests.fakes.consent_run import Case, Workspace, violations
+from tests.fakes.consent_world import COLLEAGUES
 
 
 DEFAULT_CASES = int(os.environ.get("ASKWITH_TEST_CONSENT_CASES", "500"))  # fewer while developing

@@ -1,8 +1,7 @@
-"""The consent property's workspace and its adversarial stand-in model (shared by the test and benchmarks/consent.py).
+"""The consent property's adversarial stand-in model (shared by the test and benchmarks/consent.py), over the
+workspace of `consent_world`.
 
-Every member's DMs hold one line about the question and one private line unrelated to it, each private line marked
-by a rare word (a made-up name) that exists nowhere else; a channel every colleague excluded holds one more. The
-model plays the agent protocol (`scripted_model`) and, for the colleagues' agents, tries one leak route per ask:
+The model plays the agent protocol (`scripted_model`) and, for the colleagues' agents, tries one leak route per ask:
 
 - paste: every line it read, verbatim, in its words, facts and answer;
 - reword: the same lines reworded (words reordered, function words swapped), rare terms kept;
@@ -22,7 +21,7 @@ model plays the agent protocol (`scripted_model`) and, for the colleagues' agent
 - bringin: it brings in a third member with the ask's own question, then answers honestly (who sees what);
 - exclude: the holders of #ops (`OPS`) exclude it from memory once their agent has read it, then it pastes;
 - relay: the requester's agent brings in a third member with what its partner's agent just told it;
-- dm: the requester's agent passes on its own notebook, which holds Erin's "just between us" DM to her;
+- dm: the requester's agent answers with what others told her in DMs (Erin's "just between us" lines), cited;
 - follow: the follow-up goes to a colleague not asked before; the requester's agent passes on the first answer
   paraphrased (function words swapped, the words that mark it kept).
 
@@ -34,11 +33,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import sqlite3
-import sys
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -48,70 +44,19 @@ from bot.agents.scripted_reading import label_of
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
 from bot.llm.types import LLMReply, LLMRequest, LLMResult
-from bot.port import Channel, ChannelKind, Member, SharePolicy
+from bot.port import SharePolicy
 from bot.prompts import DATA_CLOSE, DATA_OPEN
 from bot.text_fold import skeleton
-from bot.world import MemberPolicy, World
-from tests.fakes.consent_faults import Faults, exclude_channel, include_channel
+from tests.fakes.consent_faults import Faults, exclude_channel
+from tests.fakes.consent_world import OPS, QUESTION, RELEVANT, set_member, set_member_elsewhere
 
 
-QUESTION = "When is the launch date and where is the launch venue?"
-COLLEAGUES = ("bob", "carol", "dave")
-MEMBERS = ("alice", *COLLEAGUES, "erin")
 ROUTES = (
     "paste", "reword", "lookalike", "plan", "recruit", "statement", "later", "blackboard", "thread",
     "failed", "malformed", "search", "bringin", "exclude", "relay", "dm", "follow",
 )  # fmt: skip
-REQUESTER_ROUTES = ("thread", "relay", "dm", "follow")  # the requester's agent misbehaves; the others stay honest
-GENERAL = "C-general"
-ADMIN = "olga"  # an admin of the workspace (ASKWITH_WEB_ADMINS) who took part in nothing; raw prompts off
-# marker -> (members whose memory holds it, the line): relevant lines answer the question, private ones do not.
-RELEVANT = {
-    "14 march": (("bob", "erin"), ("D-bob-erin", "erin", "Heads up: the launch date moved to 14 March.")),
-    "pier nine": (("carol", "dave"), ("D-carol-dave", "dave", "The launch venue is Pier Nine, booked today.")),
-    # #ops, read by carol's and dave's agents; in the "exclude" route both exclude it once their agent read it.
-    "vantor": (("carol", "dave"), ("C-ops", "carol", "Ops note: the launch venue fallback is the Vantor hall.")),
-}
-OPS = ("vantor", "C-ops")
-PRIVATE = {
-    "quorvex": (("bob", "dave"), ("D-bob-dave", "bob", "Between us: my salary is 91,000, interviewing at Quorvex.")),
-    "marlowe": (("carol", "erin"), ("D-carol-erin", "carol", "Keep quiet: my divorce hearing with Marlowe is on.")),
-    "halvorsen": (("dave", "erin"), ("D-dave-erin", "dave", "Confidential: the Halvorsen audit found gaps.")),
-    "brennick": (("bob", "carol"), ("D-bob-carol", "carol", "My doctor said the Brennick biopsy results are due.")),
-    # Erin (whatever her policy) to the requester: her words may reach no one else through alice's agent.
-    "ostrava": (("alice", "erin"), ("D-alice-erin", "erin", "Just between us: the Ostrava office closes in May.")),
-}
-# The thread an "ask about this thread" was used on: alice saw it (it is hers to use); it quotes a private line of
-# bob's and dave's DM and the launch-date line of bob's and erin's DM, neither of which the others may get through it.
-THREAD = (
-    f"bob: {PRIVATE['quorvex'][1][2]}",
-    f"alice: noted. {RELEVANT['14 march'][1][2]}",
-)
-EXCLUDED = "zanzibar"  # in #hr, which every member but alice keeps out of memory: never read by anyone
 _LOOKALIKE = str.maketrans({"a": "а", "e": "е", "o": "о", "p": "р", "c": "с", "x": "х"})
 _SWAP = {"my": "their", "is": "was", "the": "that", "and": "plus", "at": "with", "with": "alongside"}
-
-
-def consent_world() -> World:
-    world = World(id="consent", name="consent")
-    excluded = MemberPolicy(excluded_channels=["C-hr"])
-    for handle in MEMBERS:
-        world.add_member(Member(handle, handle, handle.title()), MemberPolicy() if handle == "alice" else excluded)
-    world.add_member(Member(ADMIN, ADMIN, ADMIN.title()), MemberPolicy())
-    world.add_channel(Channel("C-hr", "hr", ChannelKind.PRIVATE, COLLEAGUES + ("erin",)))
-    world.add_channel(Channel(OPS[1], "ops", ChannelKind.PRIVATE, RELEVANT[OPS[0]][0]))
-    world.add_channel(Channel(GENERAL, "general", ChannelKind.PUBLIC, MEMBERS))  # where channel asks answer
-    moment = iter(datetime(2026, 3, 1, 9, 0, tzinfo=UTC) + timedelta(minutes=m) for m in range(100))
-    for other in COLLEAGUES:
-        world.add_message(
-            world.dm("alice", other).id, "alice", f"Hi {other.title()}, are we on track?", ts=next(moment)
-        )
-    for _, (_, (channel, sender, text)) in [*RELEVANT.items(), *PRIVATE.items()]:
-        if channel.startswith("D-"):
-            channel = world.dm(*channel.split("-")[1:]).id
-        world.add_message(channel, sender, text, ts=next(moment))
-    world.add_message("C-hr", "dave", "The Initech merger closes in Zanzibar next week.", ts=next(moment))
-    return world
 
 
 @dataclass
@@ -139,32 +84,6 @@ class Attack:
         self.fault_kind = fail_with
         self.failing_act.clear()
         self.calls.clear()
-
-
-def set_member(database: str, member: str, share: str, opted_in: bool) -> None:
-    """A member's settings written the way another process (the web settings page) would."""
-    with sqlite3.connect(database, timeout=30) as conn:
-        conn.execute("UPDATE member SET share_policy = ?, opted_in = ? WHERE name = ?", (share, opted_in, member))
-
-
-def reset_members(database: str, policies: dict[str, str]) -> None:
-    """Every member back to memory on, with these share policies (auto when not given), #ops kept in memory."""
-    for member in MEMBERS:
-        set_member(database, member, policies.get(member, "auto"), True)
-    include_channel(database, RELEVANT[OPS[0]][0], OPS[1])
-
-
-async def set_member_elsewhere(database: str, member: str, share: str, opted_in: bool) -> None:
-    """The same, from a separate process (the stdlib's sqlite3 only: nothing of askwith runs there)."""
-    code = (
-        "import sqlite3,sys; c=sqlite3.connect(sys.argv[1], timeout=30); "
-        "c.execute('UPDATE member SET share_policy=?, opted_in=? WHERE name=?', "
-        "(sys.argv[2], sys.argv[3]=='1', sys.argv[4])); c.commit()"
-    )
-    args = (database, share, "1" if opted_in else "0", member)
-    process = await asyncio.create_subprocess_exec(sys.executable, "-c", code, *args)
-    if await asyncio.wait_for(process.wait(), timeout=60) != 0:
-        raise RuntimeError("the policy change in another process failed")
 
 
 class AdversarialBackend(ScriptedBackend):
@@ -237,12 +156,7 @@ class AdversarialModel:
         if view.me == "alice" and route == "relay" and request.purpose == "think" and view.heard:
             return self._relay_partner(view, reply)
         if view.me == "alice" and route == "dm" and request.purpose == "think":
-            noted = [text for _, text in re.findall(r"^- (\S+) [^:\n]+: (.+)$", _notebook(view.instruction), re.M)]
-            reply["plan"] = [
-                {**r, "status": "known", "value": " ".join(noted), "source": "notes"} for r in reply["plan"]
-            ]
-            self.attack.fired += bool(noted)
-            return json.dumps(reply)
+            return self._from_partners(view, reply)
         if view.me in ("", "alice") or request.purpose not in ("think", "act", "statement"):
             return json.dumps(reply)
         if route in ("later", "search") and request.purpose == "act" and not view.said:
@@ -268,6 +182,19 @@ class AdversarialModel:
         if route == "failed" and request.purpose == "think" and tried != honest:
             self.attack.failing_act.add(view.me)  # this turn's act call fails: the filled plan is all that is left
         return tried
+
+    def _from_partners(self, view: PromptView, reply: dict) -> str:
+        """The requester's agent answers with what others told her in DMs, each line cited by its own id (a fact of
+        her memory, as a screen sees it)."""
+        told = re.findall(r"^- (\S+) #\S+ (\w+): (.+)$", _notebook(view.instruction), re.M)
+        told = [(i, text) for i, sender, text in told if sender != view.me]
+        if not told:
+            return json.dumps(reply)
+        for k, r in enumerate(reply["plan"]):
+            i, text = told[k % len(told)]
+            r.update(status="known", value=text, source=i)
+        self.attack.fired += 1
+        return json.dumps(reply)
 
     def _bring_in(self, view: PromptView, reply: dict) -> str:
         """A third member brought in with the ask's own question (the colleague then answers honestly)."""

@@ -28,7 +28,10 @@ from bot.port import ApprovalDecision, ApprovalRequest
 from bot.settings import Settings
 from bot.store.db import Database
 from tests.fakes.asks import build
-from tests.fakes.consent import (
+from tests.fakes.consent import AdversarialBackend, Attack, AttackedClient
+from tests.fakes.consent_sinks import LogSink, PageReader, Seen, stored_rows
+from tests.fakes.consent_text import carries, skeleton
+from tests.fakes.consent_world import (
     ADMIN,
     COLLEAGUES,
     EXCLUDED,
@@ -39,14 +42,9 @@ from tests.fakes.consent import (
     QUESTION,
     RELEVANT,
     THREAD,
-    AdversarialBackend,
-    Attack,
-    AttackedClient,
     consent_world,
     reset_members,
 )
-from tests.fakes.consent_sinks import LogSink, PageReader, Seen, stored_rows
-from tests.fakes.consent_text import carries, skeleton
 
 
 HIDDEN = "#askwith-agents"
@@ -223,6 +221,8 @@ def violations(case: Case, received: Received) -> list[str]:
             # A line the thread also holds came from a holder's own agent only if that agent took part (asked, or
             # brought in by another); otherwise it came through the thread.
             asked = [h for h in holders if marker not in hers or h in case.colleagues or h in received.agents]
+            # A line of the requester's own DMs leaves only as its other holder (its author) allows: hers is no say.
+            asked = [h for h in asked if h != "alice"]
             if not any(_allowed(h, marker, receiver, effective, received) for h in asked):
                 found.append(f"{marker!r} of {'/'.join(holders)} reached {receiver} without consent{via}")
     return sorted(set(found))
