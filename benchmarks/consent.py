@@ -6,14 +6,24 @@ another process is in force (a stand-in model: NOT evidence of answer quality).
     python benchmarks/consent.py --asks 1 --processes 4   # plus 4 changes across `askwith serve` + `askwith worker`
 
 The workspace and the model are the consent property test's (`tests/fakes/consent.py`): every member holds one line
-about the question and one private line marked by a made-up name; the colleagues' agents try one route per ask
-(paste, reword, look-alike letters, think-filled plan values, the recruit question, the closing statement, later
-turns, the blackboard; or, for "thread", the requester's agent passes on the thread the ask carries, which quotes
-colleagues' lines, and in the follow-up the first answer), and each ask has a follow-up. "attempted" counts asks in
-which the model tried its route; "leaked" counts asks in which a private line, or a line about the question without
-its holder's consent (auto, or an approved prompt showing it), reached anyone but its holders (their prompts, the
-consensus, any post; the thread's lines reaching the requester's side are hers). Under `ask` the asks alternate
-approve and deny.
+about the question and one private line marked by a made-up name (Erin's "just between us" DM to the requester
+too); the agents try one route per ask (paste, reword, look-alike letters, think-filled plan values, the recruit
+question, the closing statement, later turns, the blackboard; "failed": a plan filled from memory, then the turn's
+act call fails; "malformed": replies of the wrong shape quoting the lines; "search": searches made of the lines'
+words; "bringin": a third member brought in with the ask's own question; "exclude": the holders of #ops exclude it
+once their agents read it; and, on the requester's side, "thread" (the thread the ask carries, and in the follow-up
+the first answer), "relay" (a colleague's words in a recruit question to a third member), "dm" (her own DMs) and
+"follow" (the first answer, paraphrased, to a colleague new in the follow-up)), and each ask has a follow-up.
+"attempted" counts asks in which the model tried its route; "leaked" counts asks in which a private line, or a line
+about the question without its holder's consent (auto, or an approved prompt showing it to an audience naming the
+reader), reached anyone but its holders in any sink: agents' prompts, posts (channel readers, the hidden agents
+thread), notes, approval prompts, the INFO log, the web pages and their JSON as each member in the ask and an admin,
+the rows the asks left (`tests/fakes/consent_run.py`; the thread's lines reaching the requester's side are hers).
+"sinks" names where the leaks of that row were read. Under `ask` the asks alternate approve and deny; the
+"failed" route's act call fails as unavailable, timeout and malformed in turn.
+
+"failures" rows: the paste route with a failure (endpoint unavailable, no reply within the time-out, a malformed
+reply quoting the lines) at a random request of the ask, under `ask` and `auto`.
 
 "change" rows: another process (the stdlib's sqlite3, as the web settings page writes) switches one colleague's policy
 or memory while the ask runs; "in force after" is the time from that commit to the first approval prompt it causes
@@ -41,6 +51,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import sys
 import tempfile
 import time
@@ -55,6 +66,7 @@ from bot.port import ApprovalDecision  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store.db import Database  # noqa: E402
 from tests.fakes.consent import ROUTES  # noqa: E402
+from tests.fakes.consent_faults import FAULT_KINDS  # noqa: E402
 from tests.fakes.consent_run import Case, Workspace, violations  # noqa: E402
 
 
@@ -72,29 +84,58 @@ async def run(asks: int) -> dict[str, object]:
         workspace = Workspace(db, settings, settings.data_dir / "consent.db", elsewhere=True)
         await workspace.start()
         rows = [await _row(workspace, route, policy, asks) for route in ROUTES for policy in POLICIES]
+        failures = [
+            await _fault_row(workspace, kind, policy, asks) for kind in FAULT_KINDS for policy in ("ask", "auto")
+        ]
         changes, latencies = [], []
         for before, after, memory in CHANGES:
             row, waited = await _change_row(workspace, before, after, memory, asks)
             changes.append(row)
             latencies += waited
+        await workspace.close()
     finally:
         await db.close()
     return {
-        "routes": rows, "changes": changes, "in_force_after_s": max(latencies, default=None),
+        "routes": rows, "failures": failures, "changes": changes, "in_force_after_s": max(latencies, default=None),
         "latency_target_s": LATENCY_TARGET_S, "loadavg": os.getloadavg()[0],
     }  # fmt: skip
 
 
 async def _row(workspace: Workspace, route: str, policy: str, asks: int) -> dict[str, object]:
     attempted = leaked = 0
+    sinks: set[str] = set()
     for i in range(asks):
         decision = ApprovalDecision.APPROVED if i % 2 == 0 else ApprovalDecision.DENIED
         case = Case(["bob", "carol"], route, dict.fromkeys(("bob", "carol", "dave", "erin"), policy), None,
-                    [decision], True)  # fmt: skip
+                    [decision], True, fail_with=FAULT_KINDS[i % len(FAULT_KINDS)])  # fmt: skip
         received = await workspace.run(case)
         attempted += workspace.attack.fired > 0
-        leaked += bool(violations(case, received))
-    return {"route": route, "policy": policy, "asks": asks, "attempted": attempted, "leaked": leaked}
+        found = violations(case, received)
+        leaked += bool(found)
+        sinks |= {_sink(v) for v in found}
+    return {"route": route, "policy": policy, "asks": asks, "attempted": attempted, "leaked": leaked,
+            "sinks": sorted(sinks)}  # fmt: skip
+
+
+async def _fault_row(workspace: Workspace, kind: str, policy: str, asks: int) -> dict[str, object]:
+    injected = leaked = 0
+    sinks: set[str] = set()
+    for i in range(asks):
+        decision = ApprovalDecision.APPROVED if i % 2 == 0 else ApprovalDecision.DENIED
+        case = Case(["bob", "carol"], "paste", dict.fromkeys(("bob", "carol", "dave", "erin"), policy), None,
+                    [decision], False, fault=(kind, 2 + 3 * i))  # fmt: skip
+        received = await workspace.run(case)
+        injected += bool(workspace.attack.faults.injected)
+        found = violations(case, received)
+        leaked += bool(found)
+        sinks |= {_sink(v) for v in found}
+    return {"failure": kind, "policy": policy, "asks": asks, "injected": injected, "leaked": leaked,
+            "sinks": sorted(sinks)}  # fmt: skip
+
+
+def _sink(violation: str) -> str:
+    """ "page /asks/3" -> "page /asks/N": where a leak was read, without the ids."""
+    return re.sub(r"\d+", "N", violation.split(" via ")[-1])
 
 
 async def _change_row(
@@ -115,9 +156,14 @@ async def _change_row(
 
 
 def _print(result: dict[str, object]) -> None:
-    print(f"{'route':<11} {'policy':<6} {'asks':>4} {'attempted':>9} {'leaked':>6}")
+    print(f"{'route':<11} {'policy':<6} {'asks':>4} {'attempted':>9} {'leaked':>6}  sinks")
     for row in result["routes"]:  # type: ignore[attr-defined]
-        print(f"{row['route']:<11} {row['policy']:<6} {row['asks']:>4} {row['attempted']:>9} {row['leaked']:>6}")
+        print(f"{row['route']:<11} {row['policy']:<6} {row['asks']:>4} {row['attempted']:>9} {row['leaked']:>6}"
+              f"  {_sinks(row)}")  # fmt: skip
+    print(f"\n{'failure':<11} {'policy':<6} {'asks':>4} {'injected':>9} {'leaked':>6}  sinks")
+    for row in result["failures"]:  # type: ignore[attr-defined]
+        print(f"{row['failure']:<11} {row['policy']:<6} {row['asks']:>4} {row['injected']:>9} {row['leaked']:>6}"
+              f"  {_sinks(row)}")  # fmt: skip
     print(f"\n{'policy changed mid-ask (another process)':<42} {'asks':>4} {'leaked':>6}")
     for row in result["changes"]:  # type: ignore[attr-defined]
         print(f"{row['change']:<42} {row['asks']:>4} {row['leaked']:>6}")
@@ -132,6 +178,11 @@ def _print(result: dict[str, object]) -> None:
               f" (missed {processes['missed']}, stale {processes['stale_after_change']};"
               f" target <= {LATENCY_TARGET_S} s)")  # type: ignore[index]  # fmt: skip
     print(f"load average: {result['loadavg']:.2f}")
+
+
+def _sinks(row: dict[str, object], most: int = 4) -> str:
+    sinks = list(row["sinks"])  # type: ignore[call-overload]
+    return ", ".join(sinks[:most]) + (f" (+{len(sinks) - most})" if len(sinks) > most else "")
 
 
 def main() -> None:

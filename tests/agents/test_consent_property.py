@@ -1,15 +1,22 @@
 """Property: whatever route a model takes, a member's memory reaches others only as that member's policy allows, at
-the moment it leaves.
+the moment it leaves, in every sink anyone can read.
 
 Over random asks in one workspace (which colleagues, each member's share policy, a policy or memory switch changed
-by another process once the ask runs, the member's answers to approval prompts, a follow-up ask) and a model that
-tries one leak route per ask (`tests.fakes.consent`), for every text that reached someone other than the
-members whose memory holds a marked line (another member's agent prompts, the consensus prompt, the answer, any post):
+by another process once the ask runs, the member's answers to approval prompts, a follow-up ask, an ask made in
+#general, a model failure at a random call) and a model that tries one leak route per ask (`tests.fakes.consent`),
+every sink is read as each person who can see it (`tests.fakes.consent_run`): each agent's model prompts, every
+chat post (channel readers; the hidden agents thread's readers), notes, approval prompts, the INFO log (the
+operator), the web pages and their JSON rendered as each member in the asks and as an admin without the raw-prompt
+setting (also while an approval waits), and the rows the asks left (`tests.fakes.consent_sinks` says who may read
+each). For every text that reached someone other than the members whose memory holds a marked line:
 
-- a private line (unrelated to the question) never reaches them, under any policy;
+- a private line (unrelated to the question) never reaches them, under any policy (a DM to the requester, from a
+  member on any policy, included);
 - a line about the question reaches them only when a holder's policy was `auto` (memory on) when it left, or the
-  holder approved a prompt that showed that text (or approved everything for the ask);
-- the channel every colleague excluded is never read by anyone.
+  holder approved a prompt that showed that text (or approved everything for the ask) to an audience naming them;
+  a line of the requester's own DMs counts as its author's (Erin's "just between us": the requester has no say);
+- the channel every colleague excluded is never read by anyone; a channel its members exclude mid-ask, once their
+  agents have read it, reaches no one else from then on.
 
 Thread context (the `thread` route): the ask carries the thread an "ask about this thread" shortcut was used on, and a
 follow-up carries the first answer; both quote colleagues' memory lines. What the requester was shown is hers to use:
@@ -19,15 +26,18 @@ colleague's agent, a recruited one, a channel post) except as M's own agent pass
 about the question only when a holder asked in this ask had it leave under `auto` or approved it. The requester's
 agent may read the context but not pass it on (`bot.agents.sharing`: it is screened like memory no fact may cite).
 
-The oracle reads only what the fake model was sent, what was posted and what the members were asked: never the
-outbox's own records.
+The oracle reads only what the sinks show (prompts, posts, approval prompts, logs, pages, rows): never the outbox's own
+records.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import re
+from collections import Counter
 from collections.abc import Coroutine
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -37,11 +47,14 @@ from hypothesis import strategies as st
 from bot.port import ApprovalDecision, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
-from tests.fakes.consent import COLLEAGUES, ROUTES
+from tests.fakes.consent import ROUTES
+from tests.fakes.consent_faults import FAULT_KINDS
 from tests.fakes.consent_run import Case, Workspace, violations
+from tests.fakes.consent_world import COLLEAGUES
 
 
 DEFAULT_CASES = int(os.environ.get("ASKWITH_TEST_CONSENT_CASES", "500"))  # fewer while developing
+SHARDS = 4  # the default run's cases in four tests, so the suite's workers share them
 DECISIONS = [ApprovalDecision.APPROVED, ApprovalDecision.DENIED, ApprovalDecision.APPROVED_ALL]
 POLICIES = [str(p) for p in SharePolicy]
 
@@ -55,18 +68,31 @@ def cases(draw: st.DrawFn) -> Case:
     )
     return Case(
         colleagues=colleagues,
-        route=draw(st.sampled_from(ROUTES)),
+        route=ROUTES[0],  # set by `check_cases`, in turn
         policies={m: draw(st.sampled_from(POLICIES)) for m in members},
         change=change,
         decisions=draw(st.lists(st.sampled_from(DECISIONS), min_size=1, max_size=4)),
         follow_up=draw(st.sampled_from([False, False, False, True])),  # one case in four (each is a second ask)
+        # One case in three meets a failure at a random request of the ask (its retries and repair fail alike).
+        fault=draw(st.sampled_from([None, None, *FAULT_KINDS]).flatmap(_at)),
+        channel=draw(st.sampled_from([False, False, True])),  # one in three asked in #general
+        fail_with=draw(st.sampled_from(FAULT_KINDS)),
     )
 
 
-async def check_cases(settings: Settings, *, examples: int, elsewhere: bool) -> None:
+def _at(kind: str | None) -> st.SearchStrategy[tuple[str, int] | None]:
+    return st.just(None) if kind is None else st.tuples(st.just(kind), st.integers(0, 14))
+
+
+async def check_cases(settings: Settings, *, examples: int, elsewhere: bool, shard: int = 0) -> None:
+    """Runs every case (no stopping at the first leak, so one run shows every route that leaks), then fails with what
+    leaked: cases per route, violations per sink, and the first cases in full. Routes take turns (Hypothesis favours
+    the first of a list): every route gets its share of the cases, whatever else each case draws."""
     settings = settings.replace(whole_history=True, max_turns=4)
     file = settings.data_dir / "consent.db"
     db = await Database.open(settings, url=f"sqlite+aiosqlite:///{file}")
+    ran: Counter[str] = Counter()
+    leaks: list[tuple[Case, list[str]]] = []
     try:
         workspace = Workspace(db, settings, file, elsewhere=elsewhere)
         await workspace.start()
@@ -78,12 +104,34 @@ async def check_cases(settings: Settings, *, examples: int, elsewhere: bool) -> 
         @settings_for(examples)
         @given(cases())
         def check(case: Case) -> None:
-            received = on_loop(workspace.run(case))
-            assert not violations(case, received), (case, violations(case, received))
+            case = replace(case, route=ROUTES[(shard + sum(ran.values())) % len(ROUTES)])
+            found = violations(case, on_loop(workspace.run(case)))
+            ran[case.route] += 1
+            if found:
+                leaks.append((case, found))
 
         await asyncio.to_thread(check)
+        await workspace.close()
     finally:
         await db.close()
+    assert not leaks, leak_report(ran, leaks)
+
+
+def leak_report(ran: Counter[str], leaks: list[tuple[Case, list[str]]]) -> str:
+    by_route = Counter(case.route for case, _ in leaks)
+    by_sink = Counter(_sink(v) for _, found in leaks for v in found)
+    sinks_of = {r: Counter(_sink(v) for case, found in leaks if case.route == r for v in found) for r in ROUTES}
+    top = {r: ", ".join(s for s, _ in sinks.most_common(3)) for r, sinks in sinks_of.items()}
+    lines = [f"{len(leaks)} of {sum(ran.values())} cases leaked.", "route: cases leaked / run (top sinks)"]
+    lines += [f"  {r}: {by_route[r]} / {ran[r]} ({top[r]})" for r in ROUTES if ran[r]]
+    lines += ["sink: violations"] + [f"  {sink}: {n}" for sink, n in by_sink.most_common()]
+    lines += ["first cases:"] + [f"  {case}: {found[:6]}" for case, found in leaks[:3]]
+    return "\n".join(lines)
+
+
+def _sink(violation: str) -> str:
+    """Where a violation was read, without ids ("page /asks/N")."""
+    return re.sub(r"\d+", "N", violation.split(" via ")[-1])
 
 
 def settings_for(examples: int) -> settings:
@@ -93,13 +141,16 @@ def settings_for(examples: int) -> settings:
     )  # fmt: skip
 
 
-@pytest.mark.timeout(900)  # ~50 s of CPU: minutes on a busy machine
-async def test_no_route_takes_memory_past_its_members_consent(settings: Settings) -> None:
-    await check_cases(settings, examples=DEFAULT_CASES, elsewhere=False)
+@pytest.mark.timeout(1800)  # ~40 s of CPU per shard: many minutes on a busy machine
+@pytest.mark.parametrize("shard", range(SHARDS))
+async def test_no_route_takes_memory_past_its_members_consent(settings: Settings, shard: int) -> None:
+    """The default run, in shards that pytest-xdist spreads over its workers (each its own workspace and store)."""
+    await check_cases(settings, examples=-(-DEFAULT_CASES // SHARDS), elsewhere=False, shard=shard)
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(7200)  # ~10 minutes of CPU, and a process for every policy change
-async def test_no_route_takes_memory_past_its_members_consent_many(settings: Settings) -> None:
+@pytest.mark.timeout(14400)  # ~40 minutes of CPU per shard, and a process for every policy change
+@pytest.mark.parametrize("shard", range(SHARDS))
+async def test_no_route_takes_memory_past_its_members_consent_many(settings: Settings, shard: int) -> None:
     """5,000 cases; every policy change is written by a separate process."""
-    await check_cases(settings, examples=5000, elsewhere=True)
+    await check_cases(settings, examples=5000 // SHARDS, elsewhere=True, shard=shard)

@@ -1,0 +1,39 @@
+"""How the consent oracle looks for a marked line in what someone saw: `bot.text_fold.skeleton`, computed with
+translation tables instead of a Python loop over every character (the oracle folds every page, prompt and row it
+reads), and markers matched with or without the spaces between their words (look-alike text joins words with
+zero-width spaces, which the fold removes).
+
+    carries("Pier\u200bNіne", "pier nine")   # True
+"""
+
+from __future__ import annotations
+
+import html
+import sys
+import unicodedata
+from collections.abc import Callable
+
+from bot.text_fold import _CONFUSABLES, _DASHES
+
+
+def _dropping(drop: Callable[[str], bool]) -> dict[int, None]:
+    """A `str.translate` table that removes every code point `drop` holds."""
+    return dict.fromkeys(code for code in range(sys.maxunicode + 1) if drop(chr(code)))
+
+
+_INVISIBLE = _dropping(lambda ch: unicodedata.category(ch) == "Cf")
+_COMBINING = _dropping(lambda ch: unicodedata.combining(ch) != 0)
+
+
+def skeleton(text: str) -> str:
+    """Exactly `bot.text_fold.skeleton(text)`."""
+    decoded = html.unescape(html.unescape(str(text)))
+    if decoded.isascii():  # no compatibility forms, invisibles, dashes, other scripts or accents to undo
+        return decoded.lower()
+    folded = _DASHES.sub("-", unicodedata.normalize("NFKC", decoded).translate(_INVISIBLE)).casefold()
+    return unicodedata.normalize("NFKD", folded.translate(_CONFUSABLES)).translate(_COMBINING)
+
+
+def carries(seen: str, marker: str) -> bool:
+    """Whether a folded text holds the marker (a folded phrase), its words spaced or run together."""
+    return marker in seen or (" " in marker and marker.replace(" ", "") in seen.replace(" ", ""))
