@@ -75,7 +75,7 @@ class ConsensusOutcome:
     disagreements: list[str] = field(default_factory=list)
     tried: list[str] = field(default_factory=list)  # what the agents did, said when the answer is unsupported
     visible: set[str] = field(default_factory=set)  # cited ids the requester may open themselves
-    sides: list[StatementStep] = field(default_factory=list)  # the colleagues' closing statements (their prompts too)
+    sides: list[StatementStep] = field(default_factory=list)  # colleagues' closing statements, as they crossed
 
     def references(self, claim: Claim) -> list[tuple[EvidenceLine, str, bool]]:
         """(line, holder, the requester may see it) for each evidence line a claim cites."""
@@ -120,7 +120,7 @@ class ConsensusOutcome:
             "tried": list(self.tried),
             "evidence": {k: {**h.line.dict(), "agent": h.agent} for k, h in self.evidence.items()},
             "prompt": self.llm_call.prompt if self.llm_call else [],
-            "sides": [side.dict() for side in self.sides],
+            "sides": [side.crossed_dict() for side in self.sides],  # the requester's record: what crossed
         }
 
 

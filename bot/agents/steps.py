@@ -228,6 +228,15 @@ class StatementStep:
             "llm_calls": [c.dict() for c in self.llm_calls],
         }  # fmt: skip
 
+    def crossed_dict(self) -> dict[str, Any]:
+        """The statement as the requester's consensus record keeps it: what crossed and the outbox's record, never its
+        prompts (its member's notebook) nor, when it did not cross, its screened text."""
+        data = self.dict()
+        data["llm_calls"] = [{**call, "prompt": []} for call in data["llm_calls"]]
+        if not self.crossed:
+            data["act"], data["utterance"] = None, ""
+        return data
+
 
 def _think_from_dict(raw: dict[str, Any] | None) -> ThinkOutput | None:
     if raw is None:

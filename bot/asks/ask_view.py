@@ -116,7 +116,6 @@ class ConsensusView:
     rationales: list[dict[str, Any]]  # cited rationales of the viewer's own agent (every one with raw access)
     dropped: list[str]  # likewise
     prompt: list[dict[str, str]]  # the consensus prompt: the requester's (and a raw admin's)
-    side_prompts: list[tuple[str, dict[str, Any]]]  # (agent, recorded call) of the viewer's own closing statement
 
 
 @dataclass
@@ -258,8 +257,6 @@ def _consensus(record: Transcript, viewer: Viewer, readable: bool) -> ConsensusV
         rationales=[r for r in rationales if r.get("key") in data.get("cited", [])],
         dropped=[k for k in data.get("dropped", []) if k in own_keys],
         prompt=list(data.get("prompt") or []) if viewer.owns(record.ask.requester) else [],
-        side_prompts=[(s["agent"], c) for s in data.get("sides", []) if viewer.owns(s.get("agent", ""))
-                      for c in s.get("llm_calls", []) if c.get("prompt")],
     )  # fmt: skip
 
 

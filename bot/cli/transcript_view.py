@@ -46,8 +46,6 @@ def render_prompts(transcript: Transcript, *, viewer: Viewer | None = None) -> G
                 parts.append(_prompt(f"conversation {conversation.id} turn {turn.idx} {turn.agent}: {call['purpose']}",
                                      call.get("prompt") or []))  # fmt: skip
     if view.consensus is not None:
-        for agent, call in view.consensus.side_prompts:
-            parts.append(_prompt(f"{agent}: {call['purpose']} (its side of the consensus)", call.get("prompt") or []))
         if view.consensus.prompt:
             parts.append(_prompt("consensus", view.consensus.prompt))
     return Group(*parts)

@@ -57,8 +57,8 @@ def test_scripted_ask_prints_answer_transcript_and_cost_then_transcripts_show_it
     assert prompts.exit_code == 0, prompts.output
     assert "alice: think" in prompts.output and "its side of the consensus" not in prompts.output  # bob's are his
     as_bob = runner.invoke(app, ["transcripts", "show", "1", "--prompts", "--as", "bob"], env={"COLUMNS": "200"})
-    assert "bob: statement (its side of the consensus)" in as_bob.output and "STATEMENT (your side" in as_bob.output
-    assert "alice: think" not in as_bob.output
+    assert "bob: think" in as_bob.output and "alice: think" not in as_bob.output
+    assert "STATEMENT (your side" not in as_bob.output  # his closing statement's prompt is not kept in alice's record
     raw = runner.invoke(app, ["transcripts", "show", "1"], env={"COLUMNS": "200", "ASKWITH_ADMIN_RAW_PROMPTS": "true"})
     assert "behaviour" in raw.output and "history {" in raw.output
     assert "statement 2" in raw.output  # one statement per side: which calls each agent made is raw detail

@@ -12,12 +12,13 @@ ROOT = Path(__file__).parents[2]
 RECORD_MODULE = "bot.asks.transcripts"
 STORED = {"Turn", "Consensus", "MemoryQuery"}  # bot.asks.models rows holding agents' internals
 # Readers of the stored ask: the view itself and the modules that pass what they load to it; the writers and the
-# runner of asks; the member's own sharing log (their own agent's turns); operators' figures (bench, metrics).
+# runner of asks; the member's own sharing log (their own agent's turns); operators' figures (bench, metrics); a
+# follow-up's background, which keeps an earlier answer only for readers every outbox record of it named.
 READERS = {
     "bot/asks/ask_view.py", "bot/asks/answer_view.py", "bot/web/records/transcript.py", "bot/cli/transcript_view.py",
     "bot/cli/transcripts.py", "bot/cli/ask.py", "bot/asks/transcripts.py", "bot/asks/metrics.py",
-    "bot/bench/runner.py", "bot/asks/service.py", "bot/asks/record.py", "bot/asks/live_record.py",
-    "bot/asks/delivery.py", "bot/asks/member_views.py",
+    "bot/bench/runner.py", "bot/bench/citations.py", "bot/asks/service.py", "bot/asks/record.py",
+    "bot/asks/live_record.py", "bot/asks/delivery.py", "bot/asks/member_views.py", "bot/asks/background.py",
 }  # fmt: skip
 
 

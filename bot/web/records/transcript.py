@@ -102,7 +102,6 @@ class TranscriptView:
     llm_calls: list[CallView]
     names: dict[str, str]  # handle -> display name
     consensus_prompt: PromptView | None = None  # the requester and raw admins only
-    side_prompts: list[tuple[str, PromptView]] = field(default_factory=list)  # (agent, its statement's prompt)
     disagreements: list[str] = field(default_factory=list)  # part of the answer: with it only
 
     def name(self, handle: str) -> str:
@@ -160,7 +159,6 @@ async def load_transcript(
     if view.consensus is not None:
         prompt = view.consensus.prompt
         result.consensus_prompt = PromptView("consensus", "", prompt) if prompt else None
-        result.side_prompts = [(agent, p) for agent, call in view.consensus.side_prompts for p in _prompts([call])]
     return result
 
 
