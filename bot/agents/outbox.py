@@ -243,7 +243,7 @@ class Outbox:
 
     async def _owner_decision(self, part: Carried, step: Shareable, sent: Sent) -> str:
         owner = await self.roster.profile(part.owner)  # their policy as it is now
-        if owner.share is SharePolicy.NEVER or (part.said and not owner.can_take_part):
+        if owner.share is SharePolicy.NEVER or not owner.can_take_part:  # memory off: nothing of theirs leaves
             return SharePolicy.NEVER
         if owner.share is SharePolicy.AUTO:
             return SharePolicy.AUTO

@@ -176,5 +176,7 @@ class DmLines:
                 agent.notebook.released.discard(line_id)
 
     async def _policies(self, authored: dict[str, Authorship]) -> dict[str, SharePolicy]:
+        """Each author's policy as it is now; memory off shares nothing, as `never` does."""
         handles = {a for authorship in authored.values() for a in authorship.authors}
-        return {h: (await self.roster.profile(h)).share for h in handles}
+        profiles = {h: await self.roster.profile(h) for h in handles}
+        return {h: p.share if p.can_take_part else SharePolicy.NEVER for h, p in profiles.items()}
