@@ -150,9 +150,9 @@ class ClickResult:
 async def decide_click(
     store: ApprovalStore, registry: ApprovalRegistry, approval_id: str, decision: ApprovalDecision, *, member_id: str
 ) -> ClickResult:
-    """Record a button click. A stored approval (an ask's share) is decided in the database first, so the ask gets
-    it wherever it waits: in this process, in another worker, or after a restart. A prompt this process holds is
-    resolved too (a trade's prompt lives only here)."""
+    """Record a button click. A stored approval (an ask's share, or a trade's) is decided in the database first, so
+    the ask or trade gets it wherever it waits: in this process, in another worker, or after a restart. A prompt this
+    process holds is resolved too, at once."""
     pending = registry.pending(approval_id)
     if pending is not None and pending.request.member_id != member_id:
         return ClickResult(Click.NOT_YOURS, pending)

@@ -180,7 +180,7 @@ async def forget_member(
     other_readers: Iterable[str] = (),
     vectors: SessionVectors | None = None,
 ) -> dict[str, int]:
-    """A member's `/askwith forget`: their tokens, their opt-in (now off) and channel exclusions, every conversation
+    """A member's `/askwith forget`: their tokens (user and action tokens), their opt-in (now off) and channel exclusions, every conversation
     only they could see (no other opted-in member reads it, or, a DM or group DM, it was read only with their token:
     `other_readers` are the bot and members whose own tokens read too) with its messages, sessions and vectors, and
     the asks they made with their transcripts. Other members' memory and asks stay. Returns rows deleted per kind."""
@@ -210,6 +210,10 @@ async def forget_member(
             )
             found = delete(models.UserToken).where(tokens, models.UserToken.member_platform_id == member_platform_id)
             deleted["user_token"] = int((await session.execute(found)).rowcount or 0)
+        granted = delete(models.ActionToken).where(
+            models.ActionToken.workspace_id == workspace_id, models.ActionToken.member_platform_id == member_platform_id
+        )
+        deleted["action_token"] = int((await session.execute(granted)).rowcount or 0)
         if member is not None:
             deleted["ask"] = await _delete_asks_of(session, workspace_id, member.name)
             excluded = delete(models.MemberExclusion).where(models.MemberExclusion.member_id == member.id)

@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 from bot.asks import models as ask_models
 from bot.store import models
 from bot.store.db import Database
+from bot.store.action_tokens import ActionTokenStore
 from bot.store.forget import count_workspace_rows, forget_member
 from bot.store.user_tokens import TokenCipher, UserTokenGrant, UserTokenStore
 from bot.store.world_mirror import mirror_world
@@ -53,6 +54,9 @@ async def test_forget_member_deletes_only_that_members_memory(db: Database) -> N
     tokens = UserTokenStore(db, TokenCipher(TokenCipher.new_key()))
     await tokens.save(UserTokenGrant("local", world.id, "alice", "xoxp-alice", ()))
     await tokens.save(UserTokenGrant("local", world.id, "bob", "xoxp-bob", ()))
+    granted = ActionTokenStore(db, tokens.cipher, platform="local", workspace_external_id=world.id, keep_s=900)
+    await granted.remember("alice", "action-alice")
+    await granted.remember("bob", "action-bob")
     await _ask(db, workspace_id, "alice")
     await _ask(db, workspace_id, "bob")
     await _sessions(db, workspace_id)
@@ -72,6 +76,7 @@ async def test_forget_member_deletes_only_that_members_memory(db: Database) -> N
     assert (after["user_token"], after["ask"], after["conversation"], after["turn"]) == (1, 1, 1, 1), after
     assert await _rows_of(db, ask_models.Ask, requester="bob") == 1
     assert [g.member_platform_id for g in await tokens.grants("local", world.id)] == ["bob"]
+    assert deleted["action_token"] == 1 and await granted.get("alice") is None and await granted.get("bob")
     assert await _opted_in(db, "alice") is False and await _opted_in(db, "bob") is True
     assert (after["member"], after["workspace"]) == (before["member"], before["workspace"])
     assert after["channel"] == before["channel"] - 1
