@@ -180,10 +180,11 @@ async def forget_member(
     other_readers: Iterable[str] = (),
     vectors: SessionVectors | None = None,
 ) -> dict[str, int]:
-    """A member's `/askwith forget`: their tokens (user and action tokens), their opt-in (now off) and channel exclusions, every conversation
-    only they could see (no other opted-in member reads it, or, a DM or group DM, it was read only with their token:
-    `other_readers` are the bot and members whose own tokens read too) with its messages, sessions and vectors, and
-    the asks they made with their transcripts. Other members' memory and asks stay. Returns rows deleted per kind."""
+    """A member's `/askwith forget`: their user and action tokens, their opt-in (now off) and channel exclusions,
+    every conversation only they could see (no other opted-in member reads it, or, a DM or group DM, it was read only
+    with their token: `other_readers` are the bot and members whose own tokens read too) with its messages, sessions
+    and vectors, and the asks they made with their transcripts. Other members' memory and asks stay. Returns rows
+    deleted per kind."""
     async with db.session() as session:
         workspace = await session.get(models.Workspace, workspace_id)
         member = await session.scalar(
@@ -210,8 +211,9 @@ async def forget_member(
             )
             found = delete(models.UserToken).where(tokens, models.UserToken.member_platform_id == member_platform_id)
             deleted["user_token"] = int((await session.execute(found)).rowcount or 0)
-        granted = delete(models.ActionToken).where(
-            models.ActionToken.workspace_id == workspace_id, models.ActionToken.member_platform_id == member_platform_id
+        action = models.ActionToken
+        granted = delete(action).where(
+            action.workspace_id == workspace_id, action.member_platform_id == member_platform_id
         )
         deleted["action_token"] = int((await session.execute(granted)).rowcount or 0)
         if member is not None:

@@ -10,8 +10,8 @@ from sqlalchemy import func, select
 
 from bot.asks import models as ask_models
 from bot.store import models
-from bot.store.db import Database
 from bot.store.action_tokens import ActionTokenStore
+from bot.store.db import Database
 from bot.store.forget import count_workspace_rows, forget_member
 from bot.store.user_tokens import TokenCipher, UserTokenGrant, UserTokenStore
 from bot.store.world_mirror import mirror_world
