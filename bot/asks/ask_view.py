@@ -214,7 +214,7 @@ def view_for(record: Transcript, viewer: Viewer) -> AskView:
     )  # fmt: skip
     view.conversations = [_conversation(c, viewer, calls) for c in record.conversations if c.row.status != "abandoned"]
     # An agent's calls (how many, how long its prompts were) tell how much its memory gave it: its member's.
-    own = {t.turn_id for c in _walk(view.conversations) for t in c.turns if t.own is not None}
+    own = {t.turn_id for c in every_conversation(view.conversations) for t in c.turns if t.own is not None}
     mine = [c for c in calls if c.turn_id in own or (c.purpose == "consensus" and viewer.owns(ask.requester))]
     view.calls = calls if viewer.raw else [_without_error(c) for c in mine]
     view.tried, view.tried_shared = _tried(view)
@@ -314,7 +314,7 @@ def _tried(view: AskView) -> tuple[list[str], list[str]]:
     member brought in when the question that brought them in left to the viewer."""
     mine: list[str] = []
     shared: list[str] = []
-    for conversation in _walk(view.conversations):
+    for conversation in every_conversation(view.conversations):
         for turn in conversation.turns:
             if turn.searched:
                 shared.append(messages.tried_search(turn.agent))
@@ -333,9 +333,10 @@ def _outcome(query: models.MemoryQuery) -> str:
     return query.skipped or ("failed" if query.error else f"{len(query.hit_ids)} results")
 
 
-def _walk(conversations: list[ConversationView]) -> list[ConversationView]:
+def every_conversation(conversations: list[ConversationView]) -> list[ConversationView]:
+    """The conversations and, depth first, every sub-conversation their turns opened."""
     out: list[ConversationView] = []
     for conversation in conversations:
         out.append(conversation)
-        out += _walk([sub for turn in conversation.turns for sub in turn.subs])
+        out += every_conversation([sub for turn in conversation.turns for sub in turn.subs])
     return out

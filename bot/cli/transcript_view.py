@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bot import messages
-from bot.asks.ask_view import AskView, ConversationView, OwnTurn, Viewer, view_for
+from bot.asks.ask_view import AskView, ConversationView, OwnTurn, Viewer, every_conversation, view_for
 from bot.asks.metrics import behaviour
 from bot.asks.transcripts import Transcript
 from bot.cli.printable import printable
@@ -40,7 +40,7 @@ def render_prompts(transcript: Transcript, *, viewer: Viewer | None = None) -> G
     rendered messages of every recorded call, turn by turn, then the closing statements, then the consensus."""
     view = view_for(transcript, viewer or Viewer(transcript.ask.requester))
     parts: list[Any] = []
-    for conversation in _walk(view.conversations):
+    for conversation in every_conversation(view.conversations):
         for turn in conversation.turns:
             for call in turn.own.prompts if turn.own is not None else []:
                 parts.append(_prompt(f"conversation {conversation.id} turn {turn.idx} {turn.agent}: {call['purpose']}",
@@ -129,14 +129,6 @@ def _consensus(view: AskView) -> list[Any]:
     kept = f"{len(consensus.rationales)} of your agent's rationales kept"
     ratio = f" (ratio {consensus.ratio:.2f})" if consensus.ratio is not None else ""
     return [Text(f"consensus: {agreed}; {kept}{ratio}", "bold")]
-
-
-def _walk(conversations: list[ConversationView]) -> list[ConversationView]:
-    out: list[ConversationView] = []
-    for conversation in conversations:
-        out.append(conversation)
-        out += _walk([sub for turn in conversation.turns for sub in turn.subs])
-    return out
 
 
 def _behaviour(transcript: Transcript) -> Table:

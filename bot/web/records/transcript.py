@@ -125,7 +125,13 @@ async def load_transcript(
         return None
     who = await ask_view.viewer_of(db, summary.workspace_id, viewer, raw=admin and raw_prompts)
     view = ask_view.view_for(await transcripts.load_transcript(db, ask_id), who)
-    own = [s for c in _walk(view.conversations) for t in c.turns if t.own is not None for s in t.own.searches]
+    own = [
+        s
+        for c in ask_view.every_conversation(view.conversations)
+        for t in c.turns
+        if t.own is not None
+        for s in t.own.searches
+    ]
     hits = await resolve_hits(db, summary.workspace_id, (h for q in own for h in q.hit_ids))
     channels = await member_channels(db, summary.workspace_id, viewer)
 
@@ -180,11 +186,3 @@ def _prompts(calls: list[dict[str, Any]]) -> list[PromptView]:
         for c in calls
         if c.get("prompt")
     ]
-
-
-def _walk(conversations: list[ask_view.ConversationView]) -> list[ask_view.ConversationView]:
-    out: list[ask_view.ConversationView] = []
-    for conversation in conversations:
-        out.append(conversation)
-        out += _walk([sub for turn in conversation.turns for sub in turn.subs])
-    return out
