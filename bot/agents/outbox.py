@@ -105,6 +105,7 @@ def shared_items(records: Iterable[dict[str, Any]]) -> list[Sent]:
     return found
 
 
+UNASKED = "unasked"  # an owner not asked: their sentences also carry words of others they never read (held)
 ALL_SENTENCES = frozenset({"*"})  # approved: everything the agent says in this ask (to that audience)
 
 
@@ -228,6 +229,9 @@ class Outbox:
         held."""
         carried = self.owners.carried(sent.text, known=[question, *await self._own_lines(agent)], speaker=agent.handle)
         for owner, part in carried.items():
+            if not part.covers(sent.audience) and part.mixes_unread(carried.values()):
+                sent.owners[owner], sent.verdict = UNASKED, Verdict.HELD  # the prompt itself would show them
+                return
             if not part.covers(sent.audience):
                 sent.owners[owner] = decision = await self._owner_decision(part, step, sent)
                 if decision not in (SharePolicy.AUTO, Approval.APPROVED, Approval.APPROVED_ALL):

@@ -71,6 +71,12 @@ class Carried:
         wanted = set(audience) - {self.owner}
         return all(wanted <= readers for readers in self.readers)
 
+    def mixes_unread(self, others: Iterable[Carried]) -> bool:
+        """These sentences also carry another owner's words that this owner never read: a prompt asking them would
+        show those words to them."""
+        mine = set(self.sentences)
+        return any(o.owner != self.owner and mine & set(o.sentences) and not o.covers([self.owner]) for o in others)
+
 
 class Owners:
     """The owned lines of one ask, by key; one instance per outbox."""

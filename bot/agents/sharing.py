@@ -74,8 +74,9 @@ def _screened_lines(agent: Agent) -> dict[str, str]:
 class ShareScreen:
     """The rules above for one ask; it remembers how much of each member's memory was quoted already."""
 
-    def __init__(self, *, cap: int) -> None:
+    def __init__(self, *, cap: int, asked: str = "") -> None:
         self.cap = cap
+        self.asked = asked  # the ask's own question, as the requester wrote it ("": the conversation's question)
         self.spent: dict[str, int] = {}  # member handle -> characters of verbatim memory text passed on
         self._revealed: dict[str, set[Gram]] = {}  # member handle -> word grams passed on (free to repeat)
         self._seeded: set[tuple[int, str]] = set()
@@ -94,12 +95,22 @@ class ShareScreen:
         if agent.blackboard is not None and agent.blackboard.postings:  # facts the other talks of the ask published
             speakers |= {"blackboard", *(p.agent.lower() for p in agent.blackboard.postings)}
         first = _first_plan(agent, turns)
-        topic = set(_content_words(question)).union(*(_content_words(r.need) for r in first.rationales))
+        topic = self._topic(question, first.rationales)
         topic_stems = _stems(" ".join(topic))
         index.relevant = {i for i, line in _memory(index) if _stems(line) & topic_stems and i not in withheld}
         screen = _TurnScreen(self, agent, step, index, speakers=speakers)
         return screen.run(previous=_plan_before(agent.handle, turns), first_ids={r.id for r in first.rationales},
                           topic=topic)  # fmt: skip
+
+    def _topic(self, question: str, rationales: list[Rationale]) -> set[str]:
+        """The words that make a line "about the question": the question's and those of the needs planned from it. In
+        a sub-conversation the question is another agent's free text, which may carry anything (its own filler, names
+        of whom it asked): there only the ask's own words count, and the needs that share one of them."""
+        asked = self.asked or question
+        needs = [r.need for r in rationales]
+        if question != asked:
+            needs = [need for need in needs if _stems(need) & _stems(asked)]
+        return set(_content_words(asked)).union(*(_content_words(need) for need in needs))
 
     def text(self, agent: Agent, text: str, *, question: str, withheld: frozenset[str] = frozenset()) -> str:
         """A free text the agent wrote (the question it asks a third member's agent): memory text in it passes only

@@ -290,7 +290,7 @@ class AskService:
                     park=lambda member_id: self._park(ask.id, member_id),
                     limits=self.approval_limits,
                 ),
-                screen=ShareScreen(cap=self.settings.share_quote_limit(len(ask.colleagues))),
+                screen=ShareScreen(cap=self.settings.share_quote_limit(len(ask.colleagues)), asked=ask.question),
                 audience=Audience(ask.requester, tuple(ask.colleagues), await self._answer_channel(ask)),
             ),  # fmt: skip
             budget=RecursionBudget(self.settings.recursion_llm_budget),

@@ -56,7 +56,9 @@ async def test_the_colleague_states_its_side_over_its_own_notebook(db: Database,
     assert side.agent == "bob" and not side.declined and launch_id in side.released
     assert dict(consensus.statements)["bob"] == side.utterance and SECRET in side.utterance
     assert "statement" in [c.purpose for c in await llm_calls(db, outcome.ask_id)]  # counted into the ask's cost
-    assert (await consensus_data(db, outcome.ask_id))["sides"][0]["llm_calls"][0]["prompt"]  # kept for transcripts
+    # alice's consensus record keeps the statement as it crossed, never its prompt (bob's notebook)
+    [kept] = (await consensus_data(db, outcome.ask_id))["sides"]
+    assert kept["utterance"] == side.utterance and kept["llm_calls"] and not kept["llm_calls"][0]["prompt"]
 
 
 async def test_an_ask_me_member_approves_the_statement_and_a_denial_keeps_all_of_it(
