@@ -231,7 +231,11 @@ def panel_shared(requester: str, with_agent: str, question: str, text: str, at: 
     said = discord_escape(text if len(text) <= 300 else text[:299] + "\u2026")
     asked = discord_escape(question if len(question) <= 80 else question[:79] + "\u2026")
     how = "you approved" if approval == "approved" else "shared automatically"
-    whom = f"{with_agent}'s agent" + (f" (for {requester})" if requester != with_agent else "")
+    people = [p.strip() for p in with_agent.split(",") if p.strip()]  # one agent, or the audience it went to
+    if len(people) > 1:
+        whom = ", ".join(people[:-1]) + f" and {people[-1]}"
+    else:
+        whom = f"{with_agent}'s agent" + (f" (for {requester})" if requester != with_agent else "")
     return f"\u2022 {discord.utils.format_dt(at, 'R')} to {whom}, {how}, on \u201c{asked}\u201d: {said}"
 
 

@@ -229,11 +229,8 @@ class Outbox:
         held."""
         carried = self.owners.carried(sent.text, known=[question, *await self._own_lines(agent)], speaker=agent.handle)
         for owner, part in carried.items():
-            if not part.covers(sent.audience) and part.mixes_unread(carried.values()):
-                sent.owners[owner], sent.verdict = UNASKED, Verdict.HELD  # the prompt itself would show them
-                return
             if not part.covers(sent.audience):
-                sent.owners[owner] = decision = await self._owner_decision(part, step, sent)
+                sent.owners[owner] = decision = await self._owner_decision(part, step, sent, carried)
                 if decision not in (SharePolicy.AUTO, Approval.APPROVED, Approval.APPROVED_ALL):
                     sent.verdict = Verdict.HELD
                     return
@@ -245,12 +242,14 @@ class Outbox:
                 self.owners.add(owner, f"via:{len(self.records)}:{owner}:{n}", sentence, readers=readers,
                                 said=part.said)  # fmt: skip
 
-    async def _owner_decision(self, part: Carried, step: Shareable, sent: Sent) -> str:
+    async def _owner_decision(self, part: Carried, step: Shareable, sent: Sent, carried: dict[str, Carried]) -> str:
         owner = await self.roster.profile(part.owner)  # their policy as it is now
         if owner.share is SharePolicy.NEVER or not owner.can_take_part:  # memory off: nothing of theirs leaves
             return SharePolicy.NEVER
         if owner.share is SharePolicy.AUTO:
             return SharePolicy.AUTO
+        if part.mixes_unread(carried.values()):
+            return UNASKED  # the prompt itself would show them others' words they never read: held
         relayed = Outgoing(utterance="\n".join(part.sentences))
         return await self._approval(owner, step, relayed, sent.audience, "relay", sent.conversation_id)
 

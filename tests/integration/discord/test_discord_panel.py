@@ -47,7 +47,8 @@ async def test_the_panel_changes_settings_and_shows_asks_and_what_the_agent_shar
     bob_panel = await open_panel(discord_bot, people.bob)
     shared = api.embeds[bob_panel][2]["description"]
     assert (
-        "to alice's agent, shared automatically, on \u201cWhat is the project code name" in shared
+        "to alice and the admins who read the agents' thread, shared automatically, on \u201cWhat is the project code"
+        " name" in shared
         and "14 March" in shared
     )
 
