@@ -48,7 +48,8 @@ async def test_the_panel_changes_settings_and_shows_asks_and_what_the_agent_shar
     shared = api.embeds[bob_panel][2]["description"]
     assert (
         "to alice and the admins who read the agents' thread, shared automatically, on \u201cWhat is the project code"
-        " name" in shared
+        " name"
+        in shared
         and "14 March" in shared
     )
 
