@@ -58,7 +58,9 @@ def test_ask_in_the_browser_then_read_the_transcript_and_be_refused_elsewhere(se
     expect(alice.locator("table.plan").first).to_contain_text("known")
     expect(alice.locator(".query").first).to_contain_text("clear memory query")
     expect(alice.locator("blockquote.utterance").first).to_be_visible()
-    expect(alice.locator(".withheld").first).to_contain_text("from Dave Singh's memory")
+    # Dave's searches are his: alice reads that his agent searched, never what for nor how much it found
+    expect(alice.locator(".searched").first).to_contain_text("Dave Singh's agent searched Dave Singh's messages")
+    expect(alice.locator(".withheld")).to_have_count(0)
     alice.screenshot(path=str(ARTIFACTS / "transcript.png"), full_page=True)
 
     bob = _sign_in(browser, server, "bob")
