@@ -378,7 +378,7 @@ def token_disabled(reason: str) -> str:
 
 # ---------------------------------------------------------------------- progress, cancel, follow-ups, feedback
 _STAGE_TEXTS = {
-    "queued": "Waiting for a free worker…",
+    "queued": "Starting…",
     "planning": "Planning what to find out…",
     "searching": "Searching {name}'s messages…",
     "talking": "Talking with {name}'s agent…",

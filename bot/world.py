@@ -43,6 +43,7 @@ class World:
     messages: dict[str, list[ChatMessage]] = field(default_factory=dict)  # channel id -> messages, oldest first
     policies: dict[str, MemberPolicy] = field(default_factory=dict)
     bot_id: str = "askwith"
+    admins: list[str] = field(default_factory=list)  # member handles who administer it (as ASKWITH_WEB_ADMINS)
     # The message ids in use, with the message count they were read at (see `_new_message_id`).
     _ids_seen: tuple[int, set[str]] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -135,6 +136,7 @@ class World:
             "id": self.id,
             "name": self.name,
             "bot_id": self.bot_id,
+            **({"admins": list(self.admins)} if self.admins else {}),
             "members": [
                 {**asdict(m), "policy": _policy_dict(self.policies.get(m.id, MemberPolicy()))}
                 for m in self.members.values()
@@ -180,6 +182,7 @@ class World:
                     reply_count=raw.get("reply_count", 0),
                 )
             )
+        world.admins = [world.member_by_name(handle).name for handle in data.get("admins", [])]
         return world
 
     @classmethod

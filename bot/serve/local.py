@@ -60,7 +60,7 @@ class LocalRuntime:
             ask_id = await self.asks.submit(AskRequest(member, colleagues, question))
         except AskRejectedError as exc:
             return AskReply(False, str(exc))
-        return AskReply(True, texts.asking(colleagues), ask_id)
+        return AskReply(True, texts.asking(colleagues, ask_id), ask_id)
 
     async def follow_up(self, member: str, ask_id: int, question: str) -> AskReply:
         """Ask again in the thread of ask `ask_id`: its colleagues, and the earlier asks as the requester's context."""
@@ -71,7 +71,7 @@ class LocalRuntime:
             colleagues = list((await self.asks.load(new_id)).colleagues)
         except AskRejectedError as exc:
             return AskReply(False, str(exc))
-        return AskReply(True, texts.asking(colleagues), new_id)
+        return AskReply(True, texts.asking(colleagues, new_id), new_id)
 
     async def save(self) -> None:
         """Write the world file if anything was posted since the last save (no-op for an in-memory world)."""

@@ -186,9 +186,15 @@ async def start_local(
     report = await ingest.run()
     log.info("local workspace %s: %d messages added to memory", spec, report.messages_added)
     asks = None
-    if llm is not None:
+    if llm is not None:  # the workspace's own admins (its file's "admins") are admins of its asks too
+        admins = ",".join(filter(None, [settings.web_admins, *port.world.admins]))
         asks = AskService(
-            settings=settings, db=db, port=port, llm=llm, memory=memory.access, workspace_id=report.workspace_id
+            settings=settings.replace(web_admins=admins),
+            db=db,
+            port=port,
+            llm=llm,
+            memory=memory.access,
+            workspace_id=report.workspace_id,
         )
     return LocalRuntime(spec, port, ingest, report.workspace_id, asks)
 

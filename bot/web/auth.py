@@ -12,7 +12,8 @@ every `askwith serve` on the database recognises it (and still does after a rest
 itself everywhere at once, and a sign-in lasts ASKWITH_WEB_SESSION_SECONDS, not as long as the link. The cookie is
 signed with ASKWITH_WEB_SECRET: processes that share sign-ins must share that secret.
 
-Admins (ASKWITH_WEB_ADMINS) are members of a workspace this process serves, and admin of that workspace only.
+Admins (ASKWITH_WEB_ADMINS, and a local workspace's own "admins") are members of a workspace this process serves, and
+admin of that workspace only.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ async def load_identity(request: Request, claim: MemberClaim) -> Identity | None
         member = (await session.execute(stmt)).scalar_one_or_none()
     if member is None or member.is_bot:
         return None
-    admins = config(request).settings.admin_names
+    admins = config(request).settings.admin_names | _local_admins(request, member.workspace_id)
     served = member.workspace_id in served_workspaces(request)
     return Identity(
         workspace_id=member.workspace_id,
@@ -118,6 +119,14 @@ async def load_identity(request: Request, claim: MemberClaim) -> Identity | None
         display_name=member.display_name or member.name,
         is_admin=served and is_admin(member.name, member.platform_id, admins),
     )
+
+
+def _local_admins(request: Request, workspace_id: int) -> frozenset[str]:
+    """The admins a local workspace's own file names (`World.admins`), for its members only."""
+    local = request.state.runtime.local
+    if local is None or local.workspace_id != workspace_id:
+        return frozenset()
+    return frozenset(local.port.world.admins)
 
 
 def served_workspaces(request: Request) -> frozenset[int]:

@@ -16,13 +16,18 @@ from bot import messages
 from bot.web.access import Identity
 from bot.web.csrf import csrf_token
 from bot.web.redaction import withheld_label
-from bot.web.texts import waiting_for
+from bot.web.texts import ASK_PAGE, waiting_for
 
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 MESSAGE_FOLD_CHARS = 700  # a chat message longer than this is folded in the feed
 FOLD_CHARS = 280  # longer texts show this much and fold the rest (a 10,000-character question stays one line)
 TRANSCRIPT_REF = re.compile(r"\(transcript: `askwith transcripts show (\d+)`\)")
+# An agent's citation of the messages a sentence rests on ("[alice:m0000011, m0000012]", "[1700000000.0001]"): for the
+# technical detail, not for the words a member reads.
+CITATION = re.compile(r"\s*\[[^\[\]\s,]*\d[^\[\]\s,]*(?:,\s*[^\[\]\s,]*\d[^\[\]\s,]*)*\]")
+# A note's pointer to an ask's page (`texts.ask_page_ref`), as it reads once escaped.
+ASK_PAGE_REF = re.compile(re.escape(str(escape(ASK_PAGE))) + r" \((/workspace/asks/\d+)\)")
 
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
 
@@ -35,9 +40,11 @@ def page(
 
 
 def message_html(text: str) -> Markup:
-    """A chat message as HTML: escaped, line breaks kept, and askwith's transcript reference turned into a link."""
+    """A chat message as HTML: escaped, line breaks kept, and askwith's transcript reference and a note's pointer to
+    an ask's page turned into links."""
     escaped = str(escape(text))
     linked = TRANSCRIPT_REF.sub(lambda m: f'(<a class="transcript-link" href="/asks/{m[1]}">transcript</a>)', escaped)
+    linked = ASK_PAGE_REF.sub(lambda m: f'<a class="ask-page-link" href="{m[1]}">{escape(ASK_PAGE)}</a>', linked)
     return Markup(linked.replace("\n", "<br>"))
 
 
@@ -70,6 +77,11 @@ def message_fold(text: str, limit: int = MESSAGE_FOLD_CHARS) -> Markup:
     ).format(head=message_html(head), size=len(text), full=message_html(text))
 
 
+def uncited(text: str | None) -> str:
+    """`text` without the bracketed message ids an agent cites."""
+    return CITATION.sub("", text or "")
+
+
 def when(ts: datetime | None) -> str:
     return "" if ts is None else ts.strftime("%Y-%m-%d %H:%M")
 
@@ -77,6 +89,7 @@ def when(ts: datetime | None) -> str:
 templates.env.filters["message_html"] = message_html
 templates.env.filters["when"] = when
 templates.env.filters["fold"] = fold
+templates.env.filters["uncited"] = uncited
 templates.env.filters["message_fold"] = message_fold
 templates.env.globals["waiting_text"] = waiting_for
 templates.env.globals["share_withheld"] = messages.share_withheld

@@ -15,7 +15,7 @@ FORBIDDEN_TITLE = "Not yours to open"
 FORBIDDEN = "Only the members who took part in this conversation (and admins) can open its transcript."
 NOT_FOUND_TITLE = "Not found"
 NO_SUCH_PAGE = "There is no page at this address. It may have moved, or the link may be mistyped."
-ADMINS_ONLY = "This page is for admins (ASKWITH_WEB_ADMINS)."
+ADMINS_ONLY = "Only workspace admins can open this page."
 NO_LOCAL_WORKSPACE = "This server hosts no local workspace: members use askwith from Slack or Discord."
 UNKNOWN_CHANNEL = "You are not a member of that channel."
 CSRF_REFUSED = "Refused: this form was not sent from askwith's own page. Reload the page and try again."
@@ -46,10 +46,20 @@ def not_found(what: str) -> str:
     return f"There is no {what}."
 
 
-def asking(colleagues: list[str]) -> str:
-    names = ", ".join(f"@{c.lstrip('@')}" for c in colleagues)
+ASK_PAGE = "the ask's page"  # the words of a note that link to the ask's page (`bot.web.render.message_html`)
+
+
+def ask_page_ref(ask_id: int) -> str:
+    """Where a note points the member: rendered as a link named `ASK_PAGE`."""
+    return f"{ASK_PAGE} (/workspace/asks/{ask_id})"
+
+
+def asking(colleagues: list[str], ask_id: int) -> str:
+    handles = [f"@{c.lstrip('@')}" for c in colleagues]
+    names = handles[0] if len(handles) == 1 else f"{', '.join(handles[:-1])} and {handles[-1]}"
+    agents = "agent" if len(handles) == 1 else "agents"
     return (
-        f"Your agent is asking {names}'s agents. Follow it on the ask's page (My settings lists your recent asks); "
+        f"Your agent is asking {names}'s {agents}. Follow it on {ask_page_ref(ask_id)}; "
         "the answer also arrives in your DM with askwith."
     )
 

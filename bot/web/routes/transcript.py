@@ -1,5 +1,5 @@
 """One ask's transcript, for its participants and admins only (403 for everyone else); `?format=json` gives the
-same view as JSON."""
+same view as JSON. Whoever may follow the ask in the local workspace gets a link back to its page."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bot.web import texts
-from bot.web.access import may_open
+from bot.web.access import may_follow, may_open
 from bot.web.auth import config, db, require_identity
 from bot.web.records.asks import ask_summary
 from bot.web.records.transcript import load_transcript, transcript_json
@@ -39,7 +39,14 @@ async def transcript(request: Request) -> Response:
     assert view is not None  # the ask was just read
     if request.query_params.get("format") == "json":
         return JSONResponse(transcript_json(view), headers={"Cache-Control": "no-store"})
-    return page(request, "transcript.html", identity=identity, t=view)
+    local = request.state.runtime.local
+    followable = (
+        local is not None
+        and local.workspace_id == summary.workspace_id
+        and may_follow(identity, workspace_id=summary.workspace_id, requester=summary.requester)
+    )
+    ask_page = f"/workspace/asks/{ask_id}" if followable else None
+    return page(request, "transcript.html", identity=identity, t=view, ask_page=ask_page)
 
 
 routes = [Route("/asks/{ask_id:record_id}", transcript, methods=["GET"])]
