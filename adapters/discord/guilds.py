@@ -16,8 +16,8 @@ from adapters.discord.calls import platform_call
 from adapters.discord.port import DiscordPort
 from adapters.discord.services import DiscordServices
 from bot.agents.memory_tools import MemoryAccess
-from bot.approvals import ApprovalRegistry
 from bot.asks.service import AskService
+from bot.consent.pending import ApprovalRegistry
 from bot.errors import AskwithError, WorkspaceError
 from bot.llm.client import LLMClient
 from bot.memory.indexer import SessionIndexer

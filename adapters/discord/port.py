@@ -25,7 +25,7 @@ from adapters.discord.replies import InteractionReplies
 from adapters.discord.status import StatusState
 from adapters.discord.threads import ThreadDirectory
 from adapters.discord.views.approval import ApprovalClick, approval_view
-from bot.approvals import ApprovalRegistry, ApprovalStore, Click, PendingApproval, decide_click
+from bot.consent.pending import ApprovalRegistry, ApprovalStore, Click, PendingApproval, decide_click
 from bot.errors import ChatPlatformError, WorkspaceError
 from bot.port import (
     ApprovalDecision,

@@ -44,7 +44,7 @@ from adapters.slack.errors import platform_error
 from adapters.slack.history import read_history_page, thread_states
 from adapters.slack.interactions import SlackInteractions
 from adapters.slack.rate_limits import BUDGETS, InstallLimits, MethodBudgets
-from bot.approvals import ApprovalRegistry, PendingApproval
+from bot.consent.pending import ApprovalRegistry, PendingApproval
 from bot.errors import (
     ChatPlatformError,
     PlatformAccessError,

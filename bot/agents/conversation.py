@@ -15,10 +15,10 @@ from dataclasses import dataclass, field, replace
 from bot.agents.agent import Agent, Observation
 from bot.agents.context import AskContext
 from bot.agents.evidence import EvidenceLine, overlap, words
-from bot.agents.outbox import Verdict
 from bot.agents.plan import Plan
 from bot.agents.progress import Stage
 from bot.agents.steps import RecruitOutcome, StatementStep, TaskStep, TurnStep, sent_plan
+from bot.consent.outbox import Verdict
 from bot.errors import LLMConfigurationError, LLMError, LLMOutputError, LLMUnavailableError
 from bot.prompts import render_prompt
 
@@ -210,7 +210,7 @@ class Conversation:
         step.think.recruits = [outcome.request for outcome in step.recruits]
 
     async def _share(self, agent: Agent, step: TurnStep, plan_before: Plan) -> None:
-        """The turn leaves through the agent's outbox (bot.agents.outbox): screened, approved when the member's
+        """The turn leaves through the agent's outbox (bot.consent.outbox): screened, approved when the member's
         policy asks; then it releases the notebook lines it cites and publishes what it solved on the blackboard."""
         verdict = await self.ctx.outbox.send(
             agent, step, self.turns, question=self.task.question, conversation_id=self.id, recruiter=self.recruiter,

@@ -7,7 +7,7 @@ model cannot ask for the whole history at once; the whole history is read only w
 
 Every result becomes evidence lines (`bot.agents.evidence`): a clear hit and its context window, a fuzzy hit's
 session summary and the session's messages that best match the query. A channel the member excludes mid-ask is
-forgotten at once (`forget`, from `bot.agents.exclusions`): the searches cached in this ask that returned its lines
+forgotten at once (`forget`, from `bot.consent.exclusions`): the searches cached in this ask that returned its lines
 are dropped, and a search already under way keeps none of them.
 """
 

@@ -1,13 +1,13 @@
 """An agent's notebook: the evidence lines it has read in this ask, kept across turns.
 
 Lines are added as searches (or a whole-history read) find them, one per message id, and dropped only when their
-member excludes their channel mid-ask (`withdraw`, at every send: `bot.agents.exclusions`). What a prompt shows is
+member excludes their channel mid-ask (`withdraw`, at every send: `bot.consent.exclusions`). What a prompt shows is
 chosen under the token budget, lines cited by the plan first, then the lines most relevant to the open rationales,
 and the prompt says how many were left out. The notebook is rebuilt from the saved turns when a
 killed ask is resumed (each turn records the lines it added: `TurnStep.evidence`).
 
 A colleague's notebook leaves its agent only as far as its shares were allowed: `release` marks the lines a shared
-turn passed on (those the share screen let through, `bot.agents.sharing`), and only released lines reach consensus.
+turn passed on (those the share screen let through, `bot.consent.screen`), and only released lines reach consensus.
 
     notebook.add(lines, turn=3)
     shown, cut = notebook.select(plan, budget_tokens=6000)

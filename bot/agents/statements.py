@@ -4,7 +4,7 @@ The iAgents consensus has every agent state its answer before the answers are co
 writes that statement itself, on its own side, reading what its member's memory gave it in this ask (its notebook,
 whole within the evidence budget), with its plan and the talk, and cites the message ids each claim rests on. The
 statement is one more thing that leaves the agent, so it goes through the share screen and the "ask me" approval
-exactly like a turn (`bot.agents.sharing`, `bot.agents.privacy`): claims must fill a rationale of the question and
+exactly like a turn (`bot.consent.screen`, `bot.consent.approval`): claims must fill a rationale of the question and
 cite lines, verbatim memory text passes only as cited evidence within the per-ask cap, and a member who does not
 approve keeps all of it. Only the screened statement, and the lines its kept claims cite, cross to the requester's
 side, where the final consensus (`bot.agents.consensus`) combines the statements; a statement none of whose claims
@@ -24,9 +24,9 @@ from bot import messages
 from bot.agents.agent import Agent
 from bot.agents.context import AskContext
 from bot.agents.conversation import ConversationResult
-from bot.agents.outbox import Verdict
 from bot.agents.outputs import STATEMENT_SCHEMA, parse_statement
 from bot.agents.steps import StatementStep, history_messages
+from bot.consent.outbox import Verdict
 from bot.errors import LLMConfigurationError, LLMError, LLMOutputError
 from bot.llm.types import LLMRequest
 from bot.prompts import render_prompt

@@ -83,7 +83,7 @@ class TurnStep:
     update: PlanUpdate = field(default_factory=PlanUpdate)
     shared_facts: bool = False  # the utterance carries facts from the member's memory
     approval: str | None = None  # approved | denied | timeout, when the member was asked
-    sharing: dict[str, Any] | None = None  # what the share screen dropped, cut and counted (bot.agents.sharing)
+    sharing: dict[str, Any] | None = None  # what the share screen dropped, cut and counted (bot.consent.screen)
     declined: bool = False  # the agent did not take part (policy never, or a share was refused)
     error: dict[str, Any] | None = None
     llm_calls: list[LLMCallRecord] = field(default_factory=list)

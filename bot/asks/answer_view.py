@@ -8,7 +8,7 @@
             else:                           # only the line the share screen released, attributed to the agent
                 quote = source.text         # None: nothing was released to show (render `source.withheld_text`)
 
-Privacy: everything here comes from the viewer's `AskView` (bot.asks.ask_view): the answer and its claims only when
+Privacy: everything here comes from the viewer's `AskView` (bot.consent.view): the answer and its claims only when
 the viewer read every outbox record it rests on, "who contributed" from the records that left to the viewer. A source
 the viewer cannot see carries no message or channel id, and its text only when that very line left the colleague's
 agent to the viewer in this ask; otherwise no text at all.
@@ -25,9 +25,9 @@ from bot import messages
 from bot.agents.roster import Roster
 from bot.asks import models
 from bot.asks.access import may_view
-from bot.asks.ask_view import AskView, view_for, viewer_of
 from bot.asks.contributions import Contribution, SharedLine, contributions
 from bot.asks.transcripts import load_transcript
+from bot.consent.view import AskView, view_for, viewer_of
 from bot.errors import AskNotAllowedError, AskNotFoundError, UnknownMemberError
 from bot.memory.history import WholeHistory
 from bot.settings import Settings
@@ -129,7 +129,7 @@ async def answer_view(
     transcript_link: TranscriptLink | None = None,
 ) -> AnswerView:
     """`viewer`: handle or platform id. AskNotFoundError (or another workspace's ask), AskNotAllowedError when
-    the viewer may not see this ask (bot.asks.access). Built from the viewer's `AskView` (bot.asks.ask_view): the
+    the viewer may not see this ask (bot.asks.access). Built from the viewer's `AskView` (bot.consent.view): the
     answer, its claims and "who contributed" from what the agents let out to the viewer."""
     async with db.session() as session:
         ask = await session.get(models.Ask, ask_id)

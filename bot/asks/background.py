@@ -27,11 +27,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import messages
 from bot.agents.evidence import LINE_CHARS
-from bot.agents.outbox import shared_items
 from bot.agents.roster import Roster
 from bot.asks import models
 from bot.asks.access import may_view
 from bot.asks.requests import AskRequest
+from bot.consent.outbox import shared_items
 from bot.errors import AskRejectedError, UnknownMemberError
 from bot.llm.tokens import count_tokens
 from bot.port import ChannelKind, SharePolicy

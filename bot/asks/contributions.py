@@ -17,7 +17,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.agents.outbox import shared_items
+from bot.consent.outbox import shared_items
 
 
 BRACKETED = re.compile(r"\s*\[([^\[\]\n]{1,300})\]")
@@ -43,7 +43,7 @@ Record = dict[str, Any]
 
 
 def shared_lines(turns: Iterable[tuple[str, Record]], statements: Iterable[Record]) -> list[SharedLine]:
-    """From the outbox records kept with the ask's turns and consensus statements (`bot.agents.outbox.shared_items`):
+    """From the outbox records kept with the ask's turns and consensus statements (`bot.consent.outbox.shared_items`):
     the turns and statements that left their agent, exactly as they left. A recruit question went to a third
     member's agent, not towards the answer: it credits nobody."""
     records = [*(data for _, data in turns), *statements]

@@ -21,12 +21,12 @@ from sqlalchemy import update
 
 from bot import messages
 from bot.agents.progress import Stage
-from bot.approvals import PENDING
 from bot.asks import models
 from bot.asks.access import is_admin
 from bot.asks.delivery import Delivery
 from bot.asks.record import AskRecorder
 from bot.asks.requests import AskOutcome
+from bot.consent.pending import PENDING
 from bot.errors import AskNotAllowedError, AskNotFoundError, UnknownMemberError
 from bot.port import ApprovalDecision
 from bot.store.db import Database

@@ -33,13 +33,8 @@ from bot.agents.evidence import EvidenceLine
 from bot.agents.grounding import Grounding
 from bot.agents.memory_tools import MemoryAccess
 from bot.agents.multiparty import AskResult, run_ask
-from bot.agents.outbox import Audience, Outbox
-from bot.agents.privacy import SharingGate
 from bot.agents.progress import Stage
 from bot.agents.roster import Roster
-from bot.agents.sharing import ShareScreen
-from bot.approval_limits import ApprovalLimits
-from bot.approvals import ApprovalStore
 from bot.asks import models
 from bot.asks.answer_view import AnswerView, answer_view
 from bot.asks.background import ask_in_thread, background, resolve_follow_up
@@ -52,6 +47,11 @@ from bot.asks.live_record import expire_transcripts, keep_only_shared
 from bot.asks.progress import ProgressHub, ProgressTracker, stage_writes
 from bot.asks.record import AskRecorder
 from bot.asks.requests import AskOutcome, AskRequest
+from bot.consent.approval import SharingGate
+from bot.consent.outbox import Audience, Outbox
+from bot.consent.pending import ApprovalStore
+from bot.consent.prompt_limits import ApprovalLimits
+from bot.consent.screen import ShareScreen
 from bot.errors import (
     AskCancelledError,
     AskNotFoundError,

@@ -1,4 +1,4 @@
-"""Rendering a transcript for the terminal, as one member may see it (`bot.asks.ask_view`): what each agent let out
+"""Rendering a transcript for the terminal, as one member may see it (`bot.consent.view`): what each agent let out
 to them, their own agent's plans, memory queries and notes, sub-conversations, consensus, cost; the paper's behaviour
 metrics and every agent's internals only with raw access (`ASKWITH_ADMIN_RAW_PROMPTS`, logged by the caller).
 
@@ -16,10 +16,10 @@ from rich.table import Table
 from rich.text import Text
 
 from bot import messages
-from bot.asks.ask_view import AskView, ConversationView, OwnTurn, Viewer, every_conversation, view_for
 from bot.asks.metrics import behaviour
 from bot.asks.transcripts import Transcript
 from bot.cli.printable import printable
+from bot.consent.view import AskView, ConversationView, OwnTurn, Viewer, every_conversation, view_for
 
 
 def render_transcript(transcript: Transcript, *, viewer: Viewer | None = None, short: bool = False) -> Group:

@@ -1,8 +1,9 @@
 """A member's Accept / Decline of an agreed trade, stored like an ask's approvals so any process may hear the click.
 
 The prompt is posted by the process running the negotiation, but a click may reach any process (another `serve`
-behind the same address, one restarted since): each records it in the `approval` table (`bot.approvals.decide_click`)
-and the negotiation polls that table while its own prompt waits, so the first decision anywhere counts.
+behind the same address, one restarted since): each records it in the `approval` table
+(`bot.consent.pending.decide_click`) and the negotiation polls that table while its own prompt waits, so the first
+decision anywhere counts.
 
     confirmations = TradeConfirmations(db, port, timeout_s=86400)
     decision = await confirmations.decide(request)         # the click, wherever it was heard, or TIMEOUT
@@ -18,8 +19,8 @@ import asyncio
 
 from sqlalchemy import delete
 
-from bot.approvals import PENDING, ApprovalStore
 from bot.asks.models import Approval
+from bot.consent.pending import PENDING, ApprovalStore
 from bot.port import ApprovalDecision, ApprovalRequest, ChatPort
 from bot.store.db import Database
 

@@ -20,10 +20,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.agents.outgoing import line_text
 from bot.agents.scripted_model import scripted_model
 from bot.asks.answer_view import answer_view
 from bot.asks.service import AskRequest
+from bot.consent.outgoing import line_text
 from bot.errors import AskNotAllowedError
 from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
 from bot.settings import Settings

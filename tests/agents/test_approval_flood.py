@@ -20,7 +20,7 @@ from tests.fakes.asks import QUESTION, build, two_fact_world
 
 
 ASKS = 40  # the red team sent 60
-AT_MOST = 20  # bot.approval_limits.BURST
+AT_MOST = 20  # bot.consent.prompt_limits.BURST
 
 
 async def test_many_asks_at_once_prompt_a_colleague_at_most_a_burst(db: Database, settings: Settings) -> None:
@@ -38,7 +38,7 @@ async def test_many_asks_at_once_prompt_a_colleague_at_most_a_burst(db: Database
 
 
 def test_the_bucket_refills_and_a_resumed_ask_is_not_counted_twice() -> None:
-    from bot.approval_limits import BURST, ApprovalLimits
+    from bot.consent.prompt_limits import BURST, ApprovalLimits
 
     assert BURST == AT_MOST
     now = [0.0]

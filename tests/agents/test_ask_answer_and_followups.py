@@ -7,12 +7,12 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from bot.agents.outbox import AGENTS_THREAD
 from bot.asks import models
 from bot.asks.answer_view import answer_view
 from bot.asks.feedback import feedback_tally, vote_of
 from bot.asks.member_views import recent_asks, shared_by
 from bot.asks.service import AskRequest
+from bot.consent.outbox import AGENTS_THREAD
 from bot.errors import AskNotAllowedError, AskRejectedError
 from bot.llm.types import LLMRequest
 from bot.prompts import DATA_OPEN

@@ -12,14 +12,14 @@ from typing import Any
 
 from adapters.local.workspace import HIDDEN_CHANNEL_ID
 from bot import messages
-from bot.agents.outbox import Audience, Outbox
-from bot.agents.outgoing import Outgoing
 from bot.agents.roster import MemberProfile
 from bot.agents.scripted_model import scripted_model
 from bot.agents.scripted_reading import PromptView
-from bot.agents.sharing import ShareScreen
 from bot.agents.steps import TurnStep
 from bot.asks.service import AskRequest
+from bot.consent.outbox import Audience, Outbox
+from bot.consent.outgoing import Outgoing
+from bot.consent.screen import ShareScreen
 from bot.llm.scripted import ScriptedBackend
 from bot.llm.types import LLMReply, LLMRequest
 from bot.memory.types import Viewer

@@ -18,12 +18,12 @@ from sqlalchemy import select
 
 from bot.agents.ablations import Ablations
 from bot.agents.agent import Agent
-from bot.agents.exclusions import settle
 from bot.agents.memory_tools import ClearParams, MemoryAccess, MemoryTools
 from bot.agents.plan import Plan
 from bot.agents.scripted_model import PromptView, scripted_model
 from bot.asks import models as models_asks
 from bot.asks.service import AskRequest
+from bot.consent.exclusions import settle
 from bot.llm.scripted import ScriptedBackend
 from bot.llm.types import LLMReply, LLMRequest
 from bot.memory.clear import ClearMemory

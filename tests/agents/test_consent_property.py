@@ -24,7 +24,7 @@ those lines reaching her own side (her agent's prompts, the consensus, her answe
 still means any text carrying M's line, wherever the requester got it; so it must not reach a third member (another
 colleague's agent, a recruited one, a channel post) except as M's own agent passed it: a private line never, a line
 about the question only when a holder asked in this ask had it leave under `auto` or approved it. The requester's
-agent may read the context but not pass it on (`bot.agents.sharing`: it is screened like memory no fact may cite).
+agent may read the context but not pass it on (`bot.consent.screen`: it is screened like memory no fact may cite).
 
 The oracle reads only what the sinks show (prompts, posts, approval prompts, logs, pages, rows): never the outbox's own
 records.

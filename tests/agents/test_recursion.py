@@ -8,9 +8,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.agents.outbox import AGENTS_THREAD
 from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskRequest
+from bot.consent.outbox import AGENTS_THREAD
 from bot.llm.scripted import ScriptedBackend
 from bot.llm.types import LLMReply, LLMRequest
 from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy

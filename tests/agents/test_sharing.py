@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from bot.agents.outbox import Sent, Verdict, shared_items
-from bot.agents.private_terms import PrivateTerms
-from bot.agents.sharing import QuoteIndex, ShareScreen
 from bot.asks.service import AskRequest
+from bot.consent.outbox import Sent, Verdict, shared_items
+from bot.consent.paraphrase import PrivateTerms
+from bot.consent.screen import QuoteIndex, ShareScreen
 from bot.port import SharePolicy
 from bot.prompts import DATA_CLOSE, DATA_OPEN, render_prompt, untrusted
 from bot.settings import Settings

@@ -14,10 +14,10 @@ from collections.abc import Awaitable, Callable
 
 from sqlalchemy import select
 
-from bot.approvals import ApprovalStore
 from bot.asks import models
 from bot.asks.service import AskRequest, AskService
 from bot.asks.worker import AskWorker
+from bot.consent.pending import ApprovalStore
 from bot.port import ApprovalDecision, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database

@@ -10,7 +10,7 @@ import asyncio
 import time
 
 from adapters.local import LocalWorkspace
-from bot.approvals import ApprovalRegistry, ApprovalStore, Click, decide_click
+from bot.consent.pending import ApprovalRegistry, ApprovalStore, Click, decide_click
 from bot.negotiation.members import MemberNegotiation, MemberNegotiationOutcome
 from bot.negotiation.record import ConfirmationStatus, NegotiationRecorder
 from bot.port import ApprovalDecision, ApprovalRequest

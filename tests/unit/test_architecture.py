@@ -9,7 +9,16 @@ import pytest
 
 
 ROOT = Path(__file__).resolve().parents[2]
-CORE = ["bot/agents", "bot/asks", "bot/memory", "bot/store", "bot/llm", "bot/negotiation", "bot/platforms.py"]
+CORE = [
+    "bot/agents",
+    "bot/asks",
+    "bot/consent",
+    "bot/memory",
+    "bot/store",
+    "bot/llm",
+    "bot/negotiation",
+    "bot/platforms.py",
+]
 FORBIDDEN = ("slack_bolt", "slack_sdk", "discord", "adapters", "bot.cli", "bot.serve", "bot.web", "starlette")
 
 

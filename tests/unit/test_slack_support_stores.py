@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from sqlalchemy import select
 
-from bot.approvals import ApprovalRegistry
+from bot.consent.pending import ApprovalRegistry
 from bot.errors import InvalidSecretSettingError, StoredTokenError, UnknownChannelError, UnknownMemberError
 from bot.port import ApprovalDecision, SharePolicy
 from bot.store import models

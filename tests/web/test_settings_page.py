@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from bot.approvals import ApprovalStore
+from bot.consent.pending import ApprovalStore
 from bot.port import SharePolicy
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey

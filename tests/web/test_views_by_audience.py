@@ -9,11 +9,11 @@ import json
 import re
 
 from bot import messages
-from bot.agents.outbox import AGENTS_THREAD
 from bot.agents.scripted_model import scripted_model
 from bot.asks.answer_view import answer_view
 from bot.asks.progress import Stage, read_progress
 from bot.asks.service import AskRequest
+from bot.consent.outbox import AGENTS_THREAD
 from bot.llm.types import LLMRequest
 from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
 from bot.settings import Settings

@@ -13,7 +13,7 @@ from typing import Any
 import discord
 
 from adapters.discord import texts
-from bot.approvals import ApprovalStore
+from bot.consent.pending import ApprovalStore
 from bot.port import ApprovalDecision, ApprovalKind
 
 

@@ -1,7 +1,7 @@
-"""One ask's transcript as a viewer may see it, rendered from their `AskView` (`bot.asks.ask_view`): conversations
+"""One ask's transcript as a viewer may see it, rendered from their `AskView` (`bot.consent.view`): conversations
 (sub-conversations nested under the turn that opened them) and the consensus, as the page and its JSON show them.
 
-What an agent said is shown to the audience its outbox named (`bot.agents.outbox`) and to its own member; others in
+What an agent said is shown to the audience its outbox named (`bot.consent.outbox`) and to its own member; others in
 the ask read that it spoke, not what. An agent's plan, memory searches (their words, hits and counts), errors,
 approvals, sub-conversation conclusions and the prompts the model saw are its own member's alone; admins read them
 only with `ASKWITH_ADMIN_RAW_PROMPTS` on (each read is logged by the route). Anyone else reads that it searched.
@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot import messages
-from bot.asks import ask_view, transcripts
+from bot.asks import transcripts
+from bot.consent import view as consent_view
 from bot.store.db import Database
 from bot.web.jsonable import jsonable
 from bot.web.records.asks import AskSummary, ask_summary
@@ -98,7 +99,7 @@ class ConversationView:
 class TranscriptView:
     ask: AskSummary  # its answer only when the viewer read every record it rests on
     conversations: list[ConversationView]  # the top-level ones, one per colleague
-    consensus: ask_view.ConsensusView | None
+    consensus: consent_view.ConsensusView | None
     llm_calls: list[CallView]
     names: dict[str, str]  # handle -> display name
     consensus_prompt: PromptView | None = None  # the requester and raw admins only
@@ -111,7 +112,7 @@ class TranscriptView:
 def may_see_prompts(viewer: str, agent: str, *, admin: bool) -> bool:
     """Whether `viewer` may read the prompts `agent`'s agent was sent: each member their own; `admin` here means an
     admin with raw prompt access switched on."""
-    return ask_view.Viewer(viewer, raw=admin).owns(agent)
+    return consent_view.Viewer(viewer, raw=admin).owns(agent)
 
 
 async def load_transcript(
@@ -123,11 +124,11 @@ async def load_transcript(
     summary = await ask_summary(db, ask_id)
     if summary is None:
         return None
-    who = await ask_view.viewer_of(db, summary.workspace_id, viewer, raw=admin and raw_prompts)
-    view = ask_view.view_for(await transcripts.load_transcript(db, ask_id), who)
+    who = await consent_view.viewer_of(db, summary.workspace_id, viewer, raw=admin and raw_prompts)
+    view = consent_view.view_for(await transcripts.load_transcript(db, ask_id), who)
     own = [
         s
-        for c in ask_view.every_conversation(view.conversations)
+        for c in consent_view.every_conversation(view.conversations)
         for t in c.turns
         if t.own is not None
         for s in t.own.searches
@@ -139,7 +140,7 @@ async def load_transcript(
         found = redact_hits(viewer, q.agent, (hits.get(i, Hit(i, None)) for i in q.hit_ids), channels)
         return QueryView(q.kind, dict(q.params), found, q.latency_s, q.error, q.skipped)
 
-    def turn(t: ask_view.TurnView) -> TurnView:
+    def turn(t: consent_view.TurnView) -> TurnView:
         said = t.said if t.said is not None else (HELD if t.held else NOT_YOUR_AUDIENCE)
         shown = TurnView(t.idx, t.agent, said, t.searched, t.latency_s, t.asked,
                          subs=[conversation(s) for s in t.subs])  # fmt: skip
@@ -151,7 +152,7 @@ async def load_transcript(
             shown.prompts = _prompts(o.prompts)
         return shown
 
-    def conversation(c: ask_view.ConversationView) -> ConversationView:
+    def conversation(c: consent_view.ConversationView) -> ConversationView:
         question = c.question if c.depth == 0 or c.question is not None else NOT_YOUR_AUDIENCE
         return ConversationView(c.id, c.depth, c.participants, question or "", c.status, c.stop_reason,
                                 c.conclusion, [turn(t) for t in c.turns])  # fmt: skip

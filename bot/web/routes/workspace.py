@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from bot.approvals import ApprovalStore
+from bot.consent.pending import ApprovalStore
 from bot.port import ApprovalDecision
 from bot.serve.local import LocalRuntime
 from bot.store.db import Database

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from adapters.discord.bot import AskwithClient, build_client
 from adapters.discord.port import DiscordPort
-from bot.approvals import ApprovalRegistry
+from bot.consent.pending import ApprovalRegistry
 from bot.port import Channel, ChannelKind
 from bot.settings import Settings
 from bot.store import models

@@ -10,7 +10,7 @@ import pytest
 
 from adapters.discord.bot import AskwithClient, build_client
 from adapters.discord.port import DiscordPort
-from bot.approvals import ApprovalRegistry
+from bot.consent.pending import ApprovalRegistry
 from bot.memory.clear import ClearMemory
 from bot.memory.types import ClearQuery
 from bot.memory.visibility import resolve_viewer

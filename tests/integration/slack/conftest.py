@@ -16,7 +16,7 @@ from adapters.slack.client import web_client
 from adapters.slack.install import MemberInstallFlow
 from adapters.slack.port import SlackPort
 from adapters.slack.services import SlackServices
-from bot.approvals import ApprovalRegistry
+from bot.consent.pending import ApprovalRegistry
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.user_tokens import TokenCipher, UserTokenStore

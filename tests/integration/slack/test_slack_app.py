@@ -16,7 +16,7 @@ from adapters.slack import texts
 from adapters.slack.app import build_app
 from adapters.slack.blocks import APPROVE_ACTION, APPROVE_ALL_ACTION, DENY_ACTION
 from adapters.slack.services import SlackServices
-from bot.approvals import ApprovalStore
+from bot.consent.pending import ApprovalStore
 from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
 from bot.store.chat_store import WorkspaceKey
 from bot.world import World

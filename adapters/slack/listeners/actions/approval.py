@@ -17,7 +17,7 @@ from adapters.slack import texts
 from adapters.slack.blocks import APPROVE_ACTION, APPROVE_ALL_ACTION
 from adapters.slack.port import SlackPort
 from adapters.slack.services import services
-from bot.approvals import ApprovalStore, Click, decide_click
+from bot.consent.pending import ApprovalStore, Click, decide_click
 from bot.port import ApprovalDecision
 
 

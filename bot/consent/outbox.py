@@ -3,8 +3,8 @@
 Turns (utterance, plan values, learned facts, answer), closing statements and the question an agent writes to bring
 in a third member all leave through here; what a later turn derives from them was itself sent. At the moment of
 sending the outbox reads the member's policy and memory switch from the database (a change made in any process
-applies to the next send), screens the text (`bot.agents.sharing`: facts tied to the question, memory text compared
-normalised, a per-ask cap), asks an `ask` member to approve that exact text (`bot.agents.privacy`), and records
+applies to the next send), screens the text (`bot.consent.screen`: facts tied to the question, memory text compared
+normalised, a per-ask cap), asks an `ask` member to approve that exact text (`bot.consent.approval`), and records
 what left, to whom and under which policy (`Sent`, also kept on the step for the transcript and the sharing log).
 
     outbox = Outbox(roster, approvals, screen=ShareScreen(cap=2000), audience=Audience("alice", ("bob",), "#general"))
@@ -12,7 +12,7 @@ what left, to whom and under which policy (`Sent`, also kept on the step for the
 
 Under `never`, or with memory off, nothing leaves. The requester's own agent is screened but never asked: asking
 is their consent to share, within the question, what their agent found. Words keep their owner
-(`bot.agents.owners`): what a colleague's agent said, passed on by another agent to anyone who could not read it
+(`bot.consent.owners`): what a colleague's agent said, passed on by another agent to anyone who could not read it
 already, and a line someone else wrote in the requester's DMs or private channels, leave only as their owner's
 policy allows now (`never`: held; `ask`: the owner approves those sentences for that audience; `auto`: they leave).
 An approval is reused only for the same sentences (normalised) to the same or a narrower audience.
@@ -26,12 +26,12 @@ from enum import StrEnum
 from typing import Any
 
 from bot.agents.agent import Agent
-from bot.agents.outgoing import Outgoing, line_text, source_label
-from bot.agents.owners import RELAYED, Carried, DmLines, Owners, carrying, normalised_sentences
-from bot.agents.privacy import Approval, SharingGate
 from bot.agents.roster import MemberProfile, Roster
-from bot.agents.sharing import Shareable, ShareScreen
 from bot.agents.steps import StatementStep, TurnStep
+from bot.consent.approval import Approval, SharingGate
+from bot.consent.outgoing import Outgoing, line_text, source_label
+from bot.consent.owners import RELAYED, Carried, DmLines, Owners, carrying, normalised_sentences
+from bot.consent.screen import Shareable, ShareScreen
 from bot.port import SharePolicy
 
 
@@ -129,8 +129,8 @@ class Outbox:
 
     async def profile(self, agent: Agent) -> MemberProfile:
         """The member's settings as they are now; the agent takes them over (its next search obeys them too), and
-        forgets what it read from a channel the member excluded since (`bot.agents.exclusions`)."""
-        from bot.agents.exclusions import settle  # kept here: this method is the one place the outbox reads settings
+        forgets what it read from a channel the member excluded since (`bot.consent.exclusions`)."""
+        from bot.consent.exclusions import settle  # kept here: this method is the one place the outbox reads settings
 
         agent.profile = await settle(agent, await self.roster.profile(agent.handle))
         return agent.profile

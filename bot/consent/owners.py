@@ -4,9 +4,9 @@ What a colleague's agent let out (its outbox records: the text and the memory li
 allowed, for the people its record named. When another agent passes those words on (the requester's agent in a
 question to a third member, or in a later turn to another colleague), the owner's policy decides again for anyone
 new. Likewise a line someone else wrote in a DM or private channel of the requester is theirs: it leaves the
-requester's agent only as its author's policy allows. The outbox (`bot.agents.outbox`) asks; this module finds, for
+requester's agent only as its author's policy allows. The outbox (`bot.consent.outbox`) asks; this module finds, for
 each owner, the sentences of a text that carry their words (a run of `QUOTE_WORDS` words copied, or a sentence with
-their line's rare terms: `bot.agents.private_terms`) and who could read those words already.
+their line's rare terms: `bot.consent.paraphrase`) and who could read those words already.
 
     owners = Owners()
     owners.add("bob", "sent:3", "The launch date is 14 March.", readers={"alice", "carol"}, said=True)
@@ -21,10 +21,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from bot.agents.agent import Agent
-from bot.agents.outgoing import line_text
-from bot.agents.private_terms import PrivateTerms
 from bot.agents.roster import Authorship, Roster
-from bot.agents.sharing import QuoteIndex
+from bot.consent.outgoing import line_text
+from bot.consent.paraphrase import PrivateTerms
+from bot.consent.screen import QuoteIndex
 from bot.port import SharePolicy
 from bot.text_fold import normalise, skeleton
 

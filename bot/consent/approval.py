@@ -1,8 +1,8 @@
 """Asking a member: the approval an `ask` member gives or refuses for one exact text their agent would pass on.
 
-Only the outbox (`bot.agents.outbox`) calls this, after the share screen: the member sees the question, the exact
+Only the outbox (`bot.consent.outbox`) calls this, after the share screen: the member sees the question, the exact
 text once, where it comes from (without internal ids), who will see it and until when they can answer; no answer in
-time = not shared. The decision is stored (`bot.approvals.ApprovalStore`) so any process may hear the click.
+time = not shared. The decision is stored (`bot.consent.pending.ApprovalStore`) so any process may hear the click.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from datetime import UTC, datetime, timedelta
 
 from bot import messages
-from bot.agents.outgoing import Outgoing, source_label
 from bot.agents.roster import MemberProfile
-from bot.agents.sharing import Shareable
-from bot.approval_limits import ApprovalLimits
-from bot.approvals import PENDING, ApprovalStore
+from bot.consent.outgoing import Outgoing, source_label
+from bot.consent.pending import PENDING, ApprovalStore
+from bot.consent.prompt_limits import ApprovalLimits
+from bot.consent.screen import Shareable
 from bot.port import ApprovalDecision, ApprovalRequest, ChatPort
 
 

@@ -24,11 +24,11 @@ from typing import Any
 from sqlalchemy import select
 
 from bot import messages
-from bot.agents.outbox import Sent, Verdict
 from bot.agents.steps import recruits_of
 from bot.asks import models
 from bot.asks.transcripts import ConversationView as StoredConversation
 from bot.asks.transcripts import Transcript
+from bot.consent.outbox import Sent, Verdict
 from bot.store import models as store_models
 from bot.store.db import Database
 

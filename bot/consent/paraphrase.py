@@ -1,6 +1,6 @@
 """The paraphrase screen: a sentence that names the rare terms of a memory line it may not pass on is cut.
 
-Exact word runs (`bot.agents.sharing.QuoteIndex`) miss a reworded line: "Bob earns 91,000 and is interviewing" shares
+Exact word runs (`bot.consent.screen.QuoteIndex`) miss a reworded line: "Bob earns 91,000 and is interviewing" shares
 no four words in a row with "my salary is 91,000 and I am interviewing elsewhere". What a rewording keeps is the
 line's rare terms (names, numbers, unusual words). So every text is read through `bot.text_fold.skeleton` (NFKC,
 invisible characters, entities, case, look-alike letters), its words crudely stemmed, and a sentence is cut when it

@@ -31,10 +31,10 @@ from functools import lru_cache
 from typing import Any
 
 from bot.agents.agent import Agent
-from bot.agents.outgoing import Outgoing, SharedFact
 from bot.agents.plan import Fact, Plan, Rationale, Status
-from bot.agents.private_terms import PrivateTerms
 from bot.agents.steps import StatementStep, TurnStep
+from bot.consent.outgoing import Outgoing, SharedFact
+from bot.consent.paraphrase import PrivateTerms
 from bot.prompts import CUT
 from bot.text_fold import normalise, skeleton
 
@@ -202,7 +202,7 @@ class _TurnScreen:
 
     def _cut(self, text: str, cited: set[str]) -> str:
         """`text` (normalised) with every verbatim quote that is not cited evidence, or is beyond the cap, cut; then
-        every sentence that paraphrases a line it may not pass on (`bot.agents.private_terms`)."""
+        every sentence that paraphrases a line it may not pass on (`bot.consent.paraphrase`)."""
         text, pieces, last = normalise(text), [], 0
         for quote in self.index.quotes(text):
             if quote.ids & cited & self.index.relevant and self.screen.charge(
