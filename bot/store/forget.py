@@ -153,6 +153,15 @@ async def workspace_id_of(db: Database, platform: str, external_id: str) -> int 
         return await session.scalar(query)
 
 
+async def workspaces_of(db: Database, platform: str) -> dict[str, int]:
+    """Every stored workspace of a platform: external id -> workspace id."""
+    async with db.session() as session:
+        rows = await session.execute(
+            select(models.Workspace.external_id, models.Workspace.id).where(models.Workspace.platform == platform)
+        )
+        return {external_id: workspace_id for external_id, workspace_id in rows.all()}
+
+
 async def count_workspace_rows(db: Database, workspace_id: int, key: tuple[str, str]) -> dict[str, int]:
     """Rows each workspace table holds for the workspace (tests and `askwith forget --dry-run` count with this)."""
     counts: dict[str, int] = {}
