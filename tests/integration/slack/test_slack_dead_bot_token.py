@@ -61,9 +61,13 @@ async def _runtime(settings: Settings, db: Database) -> SlackOAuthRuntime:
     return await SlackOAuthRuntime.start(settings, db, llm=llm, memory=MemoryAccess(clear=ClearMemory(db), fuzzy=None))
 
 
-def _removed_at_slack(fake: FakeSlackApi) -> None:
-    """The workspace uninstalled the app: Slack no longer knows its bot token (every call with it: `invalid_auth`)."""
-    fake.bot_token = "xoxb-never-issued"
+def _removed_at_slack(fake: FakeSlackApi, code: str = "invalid_auth") -> None:
+    """The workspace uninstalled the app: Slack no longer knows its bot token (every call with it: `invalid_auth`),
+    or answers that it was revoked (`token_revoked`)."""
+    if code == "token_revoked":
+        fake.revoked_tokens.add(fake.bot_token)
+    else:
+        fake.bot_token = "xoxb-never-issued"
 
 
 async def _installed(settings: Settings, db: Database, cloud: FakeSlackCloud, *teams: str) -> dict[str, int]:
@@ -81,12 +85,13 @@ async def _installed(settings: Settings, db: Database, cloud: FakeSlackCloud, *t
     return {team: workspace_id or 0 for team, workspace_id in found.items()}
 
 
+@pytest.mark.parametrize("code", ["invalid_auth", "token_revoked"])
 async def test_a_bot_token_refused_at_start_up_counts_as_an_uninstall(
-    oauth_settings: Settings, sqlite_db: Database, cloud: FakeSlackCloud, caplog: pytest.LogCaptureFixture
+    oauth_settings: Settings, sqlite_db: Database, cloud: FakeSlackCloud, caplog: pytest.LogCaptureFixture, code: str
 ) -> None:
     ids = await _installed(oauth_settings, sqlite_db, cloud, TEAM_GONE, TEAM_KEPT)
     kept_before = await count_workspace_rows(sqlite_db, ids[TEAM_KEPT], ("slack", TEAM_KEPT))
-    _removed_at_slack(cloud.workspace(TEAM_GONE))
+    _removed_at_slack(cloud.workspace(TEAM_GONE), code)
 
     with caplog.at_level(logging.WARNING):
         runtime = await _runtime(oauth_settings, sqlite_db)
@@ -97,7 +102,7 @@ async def test_a_bot_token_refused_at_start_up_counts_as_an_uninstall(
         assert all(n == 0 for n in gone.values()), gone
         assert await count_workspace_rows(sqlite_db, ids[TEAM_KEPT], ("slack", TEAM_KEPT)) == kept_before
         said = [r for r in caplog.records if r.levelno == logging.WARNING and TEAM_GONE in r.getMessage()]
-        assert any("invalid_auth" in r.getMessage() for r in said), [r.getMessage() for r in said]
+        assert any(code in r.getMessage() for r in said), [r.getMessage() for r in said]
         assert not any(GONE_TOKEN in r.getMessage() for r in caplog.records)
     finally:
         await runtime.stop()
@@ -112,6 +117,8 @@ async def test_app_uninstalled_for_a_team_not_open_is_deleted_by_team_id(
     runtime = await _runtime(oauth_settings, sqlite_db)
     try:
         assert runtime.workspaces.teams == []
+        # a refusal that says nothing of the token (here a long rate limit) deletes nothing
+        assert await runtime.workspaces.store.async_find_bot(enterprise_id=None, team_id=TEAM_GONE) is not None
         _removed_at_slack(gone)
         request = bolt_request(SIGNING_SECRET, event_body(TEAM_GONE, {"type": "app_uninstalled"}))
         response = await runtime.app.async_dispatch(request)
