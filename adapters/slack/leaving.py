@@ -1,7 +1,13 @@
 """A Slack workspace leaving askwith (`app_uninstalled`, or `tokens_revoked` taking the bot's token): its scheduled
 ingestion and ask worker stop at once, work it started in this process is cancelled, its installation goes (OAuth),
 and everything askwith holds for it is deleted (`bot.store.forget`: messages, tombstones, sessions, summaries,
-vectors, members' tokens, asks and transcripts)."""
+vectors, members' tokens, asks and transcripts).
+
+A team whose services are not open in this process (its bot token already dead, so it cannot be reopened) leaves by
+its team id alone, asking Slack nothing:
+
+    await team_left(db, "T0123", indexes=indexes_of(indexer))
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,8 @@ import asyncio
 import logging
 
 from adapters.slack.services import SlackServices
+from bot.memory.indexer import SessionIndexer
+from bot.store.db import Database
 from bot.store.forget import WorkspaceVectors, forget_workspace, workspace_id_of
 
 
@@ -24,7 +32,15 @@ async def workspace_left(svc: SlackServices) -> dict[str, int]:
     workspace_id = await _workspace_id(svc)
     if workspace_id is None:
         return {}
-    return await forget_workspace(svc.db, workspace_id, indexes=_indexes(svc))
+    return await forget_workspace(svc.db, workspace_id, indexes=indexes_of(svc.ingest.indexer if svc.ingest else None))
+
+
+async def team_left(db: Database, team_id: str, *, indexes: list[WorkspaceVectors]) -> dict[str, int]:
+    """Everything askwith holds for the team, found by its id in the store (no call to Slack)."""
+    workspace_id = await workspace_id_of(db, "slack", team_id)
+    if workspace_id is None:
+        return {}
+    return await forget_workspace(db, workspace_id, indexes=indexes)
 
 
 def _cancel_other_work(svc: SlackServices) -> None:
@@ -43,8 +59,8 @@ async def _workspace_id(svc: SlackServices) -> int | None:
     return await workspace_id_of(svc.db, "slack", (await svc.port.identity()).team_id)
 
 
-def _indexes(svc: SlackServices) -> list[WorkspaceVectors]:
-    indexer = svc.ingest.indexer if svc.ingest is not None else None
+def indexes_of(indexer: SessionIndexer | None) -> list[WorkspaceVectors]:
+    """The vector indexes a workspace's sessions live in (none without an indexer)."""
     if indexer is None:
         return []
     return [indexer.index, indexer.index.windows()]

@@ -26,7 +26,9 @@ tokens included) asks for public channels only, scoped by `context_channel_id`; 
 Refusals: `feature_not_enabled` ("The feature is not available on the current workspace.") and
 `assistant_search_context_disabled` mark live search unavailable (the first for good, the second for a while: "Please
 wait and try again."), and nothing more is sent; `invalid_action_token` ends the searches made on that grant; each is
-told plainly to the member.
+told plainly to the member. A member's own token that Slack refuses as dead (`token_revoked`, `invalid_auth`,
+`account_inactive`), or that a `tokens_revoked` event names, is deleted at once (`grant_lost`): it is never sent
+again, and the member is searched only as an asker's action token allows until they connect again.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ MAX_PAGES = 3  # a query never pages through more than this (the agent's limit i
 ACTION_TOKEN_KEEP_S = 15 * 60.0  # kept for the ask it started; Slack decides whether it is still good
 NOTICE_EVERY_S = 10 * 60.0  # one notice per member and refusal in this long
 DISABLED_RETRY_S = 10 * 60.0  # `assistant_search_context_disabled`: Slack says to wait and try again
+DEAD_GRANT = frozenset({"token_revoked", "invalid_auth", "account_inactive"})  # a member's own token no longer works
 TOLD = {"invalid_action_token": "expired", "token_expired": "expired", "missing_scope": "scope",
         "token_revoked": "revoked", "invalid_auth": "revoked", "account_inactive": "revoked",
         "feature_not_enabled": "unavailable", "assistant_search_context_disabled": "unavailable"}  # fmt: skip
@@ -144,6 +147,10 @@ class SlackLiveSearch:
         await self.action_tokens.remember(member_id, action_token)
         if self._action_tokens.get(member_id) is entry:
             del self._action_tokens[member_id]  # stored: every process reads the database's copy now
+
+    def drop_action_token(self, member_id: str) -> None:
+        """This process's copy of a member's action token, forgotten (`/askwith forget`; the stored one goes too)."""
+        self._action_tokens.pop(member_id, None)
 
     async def _action_token(self, member_id: str) -> str | None:
         found = self._action_tokens.get(member_id)
@@ -235,8 +242,22 @@ class SlackLiveSearch:
         except SlackApiError as exc:
             code = str(exc.response.get("error", ""))
             self._note_refusal(code, extra)
+            if code in DEAD_GRANT and client is not self.client:  # the member's own token (the bot's is not theirs)
+                await self.grant_lost(member_id, code)
             await self._tell(member_id, code, str(exc.response.get("needed") or ""))
             raise platform_error(METHOD, exc, token_owner=member_id) from exc
+
+    async def tokens_revoked(self, event: dict[str, Any]) -> None:
+        """Slack's `tokens_revoked`: the members it names (`tokens.oauth`) revoked their own tokens."""
+        for member_id in (event.get("tokens") or {}).get("oauth") or []:
+            await self.grant_lost(str(member_id), "revoked on Slack")
+
+    async def grant_lost(self, member_id: str, reason: str) -> None:
+        """A member's own token no longer works: its grant is deleted, so no search sends it again."""
+        if self.tokens is None:
+            return
+        await self.tokens.revoke("slack", self.team_id, member_id)
+        logger.warning("Slack workspace %s: member %s's token is deleted (%s)", self.team_id, member_id, reason)
 
     def _note_refusal(self, code: str, extra: dict[str, Any]) -> None:
         """What a refusal changes beyond this call: live search off, or the grant it used never sent again."""

@@ -20,6 +20,7 @@ from adapters.slack.client import web_client
 from adapters.slack.http import SlackHttpApp
 from adapters.slack.install import MemberInstallFlow
 from adapters.slack.installations import EncryptedInstallationStore
+from adapters.slack.leaving import indexes_of, team_left
 from adapters.slack.memory_source import member_scopes
 from adapters.slack.oauth_app import build_oauth_app
 from adapters.slack.runtime import open_workspace
@@ -67,7 +68,10 @@ class SlackOAuthRuntime:
                 prepare(bot.team_id or "", services)
             return services
 
-        workspaces = SlackWorkspaces(EncryptedInstallationStore(db, cipher), open_bot)
+        async def forget_team(team_id: str) -> None:
+            await team_left(db, team_id, indexes=indexes_of(indexer))
+
+        workspaces = SlackWorkspaces(EncryptedInstallationStore(db, cipher), open_bot, forget_team)
         await workspaces.open_installed()
         app = build_oauth_app(settings, db, workspaces)
         # Members' `/askwith connect` links come back to the same redirect; this flow completes them.

@@ -153,6 +153,15 @@ async def workspace_id_of(db: Database, platform: str, external_id: str) -> int 
         return await session.scalar(query)
 
 
+async def workspaces_of(db: Database, platform: str) -> dict[str, int]:
+    """Every stored workspace of a platform: external id -> workspace id."""
+    async with db.session() as session:
+        rows = await session.execute(
+            select(models.Workspace.external_id, models.Workspace.id).where(models.Workspace.platform == platform)
+        )
+        return {external_id: workspace_id for external_id, workspace_id in rows.all()}
+
+
 async def count_workspace_rows(db: Database, workspace_id: int, key: tuple[str, str]) -> dict[str, int]:
     """Rows each workspace table holds for the workspace (tests and `askwith forget --dry-run` count with this)."""
     counts: dict[str, int] = {}
@@ -183,8 +192,9 @@ async def forget_member(
     """A member's `/askwith forget`: their user and action tokens, their opt-in (now off) and channel exclusions,
     every conversation only they could see (no other opted-in member reads it, or, a DM or group DM, it was read only
     with their token: `other_readers` are the bot and members whose own tokens read too) with its messages, sessions
-    and vectors, and the asks they made with their transcripts. Other members' memory and asks stay. Returns rows
-    deleted per kind."""
+    and vectors, the asks they made with their transcripts, and what their agent shared in others' asks (its turns,
+    with their queries and calls) with the sharing decisions they made. Other members' memory, asks and turns stay.
+    Returns rows deleted per kind."""
     async with db.session() as session:
         workspace = await session.get(models.Workspace, workspace_id)
         member = await session.scalar(
@@ -216,8 +226,10 @@ async def forget_member(
             action.workspace_id == workspace_id, action.member_platform_id == member_platform_id
         )
         deleted["action_token"] = int((await session.execute(granted)).rowcount or 0)
+        deleted["approval"] = await _delete_decisions_of(session, workspace_id, member_platform_id)
         if member is not None:
             deleted["ask"] = await _delete_asks_of(session, workspace_id, member.name)
+            deleted["turn"] = await _delete_shares_of(session, workspace_id, member.name)
             excluded = delete(models.MemberExclusion).where(models.MemberExclusion.member_id == member.id)
             deleted["member_exclusion"] = int((await session.execute(excluded)).rowcount or 0)
             opt_out = update(models.Member).where(models.Member.id == member.id).values(opted_in=False)
@@ -253,3 +265,23 @@ async def _delete_asks_of(session: AsyncSession, workspace_id: int, handle: str)
         ask_models.Ask.workspace_id == workspace_id, ask_models.Ask.requester == handle
     )
     return int((await session.execute(asks)).rowcount or 0)
+
+
+async def _delete_shares_of(session: AsyncSession, workspace_id: int, handle: str) -> int:
+    """The turns the member's agent took in other members' asks (what it said and the lines it passed on); their
+    memory queries and model calls go with them (foreign keys cascade)."""
+    asks = select(ask_models.Ask.id).where(ask_models.Ask.workspace_id == workspace_id)
+    conversations = select(ask_models.Conversation.id).where(ask_models.Conversation.ask_id.in_(asks))
+    turns = delete(ask_models.Turn).where(
+        ask_models.Turn.agent == handle, ask_models.Turn.conversation_id.in_(conversations)
+    )
+    return int((await session.execute(turns)).rowcount or 0)
+
+
+async def _delete_decisions_of(session: AsyncSession, workspace_id: int, member_platform_id: str) -> int:
+    """The member's approvals of what their agent would share, in the workspace's asks."""
+    asks = select(ask_models.Ask.id).where(ask_models.Ask.workspace_id == workspace_id)
+    decided = delete(ask_models.Approval).where(
+        ask_models.Approval.member_id == member_platform_id, ask_models.Approval.ask_id.in_(asks)
+    )
+    return int((await session.execute(decided)).rowcount or 0)

@@ -101,3 +101,26 @@ async def _channel(db: Database, platform_id: str) -> int | None:
 async def _opted_in(db: Database, handle: str) -> bool | None:
     async with db.session() as session:
         return await session.scalar(select(models.Member.opted_in).where(models.Member.platform_id == handle))
+
+
+async def test_forget_member_deletes_what_their_agent_shared_in_others_asks(db: Database) -> None:
+    world = two_fact_world()
+    workspace_id = await mirror_world(db, world)
+    await _ask(db, workspace_id, "bob")
+    now = datetime.now(UTC)
+    async with db.session() as session, session.begin():
+        ask_id = await session.scalar(select(ask_models.Ask.id).where(ask_models.Ask.requester == "bob"))
+        conversation = await session.scalar(select(ask_models.Conversation.id))
+        shared = {"released": ["C-notes:1"], "evidence": ["alice's private line"]}
+        session.add(ask_models.Turn(conversation_id=conversation, idx=1, agent="alice", data=shared, created_at=now))
+        for member in ("alice", "bob"):
+            session.add(ask_models.Approval(id=f"a-{member}", ask_id=ask_id, member_id=member, created_at=now,
+                                            deadline_at=now))  # fmt: skip
+
+    deleted = await forget_member(db, workspace_id, "alice", other_readers={"bob"})
+
+    assert deleted["turn"] == 1 and deleted["approval"] == 1, deleted
+    assert await _rows_of(db, ask_models.Turn, agent="alice") == 0
+    assert await _rows_of(db, ask_models.Turn, agent="bob") == 1  # bob's own turn and ask stay
+    assert await _rows_of(db, ask_models.Ask, requester="bob") == 1
+    assert await _rows_of(db, ask_models.Approval, member_id="bob") == 1

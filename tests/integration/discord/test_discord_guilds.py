@@ -4,6 +4,7 @@ property test of the partition over random pairs of workspaces sharing members."
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
@@ -197,6 +198,46 @@ async def test_a_server_joined_while_running_is_served_and_one_left_is_forgotten
         assert await count_workspace_rows(sqlite_db, first_workspace, ("discord", GUILD_ID)) == first_before
     finally:
         await runtime.close()
+        await api.stop()
+
+
+async def test_a_server_left_while_askwith_was_not_connected_is_forgotten_when_the_gateway_is_ready(
+    sqlite_db: Database, settings: Settings
+) -> None:
+    first_world = discord_world()
+    api = FakeDiscordApi(first_world, guild_id=GUILD_ID, owner_id=first_world.member_by_name("olga").id)
+    second = FakeDiscordApi(beta_world(first_world), guild_id=BETA_ID, guild_name="Beta")
+    await api.start()
+    api.add_guild(second)
+    settings = settings.replace(discord_bot_token=api.bot_token)
+    llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
+    memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
+    try:
+        before = await start_discord(settings, db=sqlite_db, llm=llm, memory=memory)
+        beta_workspace = before.client.guild_services[BETA_ID].ingest.workspace_id or 0
+        first_workspace = before.client.guild_services[GUILD_ID].ingest.workspace_id or 0
+        await before.close()
+        api.others.remove(second)  # the bot is removed from Beta while askwith is stopped: no GUILD_DELETE reaches it
+        assert (await count_workspace_rows(sqlite_db, beta_workspace, ("discord", BETA_ID)))["member"] > 0
+
+        runtime = await start_discord(settings, db=sqlite_db, llm=llm, memory=memory)
+        try:
+            assert set(runtime.client.guild_services) == {GUILD_ID}
+            first_before = await count_workspace_rows(sqlite_db, first_workspace, ("discord", GUILD_ID))
+            FakeGateway(runtime.client, api).connect()  # GUILD_CREATE for every server the bot is in
+            runtime.client.dispatch("ready")
+
+            async def beta_rows() -> int:
+                return sum((await count_workspace_rows(sqlite_db, beta_workspace, ("discord", BETA_ID))).values())
+
+            deadline = asyncio.get_running_loop().time() + 5
+            while await beta_rows():
+                assert asyncio.get_running_loop().time() < deadline, "Beta's data was never deleted"
+                await asyncio.sleep(0.02)
+            assert await count_workspace_rows(sqlite_db, first_workspace, ("discord", GUILD_ID)) == first_before
+        finally:
+            await runtime.close()
+    finally:
         await api.stop()
 
 

@@ -12,6 +12,7 @@ from adapters.slack import texts
 from adapters.slack.command_text import SettingsCommand, parse_settings
 from adapters.slack.services import SlackServices, services
 from bot.errors import UnknownChannelError, UnknownMemberError
+from bot.store.forget import forget_member
 from bot.store.member_settings import MemberSettings
 
 
@@ -43,10 +44,18 @@ async def askwith_settings_callback(
 
 async def _token_action(svc: SlackServices, action: str, member_id: str) -> str:
     """`/askwith disconnect` (revoke + forget the token) or `/askwith forget` (that, and delete what memory holds
-    only because of the member). Both are quick: one revoke call and a few deletes."""
-    if action == "forget" and svc.memory_events is not None:
+    only because of the member, their asks and what their agent shared in others'). Both are quick: one revoke call
+    and a few deletes."""
+    if action == "disconnect":
+        return texts.disconnected(await svc.port.revoke_member_token(member_id))
+    if svc.memory_events is not None:
         return texts.forgot(await svc.memory_events.forget_member(member_id))
-    return texts.disconnected(await svc.port.revoke_member_token(member_id))
+    # Live memory (or a process that ingests nothing): no memory events, the same deletion straight from the store.
+    await svc.port.revoke_member_token(member_id)
+    if svc.live_search is not None:
+        svc.live_search.drop_action_token(member_id)
+    bot = (await svc.port.identity()).bot_user_id
+    return texts.forgot(await forget_member(svc.db, svc.asks.workspace_id, member_id, other_readers={bot}))
 
 
 def _static_reply(svc: SlackServices, parsed: SettingsCommand) -> str:
