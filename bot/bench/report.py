@@ -6,7 +6,7 @@
   ratio), split into items predicted right, wrong, and all;
 - cost per item: LLM calls, tokens, wall time, time inside the LLM and the system's own overhead.
 
-    report = build_report(load_runs([run_dir, ...]))
+    report = build_report(select_split(load_runs([run_dir, ...]), "test"), split="test")
     report.table1["gpt-4o"]["np"].score
 """
 
@@ -26,6 +26,7 @@ from bot.bench.generate import DATASETS
 from bot.bench.items import ITEMS, load_items
 from bot.bench.results import ItemResult, ResultStore
 from bot.bench.run_config import RUN_FILE, RunConfig
+from bot.bench.splits import ALL, check_choice, in_split, item_splits, seed_split
 
 
 PAPER_GPT4 = {"schedule-easy": 0.5667, "schedule-medium": 0.5100, "schedule-hard": 0.2280, "np": 0.6400,
@@ -91,10 +92,12 @@ class Report:
     floors: dict[str, dict[str, Any]] = field(default_factory=dict)  # dataset -> floors over all its items (paper)
     hop_distribution: dict[str, int] = field(default_factory=dict)  # FriendsTV items scored, by hops needed
     run_floors: dict[str, dict[str, Any]] = field(default_factory=dict)  # dataset -> floors over the items run
+    split: str = ALL  # which items the figures are over: test, dev (`bot.bench.splits`) or all
 
     def dict(self) -> dict[str, Any]:
         return {
             "note": REBUILT_NOTE,
+            "split": self.split,
             "floors": self.floors,
             "run_floors": self.run_floors,
             "hop_distribution": self.hop_distribution,
@@ -124,6 +127,7 @@ def report_from_dict(document: dict[str, Any]) -> Report:
         floors=dict(document.get("floors", {})),
         run_floors=dict(document.get("run_floors", {})),
         hop_distribution=dict(document.get("hop_distribution", {})),
+        split=str(document.get("split", ALL)),
     )
 
 
@@ -142,7 +146,28 @@ def load_runs(run_dirs: list[Path]) -> list[Run]:
     return [Run(d, RunConfig.load(d), ResultStore(d).load_all()) for d in run_dirs]
 
 
-def build_report(runs: list[Run]) -> Report:
+def select_split(runs: list[Run], split: str) -> list[Run]:
+    """The runs with only the results of items in `split` (test, dev or all; see `bot.bench.splits`)."""
+    check_choice(split)
+    kept = [[r for r in run.results if in_split(split, _split_of(run, r))] for run in runs]
+    return [Run(run.run_dir, run.config, results) for run, results in zip(runs, kept, strict=True)]
+
+
+def _split_of(run: Run, result: ItemResult) -> str | None:
+    """The item's split from its dataset; NP and Schedule fall back to the run's seed when the dataset is gone."""
+    known = item_splits(Path(run.config.dataset_dir)).get(result.item_id)
+    if known is not None or run.config.dataset == "friendstv":
+        return known
+    return seed_split(run.config.seed)
+
+
+def _split_ids(directory: Path, split: str) -> frozenset[str] | None:
+    """The dataset's items in `split` (None = every item)."""
+    return None if split == ALL else frozenset(i for i, s in item_splits(directory).items() if s == split)
+
+
+def build_report(runs: list[Run], *, split: str = ALL) -> Report:
+    """`split` records which items `runs` were narrowed to (`select_split`)."""
     by_cell: dict[str, dict[str, dict[str, ItemResult]]] = defaultdict(lambda: defaultdict(dict))
     configs: dict[tuple[str, str], RunConfig] = {}
     scripted: set[str] = set()
@@ -168,10 +193,10 @@ def build_report(runs: list[Run]) -> Report:
         for dataset, cell in row.items():
             directory = Path(configs[(label, dataset)].dataset_dir)
             if cell.floors is not None and configs[(label, dataset)].variant == "paper":
-                floors.setdefault(dataset, dataset_floors(directory).dict())
+                floors.setdefault(dataset, dataset_floors(directory, _split_ids(directory, split)).dict())
                 run_floors.setdefault(dataset, cell.floors)
     hops = _hop_distribution(by_cell, configs)
-    return Report(labels, list(DATASETS), table1, behaviour, counts, cost, scripted, floors, hops, run_floors)
+    return Report(labels, list(DATASETS), table1, behaviour, counts, cost, scripted, floors, hops, run_floors, split)
 
 
 def _cell(results: list[ItemResult], config: RunConfig) -> Cell:

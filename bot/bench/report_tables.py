@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from bot.bench.report import BEHAVIOUR_METRICS, PAPER_GPT4, PAPER_LABEL, REBUILT_NOTE, SPLITS, Cell, Report
 from bot.bench.scoring import ScoreMethod
+from bot.bench.splits import describe
 
 
 SCRIPTED_NOTE = (
@@ -77,9 +78,10 @@ def scores_text(report: Report) -> TableText:
         "r = rule-based extraction, f = FriendsQA token F1, c = concise match, m = normalized match; 'floor' in a "
         "score = the best no-communication floor over the same items. Floor rows: over every item of the dataset, "
         "then the best over the items run; each with its n. Easy: exact count; Medium: F1; Hard: IoU; NP, FriendsTV: "
-        "precision (judge), else FriendsTV token F1 and NP concise match. " + REBUILT_NOTE
+        "precision (judge), else FriendsTV token F1 and NP concise match. "
+        + f"{REBUILT_NOTE} {describe(report.split)}"
     )
-    title = "Table 1: score per dataset (mean over items), with no-communication floors"
+    title = f"Table 1: score per dataset (mean over items), with no-communication floors; split: {report.split}"
     headers = ["configuration", "options", "judge", *report.datasets]
     return TableText(title, headers, rows, caption, text_columns=3, dim_rows=1)
 
@@ -104,7 +106,8 @@ def quality_text(report: Report) -> TableText:
         "pasting; shown only beside the others). Cited precision: gold lines among the lines the answer cites, over "
         "every item's citations; an answer citing everything shows low here however high its recall."
     )
-    return TableText("Answer quality: score, EM/F1, length, cited precision", list(QUALITY_HEADERS), rows, caption, 2)
+    title = f"Answer quality: score, EM/F1, length, cited precision; split: {report.split}"
+    return TableText(title, list(QUALITY_HEADERS), rows, caption, 2)
 
 
 def _pct(value: float | None) -> str:

@@ -26,7 +26,8 @@ from bot.bench.replay import OnIngest, Replay, Replays
 from bot.bench.results import ItemResult, ResultStore
 from bot.bench.run_config import RunConfig, check_resumable
 from bot.bench.scoring import Score, score_item
-from bot.errors import AskRejectedError, LLMError
+from bot.bench.splits import ALL, describe, in_split, split_of
+from bot.errors import AskRejectedError, BenchError, LLMError
 from bot.llm.client import LLMClient
 from bot.settings import Settings
 from bot.store.db import Database
@@ -77,6 +78,7 @@ async def run_bench(
     llm: LLMClient,
     judge: LLMClient | None,
     limit: int | None = None,
+    split: str = ALL,
     concurrency: int = 1,
     on_item: OnItem | None = None,
     on_ingest: OnIngest | None = None,
@@ -87,7 +89,10 @@ async def run_bench(
     check_resumable(run_dir, config)
     config.save(run_dir)
     store = ResultStore(run_dir)
-    items = load_items(Path(config.dataset_dir))[: limit if limit else None]
+    items = [item for item in load_items(Path(config.dataset_dir)) if in_split(split, split_of(item))]
+    if not items:
+        raise BenchError(f"{config.dataset} (seed {config.seed}) has no {split} items. {describe(split)}")
+    items = items[: limit if limit else None]
     state, todo = _resume(items, store)
     if not todo:
         return state

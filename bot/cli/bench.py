@@ -23,7 +23,11 @@ def generate_command(
     out_dir: Annotated[Path, typer.Option("--out", help="Dataset directory to write (new, empty, or a dataset).")],
     seed: Annotated[int, typer.Option("--seed", help="Same seed, byte-identical files.")] = 0,
     variant: Annotated[
-        str, typer.Option(help="Schedule: 'paper' (default, appendix D.2) or 'per-person' activity lengths.")
+        str,
+        typer.Option(
+            help="'paper' (default). Schedule: 'per-person' activity lengths (else appendix D.2); FriendsTV: "
+            "'find-who-knows' (no question or scene anchor names the people who hold the answers)."
+        ),
     ] = "paper",
     compose: Annotated[
         bool | None,

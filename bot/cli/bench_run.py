@@ -2,7 +2,8 @@
 
 askwith bench run --dataset np --limit 20 --concurrency 4           # generates the dataset first if needed
 askwith bench run --dataset DIR --ablation no-infonav --out RUN_DIR  # resumable: rerun to continue
-askwith bench report [RUN_DIR ...]                                   # tables, CSV/JSON, PNG plots
+askwith bench run --dataset friendstv --split dev                    # only the items of one split
+askwith bench report [RUN_DIR ...] [--split test|dev|all]            # tables, CSV/JSON, PNG plots (default: test)
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from bot.agents.ablations import NAMES
 from bot.asks.runtime import build_llm, build_private_llm
 from bot.bench.floors import dataset_floors
 from bot.bench.generate import generate
-from bot.bench.report import build_report, find_runs, load_runs
+from bot.bench.report import build_report, find_runs, load_runs, select_split
 from bot.bench.report_files import write_report_files
 from bot.bench.report_tables import SCRIPTED_NOTE, report_tables
 from bot.bench.results import ItemResult, ResultStore
 from bot.bench.run_config import RunConfig, bench_root, default_run_dir, resolve_dataset
 from bot.bench.runner import RunState, run_bench
+from bot.bench.splits import ALL, CHOICES, TEST, TEST_SEEDS_FROM, check_choice, describe
 from bot.cli.bench import bench
 from bot.cli.bench_report_view import rich_tables
 from bot.cli.ingest import STAGE_LABELS
@@ -37,6 +39,10 @@ from bot.store.db import run
 from memory_ingest.report import Stage
 
 
+SPLIT_HELP = (
+    f"Items of one split: test, dev or all. FriendsTV splits by scene; NP and Schedule by seed (test from "
+    f"--seed {TEST_SEEDS_FROM}). Tune on dev; quote test."
+)
 DATASET_HELP = "A dataset directory, or a name (schedule-easy|schedule-medium|schedule-hard|np|friendstv)."
 
 JUDGE_IS_MODEL_UNDER_TEST = (
@@ -59,7 +65,10 @@ def run_command(
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed when generating a dataset by name.")] = 0,
     run_dir: Annotated[Path | None, typer.Option("--out", help="Run directory (default: one per config).")] = None,
-    variant: Annotated[str, typer.Option(help="Schedule: 'paper' (default) or 'per-person' lengths.")] = "paper",
+    variant: Annotated[
+        str, typer.Option(help="Schedule: 'paper' (default) or 'per-person' lengths; FriendsTV: 'find-who-knows'.")
+    ] = "paper",
+    split: Annotated[str, typer.Option(help=SPLIT_HELP)] = ALL,
     anonymize_names: Annotated[
         bool, typer.Option(help="FriendsTV: rename the main characters (paper 6.4, prior knowledge).")
     ] = False,
@@ -92,6 +101,7 @@ def run_command(
                 llm=llm,
                 judge=judge_client,
                 limit=limit,
+                split=check_choice(split),
                 concurrency=concurrency,
                 on_item=display.on_item,
                 on_ingest=display.on_ingest,
@@ -174,6 +184,7 @@ def _summary(config: RunConfig, state: RunState, run_dir: Path) -> str:
 def report_command(
     run_dirs: Annotated[list[Path] | None, typer.Argument(help="Run directories (default: every run).")] = None,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Where to write CSV, JSON and PNG.")] = None,
+    split: Annotated[str, typer.Option(help=SPLIT_HELP)] = TEST,
 ) -> None:
     """Print Table 1 (scores), Table 3 (InfoNav behaviour) and cost per item; write CSV/JSON and PNG plots."""
     settings = Settings.load()
@@ -181,8 +192,12 @@ def report_command(
     found = find_runs(roots)
     if not found:
         raise BenchError(f"No benchmark runs in {', '.join(map(str, roots))}; run `askwith bench run` first.")
-    runs = load_runs(found)
-    report = build_report(runs)
+    runs = select_split(load_runs(found), check_choice(split))
+    if not any(run.results for run in runs):
+        others = ", ".join(c for c in CHOICES if c != split)
+        raise BenchError(f"No results of {split} items in these runs; {describe(split)} Try --split {others}.")
+    report = build_report(runs, split=split)
+    out.print(describe(split), soft_wrap=True)
     if report.scripted:
         out.print(f"[yellow]{SCRIPTED_NOTE}[/yellow]")
     for table in report_tables(report):

@@ -29,7 +29,7 @@ def test_friendstv_items_share_one_world_ingested_once(bench_runs: BenchRuns, be
 def test_report_over_all_five_datasets(bench_runs: BenchRuns, bench_data_dir: Path, tmp_path: Path) -> None:
     runs = [bench_runs.run(name) for name in DATASETS]
 
-    result = invoke(bench_runs.data, "bench", "report", *map(str, runs), "--out", str(tmp_path))
+    result = invoke(bench_runs.data, "bench", "report", *map(str, runs), "--out", str(tmp_path), "--split", "all")
 
     assert result.exit_code == 0, result.output
     label, *scores = (tmp_path / "table1.csv").read_text().splitlines()[2].split(",")

@@ -84,7 +84,8 @@ def test_ablations_are_recorded_with_the_run_every_ask_and_the_report(bench_runs
     assert isinstance(mixed.exception, BenchError) and "another configuration" in str(mixed.exception)
 
     full = bench_runs.run("schedule-easy")
-    report = invoke(bench_runs.data, "bench", "report", str(full), str(run_dir), "--out", str(tmp_path / "r"))
+    report = invoke(bench_runs.data, "bench", "report", str(full), str(run_dir), "--out", str(tmp_path / "r"),
+                    "--split", "dev")  # fmt: skip
     assert report.exit_code == 0, report.output
     table1 = list(csv.reader((tmp_path / "r" / "table1.csv").open()))
     assert [row[0] for row in table1[1:4]] == [
@@ -97,10 +98,11 @@ def test_report_prints_the_tables_and_writes_csv_json_and_pngs(bench_runs: Bench
     runs = [bench_runs.run(name) for name in SCHEDULE]
     out = tmp_path / "report"
 
-    result = invoke(bench_runs.data, "bench", "report", *map(str, runs), "--out", str(out))
+    result = invoke(bench_runs.data, "bench", "report", *map(str, runs), "--out", str(out), "--split", "dev")
 
     assert result.exit_code == 0, result.output
     text = result.output
+    assert "Figures over the dev split only" in " ".join(text.split()) and "split: dev" in text
     assert "Table 1" in text and "Table 3" in text and "Cost per item" in text and "NOT a quality figure" in text
     assert "paper: iAgents, GPT-4" in text and "56.67%" in text and "57.94%" in text
     assert "predict right" in text and "predict wrong" in text and "fake solved ratio" in text
@@ -119,6 +121,21 @@ def test_report_prints_the_tables_and_writes_csv_json_and_pngs(bench_runs: Bench
     for png in ("scores.png", "cost.png"):
         data = (out / png).read_bytes()
         assert data.startswith(b"\x89PNG") and len(data) > 10_000
+
+
+def test_reports_default_to_the_test_split_and_seed_0_is_dev(bench_runs: BenchRuns, tmp_path: Path) -> None:
+    run_dir = bench_runs.run("schedule-easy")
+
+    default = invoke(bench_runs.data, "bench", "report", str(run_dir), "--out", str(tmp_path / "r"))
+    every = invoke(bench_runs.data, "bench", "report", str(run_dir), "--out", str(tmp_path / "all"), "--split", "all")
+    test_run = invoke(bench_runs.data, "bench", "run", "--dataset", str(bench_runs.dataset("schedule-easy")),
+                      "--scripted", "--split", "test", "--out", str(tmp_path / "run"))  # fmt: skip
+
+    assert isinstance(default.exception, BenchError) and "No results of test items" in str(default.exception)
+    assert "seeds below 100" in str(default.exception) and not (tmp_path / "r").exists()
+    assert every.exit_code == 0, every.output
+    assert json.loads((tmp_path / "all" / "report.json").read_text())["split"] == "all"
+    assert isinstance(test_run.exception, BenchError) and "has no test items" in str(test_run.exception)
 
 
 def test_without_a_model_and_without_scripted_nothing_runs(tmp_path: Path) -> None:

@@ -62,9 +62,11 @@ def test_floors_are_over_the_items_scored(medium: dict[str, Path]) -> None:
     assert few.constant >= expected  # an exact match scores 1; a partial overlap adds F1 on top
 
 
-def test_variant_is_for_schedule_only(tmp_path: Path) -> None:
-    with pytest.raises(BenchDataError, match="Schedule datasets only"):
+def test_a_variant_applies_to_its_own_dataset_only(tmp_path: Path) -> None:
+    with pytest.raises(BenchDataError, match="does not apply to np"):
         generate("np", 0, tmp_path, Settings(), variant="per-person")
+    with pytest.raises(BenchDataError, match="does not apply to schedule-easy"):
+        generate("schedule-easy", 0, tmp_path, Settings(), variant="find-who-knows")
 
 
 def test_a_report_shows_full_dataset_floors_beside_the_floors_of_the_items_run(medium: dict[str, Path]) -> None:

@@ -45,15 +45,22 @@ def scene_infos(data_dir: Path) -> dict[str, SceneInfo]:
     return infos
 
 
-def scene_anchor(info: SceneInfo, speakers: Iterable[str], spans: Iterable[str]) -> str:
+def scene_anchor(info: SceneInfo, speakers: Iterable[str], spans: Iterable[str], hidden: Iterable[str] = ()) -> str:
     """'In season 1, episode N ("title"), in the scene at PLACE where A, B and C speak': no span given away.
-    `speakers`: the scene's speakers to name (FriendsQA names, "Chandler Bing")."""
-    spans = list(spans)
+    `speakers`: the scene's speakers to name (FriendsQA names, "Chandler Bing"). `hidden`: names that must not
+    appear (the "find who knows" variant): a title or place holding one is left out, and the speakers left out are
+    said to be "others"."""
+    spans, hidden = list(spans), list(hidden)
+
+    def unnamed(text: str) -> bool:
+        return not any(contains(text, name) for name in hidden)
 
     def safe(text: str) -> bool:
-        return bool(text) and not any(contains(text, span) or contains(span, text) for span in spans)
+        return bool(text) and not any(contains(text, span) or contains(span, text) for span in spans) and unnamed(text)
 
-    names = [name for name in dict.fromkeys(short_name(s) for s in sorted(speakers)) if safe(name)]
+    speaking = list(dict.fromkeys(short_name(s) for s in sorted(speakers)))
+    names = [name for name in speaking if safe(name)]
+    names += ["others"] * any(not unnamed(name) for name in speaking)
     when = f"In season 1, episode {info.episode}" + (f' ("{info.title}")' if safe(info.title) else "")
     where = f" at {info.place}" if safe(info.place) else ""
     who = f" where {_listed(names)} speak" if names else ""

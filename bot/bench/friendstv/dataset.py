@@ -3,7 +3,8 @@
 Per scene: the questions' answers are tied to chat lines (`rationale`), question pairs pass the authors' filter
 (`pairing.scene_pairs`), a question is composed (`compose`), and an asking pair is drawn from the social network so
 that most items need a third party's agent (`pairing.choose_asking`). Every item records, per part, the hops the
-pair needs and the third parties who hold the rationale.
+pair needs and the third parties who hold the rationale. With `anchor="hidden"` (the "find who knows" variant,
+`hidden`) no part's question or anchor names the people the pair has to find.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from bot.bench.friendstv.anchor import scene_anchor, scene_infos, short_name
 from bot.bench.friendstv.card import AlignmentStats, friendstv_card
 from bot.bench.friendstv.compose import Composed, Composer
 from bot.bench.friendstv.friendsqa import PARTIAL_SPLIT, LoadStats, detokenize, load_questions
+from bot.bench.friendstv.hidden import ANCHORS, HIDDEN, NAMED, VARIANT, NameMask, people_to_find
 from bot.bench.friendstv.pairing import (
     NO_ASKER,
     SCENE_CAP,
@@ -36,6 +38,12 @@ from memory_ingest.sources.friendstv import load_friendstv
 
 
 WORLD_FILE = "worlds/friendstv.json"
+HIDDEN_CARD = (
+    "\n\n## Variant: find who knows\n\nNo part's question or scene anchor names the people holding an answer the "
+    "asking pair cannot see: their names, and a title or place holding one, are left out of the anchor, and each "
+    'mention in a question reads "someone", "someone else", ... The items, answers and asking pairs are the '
+    "default's.\n"
+)
 SCENE_SHARE = 3  # items a FriendsQA dev/test scene (e21-e24) may give; e01-e20 scenes (the authors' train) give all
 
 
@@ -58,13 +66,19 @@ def lines_by_scene(
 
 
 def make_item(
-    index: int, asked: Asked, composed: Composed, evidence: tuple[list[str], list[str]], anchor: str
+    index: int,
+    asked: Asked,
+    composed: Composed,
+    evidence: tuple[list[str], list[str]],
+    anchor: str,
+    mask: NameMask | None = None,
 ) -> BenchItem:
     """`evidence`: per part, the messages of every line holding one of its answers (the paired line's first). The
-    item's `evidence` stays the two paired lines; `answer_lines_by_part` lists every line that answers a part."""
+    item's `evidence` stays the two paired lines; `answer_lines_by_part` lists every line that answers a part.
+    `mask`: the "find who knows" variant's renaming of the people to find, applied to each part's question."""
     parts = [
         {
-            "question": detokenize(p.rationale.question.text),
+            "question": (mask or str)(detokenize(p.rationale.question.text)),
             "scene_anchor": anchor,
             "answer": detokenize(p.rationale.answer.text),
             "answers": sorted({detokenize(a.text) for a in p.rationale.answers}),
@@ -133,7 +147,12 @@ def with_one_apostrophe(world: World) -> World:
     return world
 
 
-def build_friendstv_dataset(data_dir: Path, seed: int, *, composer: Composer | None = None) -> Dataset:
+def build_friendstv_dataset(
+    data_dir: Path, seed: int, *, composer: Composer | None = None, anchor: str = NAMED
+) -> Dataset:
+    """`anchor`: "named" (the paper's items) or "hidden" (the "find who knows" variant: see `hidden`)."""
+    if anchor not in ANCHORS:
+        raise ValueError(f"anchor must be one of {', '.join(ANCHORS)}, not {anchor!r}")
     composer = composer or Composer(llm=None)
     world = with_one_apostrophe(load_friendstv(data_dir))
     stats, load = AlignmentStats(), LoadStats()
@@ -154,14 +173,22 @@ def build_friendstv_dataset(data_dir: Path, seed: int, *, composer: Composer | N
             kept += 1
             evidence = tuple(_evidence(r, of_question[r.question.id]) for r in (first, second))
             people = [s for s in first.question.speakers if short_name(s).lower() in humans or s.lower() in humans]
-            anchor = scene_anchor(infos[scene], people, [*first.question.spans, *second.question.spans])
-            composed = composer.compose(first, second, by_scene[scene], anchor)
-            items.append(make_item(len(items), asked, composed, evidence, anchor))
+            spans = [*first.question.spans, *second.question.spans]
+            asked_text = f"{detokenize(first.question.text)} {detokenize(second.question.text)}"
+            hidden = people_to_find(asked)
+            mask = NameMask(hidden, first.question.speakers, asked_text) if anchor == HIDDEN else None
+            anchor_text = scene_anchor(infos[scene], people, spans, mask.forms if mask else ())
+            composed = composer.compose(first, second, by_scene[scene], anchor_text)
+            if mask is not None:
+                composed = dataclasses.replace(composed, question=mask(composed.question))
+            items.append(make_item(len(items), asked, composed, evidence, anchor_text, mask))
     stats.pairs = len(items) + stats.dropped.get(NO_ASKER, 0) + stats.dropped.get(SCENE_CAP, 0)
     stats.no_asker = stats.dropped.get(NO_ASKER, 0)
     stats.scenes = len({item.provenance["scene"] for item in items})
     stats.humans = len(humans)
     card = friendstv_card(seed, items, world, stats, load, composer.writer)
+    if anchor == HIDDEN:
+        return Dataset("friendstv", seed, items, {WORLD_FILE: world}, card + HIDDEN_CARD, variant=VARIANT)
     return Dataset("friendstv", seed, items, {WORLD_FILE: world}, card)
 
 
