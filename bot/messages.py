@@ -83,11 +83,19 @@ def agent_closes(*, complete: bool) -> str:
     return "I have what the question needs." if complete else "I have nothing left to try."
 
 
-def agent_withholds(owner: str) -> str:
+def agent_withholds(owner: str, *, for_others: bool = False) -> str:
+    """A held turn, in the agent's words. Held for the words of others it carries (a relay): it names no one, and
+    says nothing of what was held."""
+    if for_others:
+        return "What I would pass on carries words that are not mine to share unasked, so I have to keep it to myself."
     return f"{owner} did not approve sharing what I found, so I have to keep it to myself."
 
 
-def approval_title(owner_requester: str) -> str:
+def approval_title(owner_requester: str, *, kind: str = "turn") -> str:
+    """The prompt's title; a relay (your words, passed on by another agent) says so, since the member's own agent
+    is not the one speaking."""
+    if kind == "relay":
+        return f"Your words would be passed on in {owner_requester}'s ask. Share them?"
     return f"{owner_requester} asked something your agent can answer. Share this?"
 
 

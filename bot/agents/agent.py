@@ -209,16 +209,18 @@ class Agent:
         step.act = ActOutput(messages.agent_closes(complete=self.plan.is_complete))
         step.utterance = step.act.utterance
 
-    def decline(self, step: TurnStep, *, withheld: bool = False) -> None:
-        """Take no part: the member's policy says never, or they did not approve this share."""
+    def decline(self, step: TurnStep, *, withheld: bool = False, for_others: bool = False) -> None:
+        """Take no part: the member's policy says never, or this share was not approved (by them, or by the others
+        whose words it carries)."""
         owner = self.profile.display_name
-        step.utterance = messages.agent_withholds(owner) if withheld else messages.agent_declines(owner)
+        held = messages.agent_withholds(owner, for_others=for_others)
+        step.utterance = held if withheld else messages.agent_declines(owner)
         step.declined, step.shared_facts = True, False
 
-    def withhold(self, step: TurnStep, plan_before: Plan) -> None:
-        """The member did not approve this turn's share: nothing of it leaves (words, facts, answer, plan values),
-        and the record keeps none of the withheld text either (the requester may read the transcript)."""
-        self.decline(step, withheld=True)
+    def withhold(self, step: TurnStep, plan_before: Plan, *, for_others: bool = False) -> None:
+        """This turn's share was not approved: nothing of it leaves (words, facts, answer, plan values), and the
+        record keeps none of the withheld text either (the requester may read the transcript)."""
+        self.decline(step, withheld=True, for_others=for_others)
         self.plan = plan_before
         step.act = ActOutput(step.utterance) if step.act is not None else None
         step.forget_unsent(messages.prompt_withheld())

@@ -18,7 +18,7 @@ from bot.agents.evidence import EvidenceLine, overlap, words
 from bot.agents.plan import Plan
 from bot.agents.progress import Stage
 from bot.agents.steps import RecruitOutcome, StatementStep, TaskStep, TurnStep, sent_plan
-from bot.consent.outbox import Verdict
+from bot.consent.outbox import Sent, Verdict
 from bot.errors import LLMConfigurationError, LLMError, LLMOutputError, LLMUnavailableError
 from bot.prompts import render_prompt
 
@@ -217,7 +217,7 @@ class Conversation:
             partner=next((a.handle for a in self.agents if a is not agent), None),
         )  # fmt: skip
         if verdict is not Verdict.SENT:
-            agent.withhold(step, plan_before)
+            agent.withhold(step, plan_before, for_others=Sent.from_dict(step.sharing["sent"]).held_for_others)
             return
         agent.adopt(step, release=list((step.sharing or {}).get("cited", [])))
         if self.depth == 0 and agent.infonav:

@@ -26,7 +26,7 @@ from bot.agents.context import AskContext
 from bot.agents.conversation import ConversationResult
 from bot.agents.outputs import STATEMENT_SCHEMA, parse_statement
 from bot.agents.steps import StatementStep, history_messages
-from bot.consent.outbox import Verdict
+from bot.consent.outbox import Sent, Verdict
 from bot.errors import LLMConfigurationError, LLMError, LLMOutputError
 from bot.llm.types import LLMRequest
 from bot.prompts import render_prompt
@@ -57,7 +57,7 @@ async def state_side(ctx: AskContext, result: ConversationResult) -> None:
             step.crossed = True
             step.released = agent.notebook.release((step.sharing or {}).get("cited", []))
         else:
-            _withhold(agent, step)
+            _withhold(agent, step, for_others=Sent.from_dict(step.sharing["sent"]).held_for_others)
     result.closing = step
     ctx.tokens.spend([call.prompt_tokens for call in step.llm_calls])
     await ctx.recorder.save_statement(result.conversation_id, step)
@@ -107,10 +107,10 @@ async def _write(ctx: AskContext, result: ConversationResult, agent: Agent, step
     step.shared_facts = True  # written from the member's memory: an "ask me" member always sees it first
 
 
-def _withhold(agent: Agent, step: StatementStep) -> None:
+def _withhold(agent: Agent, step: StatementStep, *, for_others: bool) -> None:
     """Not approved: nothing of the statement crosses, and its record keeps none of the withheld text."""
     step.declined, step.shared_facts = True, False
-    step.utterance = messages.agent_withholds(agent.profile.display_name)
+    step.utterance = messages.agent_withholds(agent.profile.display_name, for_others=for_others)
     step.act, step.shown, step.released = None, [], []
     for call in step.llm_calls:
         call.prompt = [{"role": "system", "content": messages.prompt_withheld()}] if call.prompt else []

@@ -80,7 +80,7 @@ class SharingGate:
             id=f"ask{self.ask_id}-c{conversation_id}-{KIND_KEYS.get(kind, kind[0])}{step.approval_key}-"
             f"{hashlib.sha256(decided.encode()).hexdigest()[:12]}",
             member_id=member.platform_id,
-            title=messages.approval_title(self.requester),
+            title=messages.approval_title(self.requester, kind=kind),
             body=body,
             context={
                 "ask_id": str(self.ask_id), "requester": self.requester, "question": self.question, "text": text,

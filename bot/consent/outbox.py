@@ -86,6 +86,13 @@ class Sent:
         known = {k: raw[k] for k in cls.__dataclass_fields__ if k in raw}
         return cls(**{**known, "verdict": Verdict(raw.get("verdict", Verdict.HELD))})
 
+    @property
+    def held_for_others(self) -> bool:
+        """Held although its member let it go (their policy, approval or no approval needed): for the words of
+        others it carries (`owners`), not for the member's own say."""
+        own_ok = self.policy in ("requester", "auto") or self.approval in ("approved", "approved_all")
+        return self.verdict is Verdict.HELD and own_ok and any(v for v in self.owners.values())
+
     def source_labels(self) -> list[str]:
         """Where the text comes from, as a person reads it (channel, time, sender; never an internal id)."""
         return list(dict.fromkeys(source_label(line) for line in self.sources))

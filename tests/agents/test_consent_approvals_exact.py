@@ -17,7 +17,7 @@ from bot.agents.scripted_model import scripted_model
 from bot.agents.scripted_reading import PromptView
 from bot.agents.steps import TurnStep
 from bot.asks.service import AskRequest
-from bot.consent.outbox import Audience, Outbox
+from bot.consent.outbox import Audience, Outbox, Sent, Verdict
 from bot.consent.outgoing import Outgoing
 from bot.consent.screen import ShareScreen
 from bot.llm.scripted import ScriptedBackend
@@ -111,6 +111,7 @@ async def test_a_relayed_line_asks_its_owner_again_for_a_member_brought_in(db: D
     assert own and own[0].member_id == "bob" and "14 March" in own[0].body  # his turn, for alice
     relays = [r for r in asked if "dave" in r.context["audience"]]
     assert relays and relays[0].member_id == "bob" and "14 March" in relays[0].body  # his words, for dave
+    assert "passed on" in relays[0].title and "passed on" not in own[0].title  # not "your agent can answer"
     to_dave = [r for r in h.backend.requests if PromptView.of(r).me == "dave"]
     assert not any("14 March" in m["content"] for r in to_dave for m in r.messages)
 
@@ -249,3 +250,19 @@ async def test_words_passed_on_to_a_colleague_who_was_shown_them_ask_nothing_aga
     assert any("14 March" in m["content"] for r in to_carol for m in r.messages)  # it was passed on
     assert asked and all("carol" in r.context["audience"] for r in asked)
     assert not [r for r in asked if "Your words" in r.body]
+
+
+def test_a_turn_held_for_others_words_blames_no_one_by_name() -> None:
+    """Held because a relayed owner said no (their own member let it go): the agent's words name no one; held by its
+    own member's denial or policy: it says so, as before."""
+    relayed = Sent("alice", "turn", 1, "requester", Verdict.HELD, "", ["dave"], owners={"bob": "denied"})
+    denied = Sent("bob", "turn", 1, "ask", Verdict.HELD, "", ["alice"], approval="denied")
+    never = Sent("bob", "turn", 1, "never", Verdict.HELD, "", ["alice"])
+    approved_but_relay = Sent("carol", "turn", 1, "ask", Verdict.HELD, "", ["dave"], approval="approved",
+                              owners={"bob": "unasked"})  # fmt: skip
+    sent = Sent("alice", "turn", 1, "requester", Verdict.SENT, "x", ["dave"], owners={"bob": "approved"})
+    assert relayed.held_for_others and approved_but_relay.held_for_others
+    assert not denied.held_for_others and not never.held_for_others and not sent.held_for_others
+    text = messages.agent_withholds("Alice Chen", for_others=True)
+    assert "Alice" not in text and "Bob" not in text and "approve" not in text
+    assert "Bob Okafor did not approve" in messages.agent_withholds("Bob Okafor")
