@@ -14,7 +14,7 @@ from tests.integration.discord.test_discord_ask_with import settings_answer
 from tests.integration.discord.test_discord_chat_asks import channel, load_ask, ready, start_thread
 
 
-MODAL, MESSAGE, DEFERRED_UPDATE = 9, 4, 6
+MODAL, DEFERRED, DEFERRED_UPDATE = 9, 5, 6
 FORM = "Ask about this thread"
 
 
@@ -39,7 +39,7 @@ async def test_ask_about_this_thread_opens_a_form_and_answers_in_the_thread_with
     )  # fmt: skip
     status = await answered(discord_bot, thread, token=submitted)
     response = next(c for c in api.callbacks if c.token == submitted)
-    assert response.type == MESSAGE and not response.ephemeral, "the status is the form's response, in the thread"
+    assert response.type == DEFERRED and not response.ephemeral, "answered at once: thinking…, in the thread"
     assert api.originals[submitted] == status.message.id and status.message.thread_id == thread
     assert "Bluebird" in status.shown and [b["label"] for b in status.buttons] == ["\U0001f44d", "\U0001f44e"]
     webhook_edits = [c for c in status.edits if c.path.startswith("/webhooks/")]
