@@ -69,6 +69,8 @@ class AskwithClient(discord.Client):
             intents=intents,
             allowed_mentions=discord.AllowedMentions.none(),
             max_ratelimit_timeout=MAX_INLINE_RATE_LIMIT_S,  # longer waits: that object backs off, the run goes on
+            # Members come from askwith's REST listing (`adapters.discord.member_cache`), not also from the gateway.
+            chunk_guilds_at_startup=False,
         )
         self.tree = AskwithTree(self)
         self.guild_services: dict[str, DiscordServices] = {}  # server id -> its askwith workspace's services
