@@ -1,7 +1,7 @@
 """Build the Discord bot: a discord.py client with its command tree, askwith's port, services, commands, views and
 events; start it; run it until told to stop.
 
-    runtime = await start_discord(settings, db=db, llm=llm, memory=memory)   # log in, mirror each server, sync once
+    runtime = await start_discord(settings, db=db, llm=llm, memory=memory)   # log in, mirror, sync if changed
     await runtime.connect()                                                 # the gateway: events, interactions
     await runtime.close()
 
@@ -25,6 +25,7 @@ from discord import app_commands
 
 from adapters.discord import chat_asks, commands, events, texts, views
 from adapters.discord.calls import MAX_INLINE_RATE_LIMIT_S
+from adapters.discord.command_sync import sync_if_changed
 from adapters.discord.guilds import GuildLauncher, served_guilds
 from adapters.discord.services import DiscordServices
 from bot.agents.memory_tools import MemoryAccess
@@ -68,6 +69,8 @@ class AskwithClient(discord.Client):
             intents=intents,
             allowed_mentions=discord.AllowedMentions.none(),
             max_ratelimit_timeout=MAX_INLINE_RATE_LIMIT_S,  # longer waits: that object backs off, the run goes on
+            # Members come from askwith's REST listing (`adapters.discord.member_cache`), not also from the gateway.
+            chunk_guilds_at_startup=False,
         )
         self.tree = AskwithTree(self)
         self.guild_services: dict[str, DiscordServices] = {}  # server id -> its askwith workspace's services
@@ -190,9 +193,9 @@ async def start_discord(
     mirror: bool = True,
 ) -> DiscordRuntime:
     """Log in, mirror every server the bot is in (or DISCORD_GUILD_ID alone), wire the core and the handlers, and
-    sync the global commands once (no gateway yet). A server that fails to start is logged and left out; the
-    others start. `worker=False` when the hosting process runs the ask workers itself (`askwith serve`);
-    `mirror=False` in a process that only runs asks: no listing and no command sync."""
+    sync the global commands if they changed since the last sync (no gateway yet). A server that fails to start is
+    logged and left out; the others start. `worker=False` when the hosting process runs the ask workers itself
+    (`askwith serve`); `mirror=False` in a process that only runs asks: no listing and no command sync."""
     token = settings.require("discord_bot_token")
     client = client or build_client()
     await client.login(token)
@@ -204,8 +207,8 @@ async def start_discord(
     if not client.guild_services:
         raise WorkspaceError(texts.no_guild_started())
     register(client)
-    if mirror:  # one global sync per start; a process that only runs asks (`askwith worker`) takes no interactions
-        await client.tree.sync()
+    if mirror:  # global commands, sent when changed; a process that only runs asks (`askwith worker`) takes none
+        await sync_if_changed(client.tree, settings.data_dir)
     services = list(client.guild_services.values())
     workers = [AskWorker(s.asks, poll_seconds=ASK_POLL_SECONDS) for s in services]
     runtime = DiscordRuntime(client, services, workers, launcher)

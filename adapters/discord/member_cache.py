@@ -1,46 +1,40 @@
-"""discord.py's member cache kept whole, so every role change reaches askwith.
+"""discord.py's member cache kept whole from askwith's own member listing, so every role change reaches askwith.
 
 discord.py turns GUILD_MEMBER_UPDATE into `on_member_update` only for a member it has cached; for one it lacks it
-caches the member and fires nothing, so the role change would wait for the next full mirror. Its cache starts whole
-(GUILD_CREATE carries a small server's members; discord.py chunks a large one at startup, `intents.members`) and
-joins keep it so. A member askwith learns of by listing the server over HTTP but whose join the gateway never
-delivered (missed while disconnected) is missing from it: after each full listing, those are asked for through the
-gateway (REQUEST_GUILD_MEMBERS, `guild.query_members` by id; `guild.chunk()` when many are missing).
+caches the member and fires nothing, so the role change would wait for the next full mirror. askwith lists every
+member over REST anyway (who reads what is computed from that listing), so the members it lists and discord.py lacks
+are put into discord.py's cache from that listing: members are loaded once, not also through the gateway. The client
+therefore does not chunk servers at startup (`chunk_guilds_at_startup=False`): GUILD_CREATE carries a small server's
+members, joins keep the cache current, and a large server's members arrive with the listing that follows.
 
-    await fill_member_cache(client, guild_id, listed_member_ids)
+    added = cache_listed_members(client, guild_id, member_payloads)   # REST member objects
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import discord
 
 
 log = logging.getLogger(__name__)
 
-QUERY_IDS = 100  # Discord's most user ids in one member request
-REQUEST_TIMEOUT_S = 60.0  # a chunk that never comes (the gateway dropped meanwhile) must not hold up the mirror
 
-
-async def fill_member_cache(client: discord.Client, guild_id: str, member_ids: Iterable[str]) -> int:
-    """Ask the gateway for the listed members discord.py has not cached; returns how many were missing. Before the
-    gateway is connected there is nothing to fill: GUILD_CREATE (or discord.py's chunking) fills it then."""
+def cache_listed_members(client: discord.Client, guild_id: str, payloads: Iterable[Mapping[str, Any]]) -> int:
+    """Cache the listed members discord.py lacks; returns how many. Before the gateway has delivered the server there
+    is no cache to fill (its GUILD_CREATE, and the next listing, fill it then)."""
     guild = client.get_guild(int(guild_id))
-    if guild is None or client.ws is None or client.is_closed():
+    if guild is None:
         return 0
-    missing = [int(m) for m in member_ids if guild.get_member(int(m)) is None]
-    if not missing:
-        return 0
-    log.info("%d member(s) of %s missing from the gateway's cache: requested", len(missing), guild_id)
-    try:
-        if len(missing) > QUERY_IDS:
-            await asyncio.wait_for(guild.chunk(cache=True), REQUEST_TIMEOUT_S)
-        else:
-            query = guild.query_members(user_ids=missing, limit=QUERY_IDS, cache=True)
-            await asyncio.wait_for(query, REQUEST_TIMEOUT_S)
-    except (TimeoutError, discord.DiscordException) as exc:
-        log.warning("members of %s not cached (their role changes wait for the next mirror): %s", guild_id, exc)
-    return len(missing)
+    added = 0
+    for payload in payloads:
+        if guild.get_member(int(payload["user"]["id"])) is None:
+            # What discord.py itself does with a member the gateway sends (GUILD_MEMBERS_CHUNK, GUILD_MEMBER_ADD):
+            # the REST member object has the same shape.
+            guild._add_member(discord.Member(data=payload, guild=guild, state=guild._state))  # type: ignore[arg-type]
+            added += 1
+    if added:
+        log.info("%d member(s) of %s cached from the listing", added, guild_id)
+    return added

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -19,7 +20,7 @@ import discord
 from adapters.discord import convert, texts
 from adapters.discord.calls import platform_call
 from adapters.discord.guild_visibility import GuildVisibility, PrivateThread
-from adapters.discord.member_cache import fill_member_cache
+from adapters.discord.member_cache import cache_listed_members
 from adapters.discord.permissions import GuildPermissions
 from adapters.discord.threads import FORUM_TYPES, ThreadDirectory, is_private, is_thread
 from bot.errors import ChatPlatformError, PlatformObjectGoneError, WorkspaceError
@@ -30,6 +31,7 @@ log = logging.getLogger(__name__)
 
 MAX_PAGE = 100  # Discord's largest page of channel messages
 MEMBERS_PAGE = 1000
+JUST_LISTED_S = 60.0  # a member listing this recent serves the channel listing that follows it in a mirror
 AGENTS_CHANNEL_NAME = "askwith-agents"
 _MEMORY_TYPES = {discord.MessageType.default, discord.MessageType.reply}
 
@@ -46,6 +48,7 @@ class GuildReading:
     _places: dict[str, tuple[str, str | None]]
     _forum_posts: dict[str, list[dict[str, Any]]]
     _role_names: dict[str, str]  # role id -> name, refreshed whenever the server is read (readable role mentions)
+    _just_listed: tuple[float, list[dict[str, Any]]] | None = None  # (when, members) of the last member listing
     visibility: GuildVisibility | None = None  # who reads what as of the last listing, kept current by events
 
     # ------------------------------------------------------------------ the server
@@ -65,7 +68,12 @@ class GuildReading:
         self._role_names = {str(r["id"]): str(r["name"]) for r in guild.get("roles", []) if r["id"] != guild["id"]}
         return guild
 
-    async def _member_payloads(self) -> list[dict[str, Any]]:
+    async def _member_payloads(self, *, just_listed: bool = False) -> list[dict[str, Any]]:
+        """Every member object, over REST. `just_listed`: the listing `list_members` made moments ago, if any (a
+        mirror lists the members, then the channels: one listing serves both, taken once)."""
+        listed, self._just_listed = self._just_listed, None
+        if just_listed and listed is not None and time.monotonic() - listed[0] < JUST_LISTED_S:
+            return listed[1]
         guild_id = await self.guild_id()
         members: list[dict[str, Any]] = []
         after: str | None = None
@@ -74,11 +82,15 @@ class GuildReading:
                 page = await self.http.get_members(guild_id, MEMBERS_PAGE, after)
             members.extend(page)
             if len(page) < MEMBERS_PAGE:
+                self._just_listed = (time.monotonic(), members)
                 return members
             after = str(page[-1]["user"]["id"])
 
-    async def permissions(self) -> GuildPermissions:
-        return GuildPermissions.from_payloads(await self._guild_payload(), await self._member_payloads())
+    async def permissions(self, *, just_listed: bool = False) -> GuildPermissions:
+        members = await self._member_payloads(just_listed=just_listed)
+        # discord.py's cache gets the members it lacks from this listing (no gateway chunking: loaded once)
+        cache_listed_members(self.client, await self.guild_id(), members)
+        return GuildPermissions.from_payloads(await self._guild_payload(), members)
 
     # ------------------------------------------------------------------ reading
     async def workspace_info(self) -> WorkspaceInfo:
@@ -91,7 +103,7 @@ class GuildReading:
     async def list_channels(self) -> list[Channel]:
         """Channels the bot can read, each with the members who can read its history (not the agents' one), and
         each private thread as a channel of its own (its readers: its members and the parent's moderators)."""
-        guild = await self.permissions()
+        guild = await self.permissions(just_listed=True)
         self.threads.forget_members()
         async with platform_call("list the server's channels"):
             payloads = await self.http.get_all_guild_channels(guild.guild_id)
@@ -111,8 +123,6 @@ class GuildReading:
         private: dict[str, PrivateThread] = {}
         scopes = await self._thread_scopes(guild, parents, threads, private)
         self.visibility = GuildVisibility(guild, parents, private)  # what gateway events change from here on
-        # Members listed here but never delivered by the gateway: cached now, so their role changes reach the model.
-        await fill_member_cache(self.client, guild.guild_id, guild.member_roles)
         return channels + scopes
 
     async def list_channel_ids(self) -> list[str]:

@@ -24,6 +24,14 @@ def mention(ref: str) -> str:
     return f"<@{ref}>" if ref.isdigit() else f"@{ref}"
 
 
+def by_name(refusal: str, people: Sequence[discord.abc.User]) -> str:
+    """A core refusal quotes a person as it was handed them (a Discord id, `'1234…'`): the member reads the name
+    they picked instead."""
+    for user in people:
+        refusal = refusal.replace(repr(str(user.id)), repr(user.name))
+    return refusal
+
+
 def asking(colleagues: Sequence[str]) -> str:
     """The note after a request was accepted; `colleagues` are display names."""
     owners = [f"{name}'s" for name in colleagues]

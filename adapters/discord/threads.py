@@ -7,7 +7,7 @@ moderators), so nobody else's agent ever finds what is said in it. A forum post 
 channel whose first message (same id as the thread) is the post itself.
 
     directory = ThreadDirectory(http)
-    threads = await directory.scan(guild_id, parents)     # active threads + archived ones the bot can list
+    threads = await directory.scan(guild_id, parents)     # active threads + every archived one the bot can list
     members = await directory.members(thread_id)          # ids of a private thread's members
 """
 
@@ -48,23 +48,21 @@ class ThreadDirectory:
         self._members: dict[str, tuple[float, set[str]]] = {}
 
     async def scan(self, guild_id: str, parents: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
-        """Threads of `parents` (channel id -> payload): the active ones, archived private threads of text
-        channels and archived posts of forums. A parent the bot may not list is skipped, not fatal."""
+        """Threads of `parents` (channel id -> payload): the active ones (one call for the server) and the archived
+        ones of each parent: public threads of text and announcement channels and forum posts, and private threads
+        of text channels. A parent the bot may not list is skipped, not fatal."""
         found: dict[str, dict[str, Any]] = {}
         active = await self.http.get_active_threads(guild_id)
         for thread in active.get("threads", []):
             if str(thread.get("parent_id")) in parents:
                 found[str(thread["id"])] = dict(thread)
+        public, private = self.http.get_public_archived_threads, self.http.get_private_archived_threads
         for parent_id, parent in parents.items():
             kind = int(parent["type"])
-            if kind in FORUM_TYPES:
-                listing = self.http.get_public_archived_threads
-            elif kind in THREAD_PARENT_TYPES:
-                listing = self.http.get_private_archived_threads
-            else:
-                continue
-            for thread in await self._archived(listing, parent_id):
-                found.setdefault(str(thread["id"]), dict(thread))
+            listings = [public] if kind in FORUM_TYPES else [public, private] if kind in THREAD_PARENT_TYPES else []
+            for listing in listings:
+                for thread in await self._archived(listing, parent_id):
+                    found.setdefault(str(thread["id"]), dict(thread))
         return sorted(found.values(), key=lambda t: int(t["id"]))
 
     async def _archived(self, listing: Any, parent_id: str) -> list[dict[str, Any]]:

@@ -88,6 +88,7 @@ class FakeDiscordApi:
     references: dict[str, str] = field(default_factory=dict)  # message id -> the message it replies to
     no_send: set[str] = field(default_factory=set)  # channels/threads where the bot lacks Send Messages (403/50013)
     gone_interactions: set[str] = field(default_factory=set)  # tokens whose callback answers 404/10062
+    late_interactions: dict[str, str] = field(default_factory=dict)  # token -> I/O awaited before its first answer
     acknowledged: set[str] = field(default_factory=set)  # interaction tokens already answered (40060 the second time)
     originals: dict[str, str] = field(default_factory=dict)  # interaction token -> its response message id
     ephemeral: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> an ephemeral message (only its user)

@@ -1,7 +1,8 @@
 """Gateway events for the real discord.py client without a websocket: payloads shaped like Discord's (`GUILD_CREATE`,
 `INTERACTION_CREATE`, `MESSAGE_CREATE/UPDATE/DELETE/DELETE_BULK`, member, role, channel and thread events), each
 applied to the fake's world first, as Discord would, then handed to the client's connection state parser
-(`parse_<event>`), which is exactly where the gateway would hand them.
+(`parse_<event>`), which is exactly where the gateway would hand them. An interaction must be answered before its
+handling awaits any REST call or (given `db`) database statement, or Discord forgets it (`discord_deadline`).
 
     gateway = FakeGateway(client, api)
     token = gateway.slash("ask-with", alice, {"question": "when?"}, users={"colleague": bob})
@@ -19,8 +20,10 @@ from typing import Any
 import discord
 
 from bot.port import ChannelKind, ChatMessage, Member
+from bot.store.db import Database
 from tests.fakes.discord_api import FakeDiscordApi
 from tests.fakes.discord_chunks import FakeSocket
+from tests.fakes.discord_deadline import handling, watch_database, watch_http
 from tests.fakes.discord_shapes import (
     EVERYONE_DEFAULT,
     Role,
@@ -40,9 +43,12 @@ USER, CHANNEL, STRING, SUB_COMMAND = 6, 7, 3, 1
 
 
 class FakeGateway:
-    def __init__(self, client: discord.Client, api: FakeDiscordApi) -> None:
+    def __init__(self, client: discord.Client, api: FakeDiscordApi, *, db: Database | None = None) -> None:
         self.client = client
         self.api = api
+        watch_http(client.http)
+        if db is not None:
+            watch_database(db)
         # Set to a list to hold message events (create, update, delete) back until `release`, as a gateway that
         # resumes after a drop replays them: late, in another order, some twice.
         self.held: list[Callable[[], None]] | None = None
@@ -227,7 +233,8 @@ class FakeGateway:
             "user_id": str(user["id"]),
             "message_id": str(payload["message"]["id"]) if payload.get("message") else None,
         }
-        self.client._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
+        with handling(self.api, str(payload["token"])):  # the 3-second rule: see tests.fakes.discord_deadline
+            self.client._connection.parse_interaction_create(payload)  # type: ignore[arg-type]
         return str(payload["token"])
 
     # ------------------------------------------------------------------ messages

@@ -6,7 +6,9 @@ The colleagues are a user select inside the modal (Discord's `Label` component, 
 picked, not typed. The context is read as the bot through the API, but only from where the member invoked the
 command (a channel or thread they can see) and only when they may read its history there (else the one message
 they right-clicked). The answer is the form's response in that channel or thread: one message, visible to whoever
-sees it there, edited from status to answer.
+sees it there, edited from status to answer. The submission is deferred before anything is read (Discord wants an
+answer within 3 seconds; the history and the checks may take longer): the member sees "thinking…" in the channel,
+which becomes the status message, or, when the ask is refused, gives way to a reply only they see.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class AskThreadForm(discord.ui.Modal, title=texts.MODAL_TITLE):
         self.target = target
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(thinking=True)
         svc = services_of(interaction)
         picked = self.colleagues.component.values  # type: ignore[attr-defined]
         question = str(self.question.component.value)  # type: ignore[attr-defined]
@@ -60,31 +63,29 @@ class AskThreadForm(discord.ui.Modal, title=texts.MODAL_TITLE):
 
     async def on_error(self, interaction: discord.Interaction, error: Exception, /) -> None:
         log.error("the ask-about-this-thread form failed", exc_info=error)
-        if not interaction.response.is_done():
-            await interaction.response.send_message(texts.command_failed(), ephemeral=True)
+        await RespondTo(interaction).say(texts.command_failed())
 
 
 class RespondTo(Where):
-    """The form's submission: the status message is its response in the channel or thread."""
+    """The form's deferred submission: the status message is its response in the channel or thread."""
 
     def __init__(self, interaction: discord.Interaction) -> None:
         self.interaction = interaction
         self.channel = interaction.channel  # type: ignore[assignment]
 
     async def post(self, state: StatusState) -> discord.Message:
-        await self.interaction.response.send_message(**_without_empty(state.kwargs()))
-        return await self.interaction.original_response()
+        return await self.interaction.edit_original_response(**state.kwargs())
 
     async def say(self, text: str) -> None:
-        if self.interaction.response.is_done():
-            await self.interaction.followup.send(text, ephemeral=True)
-        else:
+        """For the member alone: the public "thinking…" goes, and an ephemeral follow-up says it."""
+        if not self.interaction.response.is_done():
             await self.interaction.response.send_message(text, ephemeral=True)
-
-
-def _without_empty(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """`send_message` takes no `view=None`; an empty view or embed list is simply left out."""
-    return {key: value for key, value in kwargs.items() if value}
+            return
+        try:
+            await self.interaction.delete_original_response()
+        except discord.HTTPException as exc:  # already gone (a moderator, an expired token): the follow-up still goes
+            log.info("the form's response not deleted: HTTP %s, code %s", exc.status, exc.code)
+        await self.interaction.followup.send(text, ephemeral=True)
 
 
 async def thread_context(interaction: discord.Interaction, target: discord.Message) -> str:

@@ -43,16 +43,16 @@ async def ask_with(
     svc = services_of(interaction)
     picked = [user for user in (colleague, colleague2, colleague3, colleague4) if user is not None]
     parsed = parse_ask(question)
-    request = AskRequest(
-        requester=interaction.user.name,
-        colleagues=[user.name for user in picked] + list(parsed.colleagues),
+    request = AskRequest(  # people by id, as on every other path: a username may change (or be reused) meanwhile
+        requester=str(interaction.user.id),
+        colleagues=[str(user.id) for user in picked] + list(parsed.colleagues),
         question=parsed.question,
         origin_channel_id=svc.port.replies.route(interaction),
     )
     try:
         await svc.asks.submit(request)
     except AskRejectedError as exc:
-        await interaction.followup.send(str(exc), ephemeral=True)
+        await interaction.followup.send(texts.by_name(str(exc), picked), ephemeral=True)
         return
     names = [user.display_name for user in picked] + [texts.mention(ref) for ref in parsed.colleagues]
     await interaction.followup.send(texts.asking(names), ephemeral=True, allowed_mentions=NO_MENTIONS)

@@ -25,9 +25,9 @@ async def negotiate(interaction: discord.Interaction, colleague: discord.User) -
     await interaction.response.defer(ephemeral=True, thinking=True)
     negotiation = services_of(interaction).negotiation()
     try:
-        initiator, counterpart = await negotiation.check(interaction.user.name, colleague.name)
+        initiator, counterpart = await negotiation.check(str(interaction.user.id), str(colleague.id))
     except NegotiationRejectedError as exc:
-        await interaction.followup.send(str(exc), ephemeral=True)
+        await interaction.followup.send(texts.by_name(str(exc), [colleague]), ephemeral=True)
         return
     await interaction.followup.send(
         texts.negotiating(colleague.display_name), ephemeral=True, allowed_mentions=NO_MENTIONS

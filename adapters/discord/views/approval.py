@@ -52,15 +52,18 @@ class ApprovalButton(
         return cls(match["decision"], match["approval_id"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
+        # Acknowledged before the decision is stored (Discord wants an answer within 3 s, the database may be slow);
+        # the prompt is then edited, or the clicker alone reads why not.
+        await interaction.response.defer()
         # approvals are one registry for the whole bot: any server's port resolves a click in a DM
         services = interaction.client.services_for(interaction.guild_id)  # type: ignore[attr-defined]
         click = await services.port.resolve_approval(
             ApprovalStore(services.db), self.approval_id, DECISIONS[self.decision], member_id=str(interaction.user.id)
         )
         if click.closes_prompt:
-            await interaction.response.edit_message(content=click.text, view=None)
+            await interaction.edit_original_response(content=click.text, view=None)
         else:
-            await interaction.response.send_message(click.text, ephemeral=True)
+            await interaction.followup.send(click.text, ephemeral=True)
 
 
 def approval_view(approval_id: str, kind: ApprovalKind = ApprovalKind.SHARE) -> discord.ui.View:

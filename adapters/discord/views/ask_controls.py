@@ -66,14 +66,16 @@ class VoteButton(
         return cls(match["vote"], int(match["ask_id"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
+        # Acknowledged before the vote is stored (3 s); the thanks or the refusal is for the voter alone.
+        await interaction.response.defer(ephemeral=True, thinking=True)
         asks = _asks(interaction)
         try:
             vote = 1 if self.vote == "up" else -1
             stored = await asks.record_feedback(self.ask_id, str(interaction.user.id), vote)
         except AskError as exc:
-            await interaction.response.send_message(str(exc), ephemeral=True)
+            await interaction.followup.send(str(exc), ephemeral=True)
             return
-        await interaction.response.send_message(texts.feedback_recorded(stored), ephemeral=True)
+        await interaction.followup.send(texts.feedback_recorded(stored), ephemeral=True)
 
 
 def _asks(interaction: discord.Interaction) -> AskService:

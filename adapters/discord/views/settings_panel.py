@@ -83,16 +83,20 @@ class SettingsPanel(discord.ui.View):
         return str(interaction.user.id) == self.member_id  # the panel is ephemeral: only its member sees it
 
     async def _redraw(self, interaction: discord.Interaction, note: str = "") -> None:
-        await interaction.response.edit_message(**await panel(self.svc, self.member_id, note))
+        """The panel as stored now. Every control acknowledges its click before it writes (`defer`: Discord wants
+        an answer within 3 s, the database may be slower), so the redraw edits the deferred response."""
+        await interaction.edit_original_response(**await panel(self.svc, self.member_id, note))
 
     @discord.ui.button(row=0)
     async def memory(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
+        await interaction.response.defer()
         store, on = self.svc.member_settings, not self.settings.opted_in
         await store.set_opted_in(self.svc.workspace, self.member_id, on)
         await self._redraw(interaction, "" if on else texts.panel_memory_off())
 
     @discord.ui.select(cls=discord.ui.Select, placeholder=texts.PANEL_SHARE_PLACEHOLDER, row=1)
     async def share(self, interaction: discord.Interaction, select: discord.ui.Select[Any]) -> None:
+        await interaction.response.defer()
         policy = SharePolicy(select.values[0])
         await self.svc.member_settings.set_share_policy(self.svc.workspace, self.member_id, policy)
         await self._redraw(interaction)
@@ -102,6 +106,7 @@ class SettingsPanel(discord.ui.View):
         placeholder=texts.PANEL_EXCLUDE_PLACEHOLDER, row=2,
     )  # fmt: skip
     async def excluded(self, interaction: discord.Interaction, select: discord.ui.ChannelSelect[Any]) -> None:
+        await interaction.response.defer()
         wanted = {str(channel.id) for channel in select.values}
         before = set(self.settings.excluded_channels)
         unknown: list[str] = []

@@ -127,6 +127,9 @@ async def discord_bot(
     memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
     runtime = await start_discord(discord_settings, db=sqlite_db, llm=llm, memory=memory)
     try:
-        yield DiscordHarness(runtime, fake_discord, FakeGateway(runtime.client, fake_discord), world, sqlite_db)
+        gateway = FakeGateway(runtime.client, fake_discord, db=sqlite_db)
+        yield DiscordHarness(runtime, fake_discord, gateway, world, sqlite_db)
+        # Discord's 3 seconds: no interaction's handling awaited REST or database work before its first answer
+        assert not fake_discord.late_interactions, fake_discord.late_interactions
     finally:
         await runtime.close()

@@ -1,16 +1,28 @@
 """Approvals with buttons: a member whose policy is "ask" gets a DM with Approve / Deny; the click decides what
-their agent may share, the prompt is updated, and nobody else can decide for them."""
+their agent may share, the prompt is updated, and nobody else can decide for them. A click is acknowledged before
+the decision is stored (Discord's 3 seconds), then the prompt is edited or the clicker alone is told why not."""
 
 from __future__ import annotations
 
 from bot import messages
 from bot.port import ChatMessage
 from tests.fakes.asks import QUESTION
+from tests.fakes.discord_routes import FollowUp
 from tests.integration.discord.conftest import DiscordHarness, People
 from tests.integration.discord.test_discord_ask_with import ask, opt_in, settings_answer
 
 
-UPDATE_MESSAGE, CHANNEL_MESSAGE = 7, 4
+DEFERRED_UPDATE = 6
+
+
+async def answer_to(bot: DiscordHarness, click: str) -> tuple[FollowUp, dict[str, object]]:
+    """What the clicker reads after the click's deferral: the prompt edited (`original`) or a note only they see,
+    with the request's body."""
+    api = bot.api
+    said = (await api.wait_for(lambda: api.followups_for(click)))[0]
+    assert next(c for c in api.callbacks if c.token == click).type == DEFERRED_UPDATE, "acknowledged at once"
+    body = next(c.body for c in api.calls if c.path.startswith("/webhooks/") and click in c.path)
+    return said, body
 
 
 async def bob_asks_first(bot: DiscordHarness, people: People) -> None:
@@ -49,9 +61,8 @@ async def test_approve_lets_the_agent_share(discord_bot: DiscordHarness, people:
 
     answer = await final_answer(discord_bot, token)
     assert "14 March" in answer and "Bluebird" in answer
-    update = next(c for c in discord_bot.api.callbacks if c.token == click)
-    assert update.type == UPDATE_MESSAGE and update.data["components"] == []
-    assert "You approved this share" in update.data["content"]
+    update, body = await answer_to(discord_bot, click)
+    assert update.original and body["components"] == [] and "You approved this share" in update.content
 
 
 async def test_deny_keeps_the_fact_private(discord_bot: DiscordHarness, people: People) -> None:
@@ -63,8 +74,8 @@ async def test_deny_keeps_the_fact_private(discord_bot: DiscordHarness, people: 
 
     answer = await final_answer(discord_bot, token)
     assert "14 March" not in answer
-    update = next(c for c in discord_bot.api.callbacks if c.token == click)
-    assert update.type == UPDATE_MESSAGE and "You declined" in update.data["content"]
+    update, _ = await answer_to(discord_bot, click)
+    assert update.original and "You declined" in update.content
     thread_talk = [m.text for msgs in discord_bot.world.messages.values() for m in msgs if m.thread_id]
     assert f"Bob's agent: {messages.agent_withholds('Bob')}" in thread_talk
     assert not any("14 March" in t for t in thread_talk)
@@ -79,16 +90,16 @@ async def test_only_the_member_asked_can_decide_and_a_late_click_is_told_so(
     approve = button(discord_bot, prompt, "Approve")
 
     intruder = discord_bot.gateway.click(approve, people.alice, prompt)
-    note = await discord_bot.api.wait_for(lambda: [c for c in discord_bot.api.callbacks if c.token == intruder])
-    assert (note[0].type, note[0].ephemeral) == (CHANNEL_MESSAGE, True)
-    assert note[0].data["content"] == "Only the member who was asked can answer this request."
+    note, _ = await answer_to(discord_bot, intruder)
+    assert (note.original, note.ephemeral) == (False, True)
+    assert note.content == "Only the member who was asked can answer this request."
 
     seen_elsewhere = discord_bot.api.message_out(prompt)  # Bob's phone still shows the buttons
     discord_bot.gateway.click(button(discord_bot, prompt, "Deny"), people.bob, prompt)
     assert "14 March" not in await final_answer(discord_bot, token)
     late = discord_bot.gateway.click(approve, people.bob, prompt, as_seen=seen_elsewhere)
-    again = await discord_bot.api.wait_for(lambda: [c for c in discord_bot.api.callbacks if c.token == late])
-    assert again[0].data["content"].startswith("This request is no longer waiting for you")
+    again, _ = await answer_to(discord_bot, late)
+    assert again.content.startswith("This request is no longer waiting for you")
 
 
 async def test_no_answer_in_time_counts_as_deny_and_the_prompt_says_so(
@@ -123,5 +134,5 @@ async def test_a_click_on_a_prompt_this_process_no_longer_holds_still_reaches_th
 
     answer = await final_answer(discord_bot, token)
     assert "14 March" in answer
-    update = next(c for c in discord_bot.api.callbacks if c.token == click)
-    assert update.type == UPDATE_MESSAGE and "You approved this request" in update.data["content"]
+    update, _ = await answer_to(discord_bot, click)
+    assert update.original and "You approved this request" in update.content

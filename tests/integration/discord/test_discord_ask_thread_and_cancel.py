@@ -14,7 +14,7 @@ from tests.integration.discord.test_discord_ask_with import settings_answer
 from tests.integration.discord.test_discord_chat_asks import channel, load_ask, ready, start_thread
 
 
-MODAL, MESSAGE, DEFERRED_UPDATE = 9, 4, 6
+MODAL, DEFERRED, DEFERRED_UPDATE = 9, 5, 6
 FORM = "Ask about this thread"
 
 
@@ -39,7 +39,7 @@ async def test_ask_about_this_thread_opens_a_form_and_answers_in_the_thread_with
     )  # fmt: skip
     status = await answered(discord_bot, thread, token=submitted)
     response = next(c for c in api.callbacks if c.token == submitted)
-    assert response.type == MESSAGE and not response.ephemeral, "the status is the form's response, in the thread"
+    assert response.type == DEFERRED and not response.ephemeral, "answered at once: thinking…, in the thread"
     assert api.originals[submitted] == status.message.id and status.message.thread_id == thread
     assert "Bluebird" in status.shown and [b["label"] for b in status.buttons] == ["\U0001f44d", "\U0001f44e"]
     webhook_edits = [c for c in status.edits if c.path.startswith("/webhooks/")]
@@ -116,3 +116,26 @@ async def test_a_role_of_more_than_five_people_is_confirmed_before_asking(
     # carol and the rest never turned askwith on: the core refuses, naming one, as a reply where she asked
     refusal = await api.wait_for(lambda: [m for m in bot_posts(discord_bot, general) if "has not turned on" in m.text])
     assert refusal and not buttons_of(discord_bot, prompt.id)
+
+
+async def test_a_refused_form_answers_the_member_alone_after_its_public_thinking_goes(
+    discord_bot: DiscordHarness, people: People
+) -> None:
+    api = discord_bot.api
+    general = channel(discord_bot, "general")
+    thread = start_thread(discord_bot, people, general)
+    await ready(discord_bot, people)
+    target = api.replies(api.public_threads()[thread])[-1]
+    opened = discord_bot.gateway.context_menu(FORM, people.alice, target)
+    modal = (await api.wait_for(lambda: [c for c in api.callbacks if c.token == opened]))[0]
+
+    submitted = discord_bot.gateway.submit(
+        modal.data["custom_id"], people.alice, thread,
+        texts={"askwith:thread:question": QUESTION}, users={"askwith:thread:colleagues": [people.alice]},
+    )  # fmt: skip
+
+    refusal = (await api.wait_for(lambda: api.followups_for(submitted)))[0]
+    assert next(c for c in api.callbacks if c.token == submitted).type == DEFERRED
+    assert refusal.ephemeral and not refusal.original and refusal.content
+    assert api.requests("DELETE", rf"/webhooks/\d+/{submitted}/messages/@original"), "the public thinking went"
+    assert not bot_posts(discord_bot, thread)

@@ -4,6 +4,8 @@ ephemeral follow-up with its transcript reference."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.port import Member
 from tests.fakes.asks import QUESTION
 from tests.fakes.discord_api import FakeDiscordApi
@@ -75,6 +77,22 @@ async def test_ask_with_defers_talks_in_a_private_thread_and_follows_up_with_the
     # Bob is told by DM what his agent shared, and with whom
     bob_dm = api.dm_with(people.id("bob")).id
     assert any("Alice" in m.text and "14 March" in m.text for m in discord_bot.world.messages[bob_dm])
+
+
+async def test_ask_with_names_people_by_id_so_a_username_changed_since_the_mirror_still_finds_them(
+    discord_bot: DiscordHarness, people: People
+) -> None:
+    api = discord_bot.api
+    await opt_in(discord_bot, people.alice, people.bob)
+    await discord_bot.runtime.ingest.run()
+    renamed_alice, renamed_bob = replace(people.alice, name="alice.new"), replace(people.bob, name="bobby")
+
+    token = ask(discord_bot, renamed_alice, QUESTION, colleague=renamed_bob)
+
+    answer = await api.wait_for(lambda: [f for f in api.followups_for(token) if "transcripts show" in f.content])
+    assert "Bluebird" in api.shown(answer[0].id) and "14 March" in api.shown(answer[0].id)
+    ask_row = await discord_bot.runtime.services.asks.load(1)
+    assert (ask_row.requester, ask_row.colleagues) == ("alice", ["bob"])
 
 
 async def test_question_may_name_colleagues_as_mentions(discord_bot: DiscordHarness, people: People) -> None:

@@ -97,10 +97,10 @@ async def test_feedback_buttons_record_votes_and_the_transcript_button_links(
     link, up, down = buttons_of(discord_bot, status.message.id)
     assert (link["label"], link["url"]) == ("Transcript", "https://askwith.example/transcripts/1?as=alice")
     voted = discord_bot.gateway.press(down["custom_id"], people.alice, status.message.id)
-    thanks = await api.wait_for(lambda: [c for c in api.callbacks if c.token == voted])
-    assert thanks[0].ephemeral and thanks[0].data["content"] == "Thanks: the \U0001f44e is noted with this ask."
+    thanks = await api.wait_for(lambda: api.followups_for(voted))
+    assert thanks[0].ephemeral and thanks[0].content == "Thanks: the \U0001f44e is noted with this ask."
     again = discord_bot.gateway.press(up["custom_id"], people.alice, status.message.id)
-    await api.wait_for(lambda: [c for c in api.callbacks if c.token == again])
+    await api.wait_for(lambda: api.followups_for(again))
     assert await vote_of(svc.db, 1, "alice") == 1 and (await feedback_tally(svc.db, 1)).down == 0
 
 

@@ -1,6 +1,6 @@
 """A role change reaches memory for every member, including one discord.py had not cached: discord.py fires no event
-for a GUILD_MEMBER_UPDATE of a member missing from its cache, so the bot keeps that cache whole (a large server
-chunked at startup; members found by a full listing but never delivered by the gateway asked for through it). The
+for a GUILD_MEMBER_UPDATE of a member missing from its cache, so the bot keeps that cache whole from its own REST
+listing of the members (a large server is not chunked through the gateway as well: members are loaded once). The
 roles applied are those the update set, even when a message replayed late rewrites the cached member first."""
 
 from __future__ import annotations
@@ -79,17 +79,20 @@ async def test_a_message_replayed_late_with_its_authors_old_roles_does_not_undo_
     await eventually(lambda: _found(bot, people.id("dave")), {"found"}, timeout=10.0)
 
 
-async def test_a_large_server_is_chunked_at_startup_and_its_role_changes_reach_memory(
+async def test_a_large_server_is_listed_once_not_chunked_too_and_its_role_changes_reach_memory(
     discord_bot: DiscordHarness, people: People
 ) -> None:
     bot = discord_bot
     await opt_in(bot, people.alice, people.bob, people.carol)
-    bot.gateway.connect(large=True)  # GUILD_CREATE carries the bot alone; discord.py asks for the rest
+    bot.gateway.connect(large=True)  # GUILD_CREATE carries the bot alone
     guild = bot.runtime.client.get_guild(int(GUILD_ID))
-    assert guild is not None
-    await eventually(lambda: _true(guild.chunked, "chunked"), {"chunked"}, timeout=10.0)
-    assert FakeSocket.install(bot.runtime.client, bot.api).requests, "the members came through the gateway"
+    assert guild is not None and guild.get_member(int(people.id("carol"))) is None
+    listed = len(bot.api.requests("GET", r"/guilds/\d+/members"))
+    await bot.runtime.ingest.mirror()
+    assert len(bot.api.requests("GET", r"/guilds/\d+/members")) == listed + 1, "one REST listing per mirror"
     await bot.runtime.ingest.run()
+    assert not FakeSocket.install(bot.runtime.client, bot.api).requests, "no member request through the gateway"
+    assert guild.get_member(int(people.id("carol"))) is not None, "cached from the listing"
     workspace = bot.runtime.ingest.workspace_id or 0
     staff = staff_reads_launch(bot)
 
@@ -104,7 +107,3 @@ async def _found(bot: DiscordHarness, member_id: str) -> set[str]:
 
 async def _not_found(bot: DiscordHarness, member_id: str) -> set[str]:
     return set() if await finds(bot, member_id, LAUNCH_TEXT) else {"gone"}
-
-
-async def _true(value: bool, name: str) -> set[str]:
-    return {name} if value else set()

@@ -80,7 +80,7 @@ async def test_a_decline_leaves_the_tasks_where_they_were(negotiating: DiscordHa
     assert await negotiating.api.wait_for(_last_dm(negotiating, people.alice)) == messages.trade_declined("bob")
     assert await negotiating.api.wait_for(_last_dm(negotiating, people.bob)) == messages.trade_declined("alice")
     assert await holdings(services.db, services.port, "alice", "bob") == before
-    declined = [c for c in negotiating.api.callbacks if "You declined the trade" in str(c.data.get("content", ""))]
+    declined = [f for f in negotiating.api.followups if f.original and "You declined the trade" in f.content]
     assert len(declined) == 1
 
 

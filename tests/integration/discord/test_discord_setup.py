@@ -1,18 +1,22 @@
-"""Starting the Discord bot: a missing token is one clear line; the fake speaks JSON exactly as Discord does."""
+"""Starting the Discord bot: a missing token is one clear line; commands are sent to Discord only when they changed;
+the fake speaks JSON exactly as Discord does."""
 
 from __future__ import annotations
 
 import asyncio
 
 import aiohttp
+import discord
 import pytest
+from discord import app_commands
 
-from adapters.discord.bot import run_discord, start_discord
+from adapters.discord.bot import AskwithClient, build_client, run_discord, start_discord
 from adapters.discord.port import split_message
 from bot.agents.memory_tools import MemoryAccess
 from bot.errors import MissingSettingError
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.memory.clear import ClearMemory
 from bot.settings import Settings
 from bot.store.db import Database
 from tests.fakes.discord_api import FakeDiscordApi
@@ -43,3 +47,27 @@ def test_long_posts_are_split_at_discords_limit() -> None:
     chunks = split_message(text)
     assert all(len(c) <= 2000 for c in chunks) and len(chunks) == 3
     assert "\n".join(chunks) == text
+
+
+async def test_commands_are_synced_only_when_they_changed(
+    discord_settings: Settings, sqlite_db: Database, fake_discord: FakeDiscordApi
+) -> None:
+    llm = LLMClient.from_settings(discord_settings, backend=ScriptedBackend(lambda request: "{}"))
+    memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
+
+    async def start(client: AskwithClient | None = None) -> int:
+        runtime = await start_discord(discord_settings, db=sqlite_db, llm=llm, memory=memory, client=client)
+        await runtime.close()
+        return len(fake_discord.requests("PUT", r"/applications/\d+/commands"))
+
+    assert await start() == 1, "the first start sends the commands"
+    assert await start() == 1, "a restart with the same commands sends nothing"
+    grown = build_client()
+
+    @app_commands.command(name="ping", description="A command added in a new release")
+    async def ping(interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("pong")
+
+    grown.tree.add_command(ping)
+    assert await start(grown) == 2, "a changed command set is sent again"
+    assert "ping" in fake_discord.synced_commands[""]

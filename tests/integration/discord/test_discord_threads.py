@@ -118,6 +118,21 @@ async def test_forum_posts_archived_threads_and_voice_chat_are_memory_with_their
     assert await finders(worker.db, workspace, "archived thread reply") == set(EVERYONE)
 
 
+async def test_an_archived_public_thread_of_a_text_channel_is_listed_so_its_place_needs_no_lookup(
+    api: FakeDiscordApi, worker: IngestWorker, world: World, people: People
+) -> None:
+    general = channel_id(world, "general")
+    starter = world.messages[general][0]
+    world.add_message(general, people.id("bob"), "an archived thread reply", thread_id=starter.id, message_id=new_id())
+    api.public_threads()[starter.id].archived = True  # out of the active listing: Discord lists it per channel
+
+    await worker.mirror()
+
+    assert api.requests("GET", rf"/channels/{general}/threads/archived/public")
+    assert await worker.port.place(starter.id) == (general, starter.id)  # type: ignore[attr-defined]
+    assert not api.requests("GET", rf"/channels/{starter.id}"), "placed from the listing, not looked up alone"
+
+
 async def test_a_live_private_thread_message_is_filed_in_the_thread_not_the_parent(
     discord_bot: DiscordHarness, people: People
 ) -> None:
