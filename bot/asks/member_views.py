@@ -59,9 +59,14 @@ async def recent_asks(db: Database, workspace_id: int, member: str, limit: int =
     ]
 
 
+SCAN_PER_ITEM = 25  # turns read for each line "What my agent shared" may show
+
+
 async def shared_by(db: Database, workspace_id: int, member: str, limit: int = 20) -> list[SharedItem]:
     """What `member`'s agent shared (turns that carried facts and were not withheld), with whom, when, and whether
-    the member approved it or their policy let it through; newest first."""
+    the member approved it or their policy let it through; newest first, among the agent's newest
+    `limit * SCAN_PER_ITEM` turns in others' asks (a member whose agent mostly declines would otherwise have every
+    turn they ever took read, decoded and dropped on each visit to their settings)."""
     turn, conversation, ask = models.Turn, models.Conversation, models.Ask
     stmt = (
         select(
@@ -70,18 +75,20 @@ async def shared_by(db: Database, workspace_id: int, member: str, limit: int = 2
         .join(conversation, conversation.id == turn.conversation_id)
         .join(ask, ask.id == conversation.ask_id)
         .where(ask.workspace_id == workspace_id, turn.agent == member, conversation.status != "abandoned")
+        .where(ask.requester != member)  # their own asks share nothing of theirs with anyone else
         .order_by(turn.created_at.desc(), turn.id.desc())
+        .limit(limit * SCAN_PER_ITEM)
     )
     items: list[SharedItem] = []
     async with db.session() as session:
         async for data, utterance, at, participants, ask_id, requester, question in await session.stream(stmt):
             if (sent := (data.get("sharing") or {}).get("sent")) is not None:  # the outbox's record: exactly what left
-                if member != requester and (item := _sent_item(sent, data, ask_id, requester, question, at)):
+                if item := _sent_item(sent, data, ask_id, requester, question, at):
                     items.append(item)
                 if len(items) >= limit:
                     break
                 continue
-            if member == requester or not data.get("shared_facts") or data.get("declined"):
+            if not data.get("shared_facts") or data.get("declined"):
                 continue
             if data.get("approval") not in (None, "approved"):
                 continue  # denied, timed out, unreachable: nothing left the agent
