@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from sqlalchemy import select
 
 from adapters.local import LocalWorkspace
@@ -22,6 +23,7 @@ from bot.settings import Settings
 from bot.store.db import Database
 from bot.web.access import Identity, may_open
 from bot.web.metrics import collect, render
+from bot.web.records import asks as records
 from bot.web.records.asks import asks_of_member, recent_asks
 from bot.web.records.ingestion import channel_status, member_status
 from bot.web.records.negotiations import load_negotiation, negotiations_of
@@ -148,3 +150,26 @@ def _render(name: str, **context: object) -> str:
     request = SimpleNamespace(state=SimpleNamespace(runtime=SimpleNamespace(local=None)))
     web = SimpleNamespace(local_picker=False)
     return templates.get_template(name).render(request=request, web=web, **context)
+
+
+async def test_my_conversations_come_a_page_at_a_time_past_asks_the_member_was_not_in(
+    db: Database, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page is filled from the workspace's asks in batches, skipping asks the member took no part in; the next
+    page starts below the last one shown; the scan is bounded however long the history."""
+    h = await build(db, two_fact_world(), settings=settings)
+    ws = h.service.workspace_id
+    for colleague in ("bob", "bob", "bob", "erin", "erin", "erin"):
+        await h.service.ask(AskRequest("alice", [colleague], QUESTION))
+    every = await recent_asks(db, workspace_id=ws)  # newest first
+    bobs = [a.id for a in every if "bob" in a.participants]
+    assert 0 < len(bobs) < len(every) and every[0].id not in bobs  # the newest asks are not his
+    monkeypatch.setattr(records, "SCAN_BATCH", 2)  # batches of two: his asks lie under others'
+
+    first = await asks_of_member(db, ws, "bob", page=2)
+    assert [a.id for a in first] == bobs[:2]
+    rest = await asks_of_member(db, ws, "bob", before=first[-1].id, page=2)
+    assert [a.id for a in rest] == bobs[2:4]
+    assert [a.id for a in await asks_of_member(db, ws, "alice", page=4)] == [a.id for a in every[:4]]
+    monkeypatch.setattr(records, "SCAN_LIMIT", 2)  # bounded: the two newest asks read, neither his
+    assert await asks_of_member(db, ws, "bob", page=2) == []

@@ -11,7 +11,9 @@ from bot.asks import models
 from bot.store.db import Database
 
 
-LIST_LIMIT = 500  # newest asks shown on one page
+LIST_LIMIT = 500  # newest asks shown on one admin page
+PAGE = 50  # a member's asks on one page of "My conversations"
+SCAN_BATCH, SCAN_LIMIT = 100, 2_000  # the workspace's asks read at a time, and at most, to fill a member's page
 
 
 @dataclass
@@ -59,9 +61,15 @@ def summarize(ask: models.Ask, conversation_participants: list[list[str]]) -> As
     )  # fmt: skip
 
 
-async def recent_asks(db: Database, *, workspace_id: int | None = None, status: str | None = None) -> list[AskSummary]:
-    """The newest asks (of one workspace, of one status), newest first, with everyone who took part."""
-    stmt = select(models.Ask).order_by(models.Ask.id.desc()).limit(LIST_LIMIT)
+async def recent_asks(
+    db: Database, *, workspace_id: int | None = None, status: str | None = None, before: int | None = None,
+    limit: int = LIST_LIMIT,
+) -> list[AskSummary]:  # fmt: skip
+    """The newest asks (of one workspace, of one status, older than ask `before`), newest first, with everyone who
+    took part."""
+    stmt = select(models.Ask).order_by(models.Ask.id.desc()).limit(limit)
+    if before is not None:
+        stmt = stmt.where(models.Ask.id < before)
     if workspace_id is not None:
         stmt = stmt.where(models.Ask.workspace_id == workspace_id)
     if status is not None:
@@ -83,9 +91,21 @@ async def recent_asks(db: Database, *, workspace_id: int | None = None, status: 
     return [replace(summarize(a, by_ask.get(a.id, [])), withheld=a.id in withheld) for a in asks]
 
 
-async def asks_of_member(db: Database, workspace_id: int, member: str) -> list[AskSummary]:
-    """Every ask `member` started or whose agent took part in, newest first, as they may see it in a list."""
-    return [a.seen_by(member) for a in await recent_asks(db, workspace_id=workspace_id) if member in a.participants]
+async def asks_of_member(
+    db: Database, workspace_id: int, member: str, *, before: int | None = None, page: int = PAGE
+) -> list[AskSummary]:
+    """The newest `page` asks `member` started or whose agent took part in (older than ask `before`), newest first,
+    as they may see it in a list. The workspace's asks are read in batches until the page is full, at most
+    `SCAN_LIMIT` of them a page: a page costs the same however long the workspace's history."""
+    found: list[AskSummary] = []
+    scanned = 0
+    while len(found) < page and scanned < SCAN_LIMIT:
+        batch = await recent_asks(db, workspace_id=workspace_id, before=before, limit=min(SCAN_BATCH, SCAN_LIMIT))
+        found += [a.seen_by(member) for a in batch if member in a.participants]
+        if len(batch) < SCAN_BATCH:
+            break
+        scanned, before = scanned + len(batch), batch[-1].id
+    return found[:page]
 
 
 async def ask_summary(db: Database, ask_id: int) -> AskSummary | None:

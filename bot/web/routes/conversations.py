@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from bot.web.auth import current_identity, db, require_identity
-from bot.web.records.asks import asks_of_member
+from bot.web.records.asks import PAGE, asks_of_member
 from bot.web.records.negotiations import negotiations_of
 from bot.web.render import page
 
@@ -21,9 +22,15 @@ async def home(request: Request) -> Response:
 
 async def my_conversations(request: Request) -> Response:
     identity = await require_identity(request)
-    asks = await asks_of_member(db(request), identity.workspace_id, identity.member)
-    negotiations = await negotiations_of(db(request), identity)
-    return page(request, "conversations.html", identity=identity, asks=asks, negotiations=negotiations)
+    before = request.query_params.get("before", "")
+    if before and not before.isdigit():
+        raise HTTPException(400, "before must be an ask number")
+    asks = await asks_of_member(db(request), identity.workspace_id, identity.member, before=int(before or 0) or None,
+                                page=PAGE + 1)  # fmt: skip
+    older = asks[PAGE - 1].id if len(asks) > PAGE else None  # one more than shown: there are older ones
+    negotiations = [] if before else await negotiations_of(db(request), identity)
+    return page(request, "conversations.html", identity=identity, asks=asks[:PAGE], negotiations=negotiations,
+                older=older)  # fmt: skip
 
 
 def _local_id(request: Request) -> int:
