@@ -9,16 +9,22 @@ from typing import Any
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from adapters.slack.convert import is_message, split_message_id
+from adapters.slack.rate_limits import INTERACTIVE_WAIT_S
 from bot.errors import ChatPlatformError
 
 
 class SlackInteractions:
-    async def _call(self, method: str, *, write: bool = False, **params: Any) -> AsyncSlackResponse:
+    async def _call(
+        self, method: str, *, write: bool = False, max_wait_s: float | None = None, **params: Any
+    ) -> AsyncSlackResponse:
         raise NotImplementedError  # SlackPort's
 
     async def thread_messages(self, channel_id: str, thread_ts: str, *, limit: int = 200) -> list[dict[str, Any]]:
-        """A thread as Slack returns it, parent first (one page: the newest `limit` messages are enough context)."""
-        response = await self._call("conversations.replies", channel=channel_id, ts=thread_ts, limit=limit)
+        """A thread as Slack returns it, parent first: one page, Slack's oldest `limit` messages. A member waits on it,
+        so it waits for its turn behind paced reads at most `INTERACTIVE_WAIT_S` (then `PlatformRateLimitedError`)."""
+        response = await self._call(
+            "conversations.replies", max_wait_s=INTERACTIVE_WAIT_S, channel=channel_id, ts=thread_ts, limit=limit
+        )
         return [m for m in response.get("messages", []) if is_message(m)]
 
     async def usergroup_members(self, group_id: str) -> list[str]:

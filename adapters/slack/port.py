@@ -127,17 +127,21 @@ class SlackPort(SlackInteractions, ChatPort):
         me = await self.identity()
         return WorkspaceInfo(me.team_id, me.team_name)
 
-    async def _call(self, method: str, *, write: bool = False, **params: Any) -> AsyncSlackResponse:
+    async def _call(
+        self, method: str, *, write: bool = False, max_wait_s: float | None = None, **params: Any
+    ) -> AsyncSlackResponse:
         """One Web API call (reads as GET, writes as JSON POST), in its turn of the method's budget for this
-        workspace (`adapters.slack.rate_limits`); Slack's refusals become `ChatPlatformError`."""
+        workspace (`adapters.slack.rate_limits`); Slack's refusals become `ChatPlatformError`. `max_wait_s` bounds
+        the wait for a turn of a paced method (a member waiting on the read), which otherwise waits however long."""
         params = self.limits.params(method, {k: v for k, v in params.items() if v is not None})
         team = f"{self.client.base_url}{self._identity.team_id if self._identity is not None else ''}"
         paced = self.limits.interval(method)
         attempt = 0
         while True:
             attempt += 1
-            # A paced method waits its turn however long; any other waits out only a short Retry-After.
-            await self.budgets.acquire(team, method, paced, max_wait_s=None if paced else MAX_INLINE_WAIT_SECONDS)
+            # A paced method waits its turn however long (unless bounded); others wait out only a short Retry-After.
+            bound = max_wait_s if paced else MAX_INLINE_WAIT_SECONDS
+            await self.budgets.acquire(team, method, paced, max_wait_s=bound)
             try:
                 if write:
                     return await self.client.api_call(method, json=params)

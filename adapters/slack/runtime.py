@@ -26,7 +26,7 @@ from adapters.slack.install import MemberInstallFlow
 from adapters.slack.memory_events import SlackMemoryEvents
 from adapters.slack.memory_source import live_memory, member_scopes, slack_memory_source
 from adapters.slack.port import SlackPort
-from adapters.slack.rate_limits import InstallLimits
+from adapters.slack.rate_limits import InstallLimits, budgets_for
 from adapters.slack.services import SlackServices
 from bot.agents.memory_tools import MemoryAccess
 from bot.asks.service import AskService
@@ -108,7 +108,10 @@ async def open_workspace(
     it was never mirrored."""
     option, said = slack_memory_option(settings, installed_at)
     limits = InstallLimits.for_settings(settings, installed_at=installed_at)
-    port = SlackPort(client, user_tokens=tokens, agents_channel=settings.slack_agents_channel, limits=limits)
+    port = SlackPort(
+        client, user_tokens=tokens, agents_channel=settings.slack_agents_channel, limits=limits,
+        budgets=budgets_for(db),  # Slack counts per app and workspace: paced with every process on the database
+    )  # fmt: skip
     ingest = IngestWorker(
         port,
         db,

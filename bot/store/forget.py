@@ -38,6 +38,7 @@ KEYED_ELSEWHERE = {
 # hash: a summary no remaining session uses is deleted after the sessions go (`_orphan_summaries`).
 NOT_WORKSPACE_DATA = {
     "inbound_delivery": "ids of platform deliveries already handled (no content), expire on their own",
+    "rate_slot": "when each platform method may next be called in a workspace (no content); one row per method",
     "session_summary": "summaries by content hash; the ones no session uses any more are deleted",
     "sync_lease": "which process leads a workspace's scheduled sync (no content); expires on its own",
     "workspace": "the workspace's own row, deleted last",

@@ -11,6 +11,7 @@ from datetime import datetime
 from sqlalchemy import (
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -269,3 +270,14 @@ class ActionToken(Base):
     member_platform_id: Mapped[str] = mapped_column(String(128))
     token_encrypted: Mapped[str] = mapped_column(Text)
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class RateSlot(Base):
+    """When a platform Web API method may next be called in a workspace, shared by every process on the database (see
+    `bot.store.rate_slots`): a caller reserves the slot at `next_at` and moves it on by the method's interval."""
+
+    __tablename__ = "rate_slot"
+
+    team: Mapped[str] = mapped_column(String(300), primary_key=True)  # the API's address and the workspace's id
+    method: Mapped[str] = mapped_column(String(100), primary_key=True)
+    next_at: Mapped[float] = mapped_column(Float)  # wall-clock seconds (epoch): compared across processes

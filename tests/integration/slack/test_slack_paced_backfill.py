@@ -1,5 +1,6 @@
 """A distributed app not approved for the Marketplace backfills at Slack's posted pace (one history call a minute,
-15 messages a page) and finishes, instead of stopping at the first long Retry-After; an internal app is unpaced.
+15 messages a page) and finishes, instead of stopping at the first long Retry-After; an internal app is unpaced; a
+member's own read of a thread waits for its turn a bounded time.
 Time is a fake clock shared by the fake Slack and the client's pacing: nothing waits real minutes."""
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from sqlalchemy import func, select
 
 from adapters.slack.client import web_client
 from adapters.slack.port import SlackPort
-from adapters.slack.rate_limits import InstallLimits, MethodBudgets
+from adapters.slack.rate_limits import INTERACTIVE_WAIT_S, LIMITED_INTERVAL_S, InstallLimits, MethodBudgets
+from bot.errors import PlatformRateLimitedError
 from bot.settings import Settings
 from bot.store import models
 from bot.store.chat_store import WorkspaceKey
@@ -33,6 +35,8 @@ def world(world: World) -> World:
     start = datetime(2024, 6, 1, tzinfo=UTC)
     for i in range(MESSAGES):
         world.add_message(general, "UBOB", f"status update number {i}", ts=start + timedelta(minutes=i))
+    last = world.messages[general][-1]
+    world.add_message(general, "UALICE", "noted, thanks", ts=last.ts + timedelta(seconds=30), thread_id=last.id)
     return world
 
 
@@ -79,3 +83,32 @@ async def test_without_pacing_the_same_limits_stop_the_backfill_at_the_first_lon
     unpaced = InstallLimits(page_cap=15)  # page sizes capped, calls not paced (what askwith did before)
     result, _ = await _backfill(slack_settings, sqlite_db, fake_slack, unpaced)
     assert result.refused > 0 and await _stored(sqlite_db) < MESSAGES
+
+
+async def test_a_members_thread_read_waits_a_bounded_time_behind_paced_reads(
+    slack_settings: Settings, fake_slack: FakeSlackApi
+) -> None:
+    messages = [m for channel in fake_slack.world.messages.values() for m in channel]
+    reply = next(m for m in messages if m.thread_id)
+    parent = next(m for m in messages if m.id == reply.thread_id)
+    thread = [parent, *(m for m in messages if m.thread_id == parent.id)]
+    thread_ts = fake_slack.timeline.message_json(parent)["ts"]
+    clock = FakeClock()
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        clock.advance(seconds)
+
+    limited = InstallLimits.for_settings(slack_settings.replace(slack_distribution="oauth"))
+    budgets = MethodBudgets(clock=lambda: clock.now, sleep=sleep)
+    port = SlackPort(web_client(slack_settings), limits=limited, budgets=budgets)
+    await port.identity()
+    assert [m["text"] for m in await port.thread_messages(parent.channel_id, thread_ts)] == [m.text for m in thread]
+    # The minute's call is spent (a backfill's, say): the member is told now instead of waiting a minute.
+    with pytest.raises(PlatformRateLimitedError):
+        await port.thread_messages(parent.channel_id, thread_ts)
+    assert slept == []
+    clock.advance(LIMITED_INTERVAL_S - INTERACTIVE_WAIT_S)  # the next turn is near enough to wait for
+    assert len(await port.thread_messages(parent.channel_id, thread_ts)) == len(thread)
+    assert slept == [pytest.approx(INTERACTIVE_WAIT_S)]
