@@ -23,7 +23,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.asks import models as ask_models  # noqa: F401 - registers the asks' tables
 from bot.errors import UnscopedTableError
-from bot.store import models, negotiation_models, truth
+from bot.store import (
+    lease_models,  # noqa: F401 - registers the lease table (holding no workspace data)
+    models,
+    negotiation_models,
+    truth,
+)
 from bot.store.db import Database
 
 
