@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot import messages
 from bot.agents.context import AskContext
 from bot.agents.conversation import ConversationResult
 from bot.agents.evidence import EvidenceLine
@@ -130,7 +131,7 @@ async def reach_consensus(ctx: AskContext, results: list[ConversationResult]) ->
         rationales=_rationales(results, ctx.requester),
         statements_agree=False,
         evidence=_evidence(results, ctx.requester),
-        tried=_tried(results),
+        tried=_tried(results, ctx.requester),
         sides=[r.closing for r in results if r.closing is not None],
     )
     outcome.statements_agree = _agree([s for _, s in outcome.statements if s])
@@ -204,22 +205,22 @@ def _evidence(results: list[ConversationResult], requester: str) -> dict[str, He
     return found
 
 
-def _tried(results: list[ConversationResult]) -> list[str]:
+def _tried(results: list[ConversationResult], requester: str) -> list[str]:
+    """What the agents tried, as the requester's record keeps it: her own agent's searches and the members it
+    brought in, in full; of any other agent only that it searched (its words and hit counts would tell what its
+    member's memory holds, and a failed turn's searches never left it)."""
     tried: list[str] = []
     for result in results:
         for turn in result.turns:
+            if turn.agent != requester:
+                tried += [messages.tried_search(turn.agent)] if turn.queries else []
+                continue
             for query in turn.queries:
-                outcome = query.skipped or query.error or f"{len(query.hit_ids)} results"
-                tried.append(f"{turn.agent}'s agent: {query.kind} {_params(query.params)} -> {outcome}")
+                outcome = query.skipped or ("failed" if query.error else f"{len(query.hit_ids)} results")
+                tried.append(messages.tried_own_search(turn.agent, query.kind, query.params, outcome))
             for recruit in turn.recruits:
-                asked = recruit.request.member
-                tried.append(f"{turn.agent}'s agent asked {asked}'s agent: {recruit.status}")
+                tried.append(f"{messages.tried_recruit(turn.agent, recruit.request.member)}: {recruit.status}")
     return list(dict.fromkeys(tried))
-
-
-def _params(params: dict[str, Any]) -> str:
-    shown = {k: v for k, v in params.items() if v not in (None, [], "", 0, False)}
-    return ", ".join(f"{k}={v}" for k, v in shown.items())
 
 
 def _read_answer(outcome: ConsensusOutcome, data: Any) -> None:

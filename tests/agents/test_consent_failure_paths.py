@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bot import messages
 from bot.agents.outputs import ACT_SCHEMA, STATEMENT_SCHEMA, think_schema
 from bot.agents.scripted_model import scripted_model
 from bot.agents.scripted_reading import PromptView
@@ -253,3 +254,15 @@ async def test_an_endpoint_refusal_quoting_the_request_back_is_not_repeated(
     shown = [str(info.value), info.value.reason, info.value.call.error or ""]
     assert all("HTTP 400" in text for text in shown)
     assert not any(s in text for text in shown for s in SECRETS)
+
+
+async def test_the_requesters_record_keeps_only_that_a_colleague_searched(db: Database, settings: Settings) -> None:
+    """The consensus row (the requester's record, and "What the agents tried" in an unsupported answer) keeps her own
+    agent's searches in full and of a colleague's only that it searched: its keywords are made of what it read."""
+    h = await build(db, two_fact_world(), settings=settings.replace(whole_history=False))
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+
+    tried = (await consensus_data(db, outcome.ask_id))["tried"]
+    assert messages.tried_search("bob") in tried
+    assert [t for t in tried if t.startswith("bob's")] == [messages.tried_search("bob")]
+    assert any(t.startswith("alice's agent: ") for t in tried)  # her own, in full
