@@ -241,6 +241,11 @@ def tried_search(agent: str) -> str:
     return f"{agent}'s agent searched {agent}'s messages"
 
 
+def search_outcome(skipped: str | None, failed: bool, hits: int) -> str:
+    """How one search ended, as "What the agents tried" says it (an error's text is never repeated)."""
+    return skipped or ("failed" if failed else f"{hits} results")
+
+
 def tried_own_search(agent: str, kind: str, params: Mapping[str, object], outcome: str) -> str:
     """One search of the viewer's own agent, in full (their own memory: theirs to read)."""
     shown = ", ".join(f"{k}={v}" for k, v in params.items() if v not in (None, [], "", 0, False))

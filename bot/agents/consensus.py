@@ -216,7 +216,7 @@ def _tried(results: list[ConversationResult], requester: str) -> list[str]:
                 tried += [messages.tried_search(turn.agent)] if turn.queries else []
                 continue
             for query in turn.queries:
-                outcome = query.skipped or ("failed" if query.error else f"{len(query.hit_ids)} results")
+                outcome = messages.search_outcome(query.skipped, bool(query.error), len(query.hit_ids))
                 tried.append(messages.tried_own_search(turn.agent, query.kind, query.params, outcome))
             for recruit in turn.recruits:
                 tried.append(f"{messages.tried_recruit(turn.agent, recruit.request.member)}: {recruit.status}")

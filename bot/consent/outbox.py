@@ -91,7 +91,7 @@ class Sent:
         """Held although its member let it go (their policy, approval or no approval needed): for the words of
         others it carries (`owners`), not for the member's own say."""
         own_ok = self.policy in ("requester", "auto") or self.approval in ("approved", "approved_all")
-        return self.verdict is Verdict.HELD and own_ok and any(v for v in self.owners.values())
+        return self.verdict is Verdict.HELD and own_ok and any(self.owners.values())
 
     def source_labels(self) -> list[str]:
         """Where the text comes from, as a person reads it (channel, time, sender; never an internal id)."""

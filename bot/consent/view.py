@@ -330,7 +330,7 @@ def _tried(view: AskView) -> tuple[list[str], list[str]]:
 
 
 def _outcome(query: models.MemoryQuery) -> str:
-    return query.skipped or ("failed" if query.error else f"{len(query.hit_ids)} results")
+    return messages.search_outcome(query.skipped, bool(query.error), len(query.hit_ids))
 
 
 def every_conversation(conversations: list[ConversationView]) -> list[ConversationView]:
