@@ -105,12 +105,13 @@ class ShareScreen:
     def _topic(self, question: str, rationales: list[Rationale]) -> set[str]:
         """The words that make a line "about the question": the question's and those of the needs planned from it. In
         a sub-conversation the question is another agent's free text, which may carry anything (its own filler, names
-        of whom it asked): there only the ask's own words count, and the needs that share one of them."""
+        of whom it asked, the words of what it relays: "Found: … booked today"): there only the ask's own words count.
+        A need planned from that text is the text again, so its other words would make any line sharing one of them
+        ("found") pass as about the question."""
         asked = self.asked or question
-        needs = [r.need for r in rationales]
         if question != asked:
-            needs = [need for need in needs if _stems(need) & _stems(asked)]
-        return set(_content_words(asked)).union(*(_content_words(need) for need in needs))
+            return set(_content_words(asked))
+        return set(_content_words(asked)).union(*(_content_words(r.need) for r in rationales))
 
     def text(self, agent: Agent, text: str, *, question: str, withheld: frozenset[str] = frozenset()) -> str:
         """A free text the agent wrote (the question it asks a third member's agent): memory text in it passes only

@@ -164,15 +164,32 @@ async def test_no_route_takes_memory_past_its_members_consent(settings: Settings
     await check_cases(settings, examples=-(-DEFAULT_CASES // SHARDS), elsewhere=False, shard=shard)
 
 
-# Shard 2 meets a known leak, open in the consent issue: a relay brings in Erin (on `ask`), and what her agent says
-# to the requester carries Dave's private "Halvorsen" DM line to her (Dave on `never`). Recorded, not hidden: it runs,
-# and is reported as expected to fail until the screen cuts that line.
-KNOWN_LEAK = pytest.mark.xfail(reason="relay: a brought-in member's turn carries a DM partner's private line")
+async def test_a_relayed_question_makes_no_unrelated_line_about_the_ask(settings: Settings) -> None:
+    """Found by the slow run (shard 2): a relay brings in Erin, whose agent plans from the relayed text ("Found: where
+    is the launch venue: … booked today"); a line sharing only the relay's filler ("found") with it, Dave's private
+    "Halvorsen audit found gaps" DM to her, passed as about the question and reached the requester. Once the
+    workspace holds an earlier ask the relay carries that text; in a sub-conversation only the ask's words count."""
+    settings = settings.replace(whole_history=True, max_turns=4)
+    file = settings.data_dir / "consent.db"
+    db = await Database.open(settings, url=f"sqlite+aiosqlite:///{file}")
+    try:
+        workspace = Workspace(db, settings, file, elsewhere=False)
+        await workspace.start()
+        case = Case(
+            colleagues=["bob", "carol"], route="relay",
+            policies={"dave": "never", "carol": "auto", "bob": "auto", "erin": "ask"}, change=None,
+            decisions=[ApprovalDecision.APPROVED, ApprovalDecision.DENIED], follow_up=False,
+        )  # fmt: skip
+        for _ in range(3):
+            assert violations(case, await workspace.run(case)) == []
+        await workspace.close()
+    finally:
+        await db.close()
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(2400)  # 500 cases a shard: minutes of CPU, and a process for every policy change
-@pytest.mark.parametrize("shard", [pytest.param(s, marks=KNOWN_LEAK) if s == 2 else s for s in range(MANY_SHARDS)])
+@pytest.mark.parametrize("shard", range(MANY_SHARDS))
 async def test_no_route_takes_memory_past_its_members_consent_many(settings: Settings, shard: int) -> None:
     """5,000 cases (in ten shards); every policy change is written by a separate process."""
     await check_cases(settings, examples=-(-MANY_CASES // MANY_SHARDS), elsewhere=True, shard=shard)
