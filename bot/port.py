@@ -10,6 +10,24 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+
+if TYPE_CHECKING:
+    from bot.asks.answer_view import AnswerView
+
+
+@dataclass(frozen=True)
+class FinalAnswer:
+    """An ask's one final post (`ChatPort.post_answer`): its plain text, which ends with the ask's transcript reference
+    (what a port without rich answers posts, and what the core looks for in history after a crash), and the answer
+    as its requester sees it, for the platform to render (None when it could not be read: the text is posted)."""
+
+    ask_id: int
+    text: str
+    requester_id: str  # the requester's platform id
+    in_conversation: bool  # asked in a channel, thread or DM conversation (else a command, answered by DM)
+    view: AnswerView | None = None
 
 
 class ChannelKind(StrEnum):
@@ -171,6 +189,11 @@ class ChatPort(ABC):
     async def post(self, channel_id: str, text: str, *, thread_id: str | None = None) -> str:
         """Post as the bot; returns the new message's id."""
         raise NotImplementedError()
+
+    async def post_answer(self, channel_id: str, answer: FinalAnswer, *, thread_id: str | None = None) -> str:
+        """Post an ask's one final answer; returns the message id. Platforms render `answer.view` (Block Kit, an
+        embed with buttons); the fallback posts its text."""
+        return await self.post(channel_id, answer.text, thread_id=thread_id)
 
     @abstractmethod
     async def post_ephemeral(self, channel_id: str, member_id: str, text: str) -> None:

@@ -31,6 +31,7 @@ from bot.port import (
     ApprovalDecision,
     ApprovalRequest,
     ChatPort,
+    FinalAnswer,
     ThreadRef,
 )
 from bot.settings import Settings
@@ -48,9 +49,9 @@ class RichAnswers(Protocol):
     """What turns an ask's final post into a rich message (`adapters.discord.answers.AnswerPosts`, above the port:
     the port knows only this much of it)."""
 
-    async def post(self, target: discord.abc.Messageable, text: str) -> str | None: ...
+    async def post(self, target: discord.abc.Messageable, answer: FinalAnswer) -> str | None: ...
 
-    async def rendered(self, text: str) -> StatusState | None: ...
+    async def rendered(self, answer: FinalAnswer) -> StatusState | None: ...
 
 
 class DiscordPort(GuildReading, ChatPort):
@@ -80,27 +81,35 @@ class DiscordPort(GuildReading, ChatPort):
         self._agents_lock = asyncio.Lock()
 
     # ------------------------------------------------------------------ writing
+    async def post_answer(self, channel_id: str, answer: FinalAnswer, *, thread_id: str | None = None) -> str:
+        """An ask's final post becomes a rich message (embed and buttons, see `adapters.discord.answers`), edited
+        into the ask's status message when it has one here."""
+        if self.replies.is_route(channel_id):
+            return await self._follow_up(channel_id, answer.text, answer=answer)
+        if self.answers is not None:
+            target = self.client.get_partial_messageable(int(thread_id or channel_id))
+            async with platform_call(f"post an answer in channel {target.id}"):
+                if (posted := await self.answers.post(target, answer)) is not None:
+                    return posted
+        return await self.post(channel_id, answer.text, thread_id=thread_id)
+
     async def post(self, channel_id: str, text: str, *, thread_id: str | None = None) -> str:
-        """Post as the bot; an ask's final post becomes a rich message (embed and buttons, see
-        `adapters.discord.answers`), edited into the ask's status message when it has one here."""
+        """Post as the bot (in chunks of Discord's limit)."""
         if self.replies.is_route(channel_id):
             return await self._follow_up(channel_id, text)
         target = self.client.get_partial_messageable(int(thread_id or channel_id))
-        if self.answers is not None:
-            async with platform_call(f"post an answer in channel {target.id}"):
-                if (posted := await self.answers.post(target, text)) is not None:
-                    return posted
         ids = []
         for chunk in split_message(text):
             async with platform_call(f"post in channel {target.id}"):
                 ids.append(str((await target.send(chunk, allowed_mentions=NO_MENTIONS)).id))
         return ids[0]
 
-    async def _follow_up(self, route: str, text: str) -> str:
+    async def _follow_up(self, route: str, text: str, *, answer: FinalAnswer | None = None) -> str:
         interaction, member_id = self.replies.lookup(route)
         if interaction is not None:
             try:
-                if self.answers is not None and (rich := await self.answers.rendered(text)) is not None:
+                rich = await self.answers.rendered(answer) if answer is not None and self.answers else None
+                if rich is not None:
                     sent = await interaction.followup.send(
                         **rich.kwargs(), ephemeral=True, wait=True, allowed_mentions=NO_MENTIONS
                     )
@@ -112,7 +121,10 @@ class DiscordPort(GuildReading, ChatPort):
                 log.info(
                     "interaction %s is over (HTTP %s, code %s); answering by DM", interaction.id, exc.status, exc.code
                 )
-        return await self.post(await self.open_dm(member_id), text)
+        dm = await self.open_dm(member_id)
+        if answer is not None:
+            return await self.post_answer(dm, answer)
+        return await self.post(dm, text)
 
     async def post_ephemeral(self, channel_id: str, member_id: str, text: str) -> None:
         """Only the member sees it: a follow-up to their live interaction if there is one, else a DM."""

@@ -18,7 +18,7 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -28,6 +28,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from adapters.slack import blocks, texts
+from adapters.slack.answers import AnswerPosts
 from adapters.slack.client import MAX_INLINE_WAIT_SECONDS
 from adapters.slack.convert import (
     channel_from_slack,
@@ -59,6 +60,7 @@ from bot.port import (
     ChannelKind,
     ChatMessage,
     ChatPort,
+    FinalAnswer,
     HistoryPage,
     Member,
     ThreadRef,
@@ -112,8 +114,7 @@ class SlackPort(SlackInteractions, ChatPort):
         self._bot_dms: set[str] = set()  # members' DMs with askwith met so far: never memory
         self._token_owner: dict[str, str] = {}  # user token -> the member who granted it
         self._names: dict[str, str] = {}  # member id -> display name, from the last member listing
-        # Renders an ask's final post richly (set by adapters.slack.answers); returns None to post plain text.
-        self.final_posts: Callable[[str, str, str | None], Awaitable[str | None]] | None = None
+        self.answers = AnswerPosts(self)  # an ask's final post, rendered as a rich answer
 
     # ------------------------------------------------------------------ identity
     async def identity(self) -> SlackIdentity:
@@ -352,9 +353,12 @@ class SlackPort(SlackInteractions, ChatPort):
         return with_readable_mentions(message_from_slack(event["channel"], event), self._names)
 
     # ------------------------------------------------------------------ writing
+    async def post_answer(self, channel_id: str, answer: FinalAnswer, *, thread_id: str | None = None) -> str:
+        if (posted := await self.answers.post(channel_id, answer, thread_id)) is not None:
+            return posted
+        return await self.post(channel_id, answer.text, thread_id=thread_id)
+
     async def post(self, channel_id: str, text: str, *, thread_id: str | None = None) -> str:
-        if self.final_posts is not None and (posted := await self.final_posts(channel_id, text, thread_id)):
-            return posted  # an ask's final post, rendered as a rich answer (adapters.slack.answers)
         thread_ts = split_message_id(thread_id)[1] if thread_id else None
         response = await self._call("chat.postMessage", write=True, channel=channel_id, text=text, thread_ts=thread_ts)
         return message_id(channel_id, response["ts"])

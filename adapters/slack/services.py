@@ -51,7 +51,6 @@ class SlackServices:
     deliveries: DeliveryLog = field(init=False)
     memory_events: SlackMemoryEvents | None = field(init=False)  # None when this process ingests nothing
     _tasks: set[asyncio.Task[Any]] = field(default_factory=set, init=False)
-    _answers: AnswerPosts | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.member_settings = MemberSettingsStore(self.db)
@@ -64,10 +63,8 @@ class SlackServices:
 
     @property
     def answers(self) -> AnswerPosts:
-        """Rich final posts of asks asked in a conversation (made once the ask service is known)."""
-        if self._answers is None or self._answers.asks is not self.asks:
-            self._answers = AnswerPosts(self.port, self.asks)
-        return self._answers
+        """Rich final posts of asks (the port renders what the core hands it)."""
+        return self.port.answers
 
     async def workspace(self) -> WorkspaceKey:
         return WorkspaceKey("slack", (await self.port.identity()).team_id)

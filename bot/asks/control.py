@@ -106,7 +106,7 @@ async def end_cancelled(
         ask = await service.load(ask_id)
     await close_approvals(service.db, ask_id)
     requester = await service.roster.profile(ask.requester)
-    delivery = Delivery(service.db, service.port, recorder)
+    delivery = Delivery(service.db, service.port, recorder, view_of=service.final_view)
     platform_ids = {h: (await service.roster.profile(h)).platform_id for h in await service.members_in(ask)}
     await delivery.notices(ask, requester.display_name, platform_ids)  # what was shared before the cancel
     await delivery.final_post(ask, requester.platform_id, status=models.AskStatus.CANCELLED.value)

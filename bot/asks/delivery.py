@@ -15,15 +15,17 @@ Notices are informational and sent at most once per ask by the `notices_posted` 
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from sqlalchemy import select, update
 
 from bot import messages
 from bot.asks import models
+from bot.asks.answer_view import AnswerView
 from bot.asks.record import AskRecorder
 from bot.errors import AskwithError, ClaimLostError
-from bot.port import ChatPort
+from bot.port import ChatPort, FinalAnswer
 from bot.store.db import Database
 
 
@@ -31,11 +33,15 @@ log = logging.getLogger(__name__)
 HISTORY_SCAN_LIMIT = 2000  # messages read back when checking whether a final post already went out
 
 
+ViewOf = Callable[[models.Ask], Awaitable[AnswerView | None]]  # the answer as its requester sees it (None: unreadable)
+
+
 class Delivery:
-    def __init__(self, db: Database, port: ChatPort, recorder: AskRecorder) -> None:
+    def __init__(self, db: Database, port: ChatPort, recorder: AskRecorder, *, view_of: ViewOf | None = None) -> None:
         self.db = db
         self.port = port
         self.recorder = recorder
+        self.view_of = view_of  # None: the final post is its text alone
 
     async def final_post(self, ask: models.Ask, requester_platform_id: str, *, status: str) -> str | None:
         """Post `ask.final_text` to the requester once; returns the message id (None if it was already posted)."""
@@ -48,7 +54,9 @@ class Delivery:
         if state == models.FinalPost.POSTING and await self._already_posted(ask.id, channel_id, thread_id):
             await self._finish(ask.id, status, message_id=None)
             return None
-        message_id = await self.port.post(channel_id, text, thread_id=thread_id)
+        view = await self.view_of(ask) if self.view_of is not None else None
+        answer = FinalAnswer(ask.id, text, requester_platform_id, ask.origin_channel_id is not None, view=view)
+        message_id = await self.port.post_answer(channel_id, answer, thread_id=thread_id)
         await self._finish(ask.id, status, message_id=message_id)
         return message_id
 

@@ -56,6 +56,7 @@ from bot.errors import (
     AskCancelledError,
     AskNotFoundError,
     AskRejectedError,
+    AskwithError,
     ClaimLostError,
     MemoryUnavailableError,
     UnknownMemberError,
@@ -251,7 +252,7 @@ class AskService:
                 wall_s=time.perf_counter() - started,
             )  # fmt: skip
             ask = await self.load(ask.id)
-        delivery = Delivery(self.db, self.port, recorder)
+        delivery = Delivery(self.db, self.port, recorder, view_of=self.final_view)
         platform_ids = {h: (await self.roster.identity(h)).platform_id for h in await self.members_in(ask)}
         await delivery.notices(ask, requester.display_name, platform_ids)
         status = await self._status(ask)
@@ -434,7 +435,7 @@ class AskService:
             await recorder.save_outcome(None, answer=None, failure=failure, final_text=text, wall_s=0.0)
             ask = await self.load(ask_id)
         requester = await self.roster.profile(ask.requester)
-        await Delivery(self.db, self.port, recorder).final_post(
+        await Delivery(self.db, self.port, recorder, view_of=self.final_view).final_post(
             ask, requester.platform_id, status=models.AskStatus.FAILED.value
         )
         await self._tracker(ask_id).finish(Stage.FAILED)
@@ -458,6 +459,19 @@ class AskService:
             self.db, ask_id, viewer=viewer, settings=self.settings, workspace_id=self.workspace_id,
             transcript_link=self.transcript_link,
         )  # fmt: skip
+
+    async def final_view(self, ask: models.Ask) -> AnswerView | None:
+        """The answer of the ask's final post as its requester sees it, for the platform to render (None: it cannot
+        be read, and the final post is its text alone)."""
+        try:
+            view = await self.answer_view(ask.id, viewer=ask.requester)
+        except AskwithError as exc:
+            log.warning("ask #%s: answer not rendered, posted as text: %s", ask.id, exc)
+            return None
+        if view.status not in models.FINISHED:  # the final post goes out just before the row says how the ask ended
+            view.status = (await self._status(ask)).value
+        view.final_text = ask.final_text
+        return view
 
     def stop_here(self, ask_id: int) -> bool:
         """Cancel an ask this process is running, at once; False when it does not run here."""

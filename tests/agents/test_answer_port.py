@@ -1,0 +1,48 @@
+"""The answer port: the core hands an ask's one final post to `ChatPort.post_answer` with the answer as its requester
+sees it, so a platform renders it without reading the text back (no pattern matched on what the core wrote)."""
+
+from __future__ import annotations
+
+from bot.asks.service import AskRequest
+from bot.port import FinalAnswer
+from bot.settings import Settings
+from bot.store.db import Database
+from tests.fakes.asks import QUESTION, build, two_fact_world
+
+
+async def test_the_final_post_reaches_the_port_with_the_requesters_answer_view(
+    db: Database, settings: Settings
+) -> None:
+    h = await build(db, two_fact_world(), settings=settings)
+    answers: list[tuple[str, FinalAnswer]] = []
+    post_answer = h.port.post_answer
+
+    async def recording(channel_id: str, answer: FinalAnswer, *, thread_id: str | None = None) -> str:
+        answers.append((channel_id, answer))
+        return await post_answer(channel_id, answer, thread_id=thread_id)
+
+    h.port.post_answer = recording  # type: ignore[method-assign]
+    outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+
+    [(channel_id, answer)] = answers
+    assert channel_id == await h.port.open_dm("alice")
+    assert answer.ask_id == outcome.ask_id and answer.requester_id == "alice" and not answer.in_conversation
+    assert answer.view is not None and answer.view.ask_id == outcome.ask_id
+    assert answer.view.status == outcome.status and answer.view.answer == outcome.answer  # finished, as it ended
+    assert answer.text == outcome.final_text and answer.view.final_text == outcome.final_text
+
+
+async def test_a_cancelled_ask_hands_its_ending_to_the_port_too(db: Database, settings: Settings) -> None:
+    h = await build(db, two_fact_world(), settings=settings)
+    answers: list[FinalAnswer] = []
+    post_answer = h.port.post_answer
+
+    async def recording(channel_id: str, answer: FinalAnswer, *, thread_id: str | None = None) -> str:
+        answers.append(answer)
+        return await post_answer(channel_id, answer, thread_id=thread_id)
+
+    h.port.post_answer = recording  # type: ignore[method-assign]
+    ask_id = await h.service.submit(AskRequest("alice", ["bob"], QUESTION))
+    await h.service.cancel(ask_id, by="alice")
+    assert [a.ask_id for a in answers] == [ask_id]
+    assert answers[0].view is not None and answers[0].view.status == "cancelled"
