@@ -469,4 +469,4 @@ def feedback_thanks(vote: int) -> str:
 
 def source_withheld(holder: str) -> str:
     """A source the viewer cannot open and whose words the share screen did not release to them."""
-    return f"(a message {holder}'s agent relied on; not shown to you)"
+    return f"(a message {holder}'s agent relied on; not shown to you)" if holder else "(a message not shown to you)"

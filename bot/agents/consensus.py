@@ -253,6 +253,7 @@ def _claims(outcome: ConsensusOutcome, raw: Any) -> list[Claim]:
             for i in ids_in(str(s), outcome.evidence)
         ]
         cited += [i for i in ids_in(text, outcome.evidence) if i in outcome.evidence]  # "... [m12]" cites inline
+        cited = list(dict.fromkeys(cited))  # a message cited in the list and inline is one source
         if text:
             claims.append(Claim(text, tuple(i for i in cited if i in outcome.evidence), tuple(cited)))
     return claims

@@ -36,11 +36,12 @@ from bot.store.db import Database
 
 
 TranscriptLink = Callable[[int, str], str]  # (ask id, member handle) -> that member's web link
+RELAYED = "'s agent"  # an evidence line's `via` ending: relayed by that member's agent (theirs, not the reader's)
 
 
 @dataclass(frozen=True)
 class SourceView:
-    via: str  # handle of the member whose agent gave this source
+    via: str  # the requester for a line of her own memory, else the first member whose agent passed it on ("": none)
     via_name: str  # their display name ("shared by <via_name>'s agent")
     visible_to_viewer: bool  # True: the viewer can open the message (render a permalink)
     text: str | None  # the quoted line; for an invisible source only what the share screen released, else None
@@ -49,6 +50,8 @@ class SourceView:
     when: str | None  # "YYYY-MM-DD HH:MM", as the agents saw it
     channel_id: str | None = None  # platform ids: only for a visible source
     message_id: str | None = None
+    requester_own: bool = False  # a line of the requester's own memory: hers, whoever else passed it on
+    credits: tuple[str, ...] = ()  # names of every other agent whose outbox record let this line out to the viewer
 
     @property
     def withheld_text(self) -> str:
@@ -96,7 +99,9 @@ class AnswerView:
 
     @property
     def sources(self) -> list[SourceView]:
-        return [source for claim in self.claims for source in claim.sources]
+        """Every claim's sources, each message once (two claims may rest on the same message)."""
+        every = [source for claim in self.claims for source in claim.sources]
+        return list({id(source): source for source in every}.values())
 
     @property
     def linked_sources(self) -> list[SourceView]:
@@ -114,8 +119,10 @@ class AnswerView:
         """This view as it may be posted where others than the viewer read it (a channel or thread): what the
         colleagues' agents released went to the viewer alone, and a message the viewer may open may still be
         private to them, so no source keeps its text, sender or channel name; visible ones keep their link."""
-        claims = [ClaimView(claim.text, [_without_quote(source) for source in claim.sources]) for claim in self.claims]
-        contributors = [replace(c, sources=[_without_quote(s) for s in c.sources]) for c in self.contributors]
+        every = [*self.sources, *(source for c in self.contributors for source in c.sources)]
+        copies = {id(source): _without_quote(source) for source in every}  # one copy a message, as in this view
+        claims = [ClaimView(claim.text, [copies[id(s)] for s in claim.sources]) for claim in self.claims]
+        contributors = [replace(c, sources=[copies[id(s)] for s in c.sources]) for c in self.contributors]
         return replace(self, claims=claims, contributors=contributors, tried=self.tried_shared)
 
 
@@ -147,22 +154,25 @@ async def answer_view(
     evidence = view.evidence
     lines = [SharedLine(s.member, s.text) for s in view.sent if s.kind != "recruit" and s.text and s.verdict == "sent"]
     shared = contributions(lines, requester=ask.requester, known=evidence)
+    passed = {i: members for i, members in view.passed_on().items() if i in evidence}  # the outbox's word on credit
     claimed = [i for c in view.claims for i in c.get("sources", []) if i in evidence]
-    cited = list(dict.fromkeys([*claimed, *(i for c in shared.values() for i in c.own_sources)]))
+    cited = list(dict.fromkeys([*claimed, *passed]))
     visible = await WholeHistory(db).visible_ids(profile.viewer, [i for i in cited if not i.startswith("session:")])
     channels = await _channel_ids(db, ask.workspace_id, sorted(visible))
     sources: dict[str, SourceView] = {}
     for message_id in cited:
         line = evidence[message_id]
-        holder = _holder(line)
-        name = (await _name(roster, holder)) or holder
-        sources[message_id] = _source(line, message_id, holder, name, message_id in visible, released, channels)
-    claims = [ClaimView(c["text"], [sources[i] for i in c.get("sources", []) if i in sources]) for c in view.claims]
+        credit = await _credit(roster, line, passed.get(message_id, []), ask.requester)
+        sources[message_id] = _source(line, message_id, credit, message_id in visible, released, channels)
+    claims = [
+        ClaimView(c["text"], [sources[i] for i in dict.fromkeys(c.get("sources", [])) if i in sources])
+        for c in view.claims
+    ]
     withheld = {r.member: str(r.approval) for r in view.held if r.approval in ("denied", "timeout")}
     return AnswerView(
         ask_id=ask.id, status=ask.status, question=ask.question, requester=ask.requester, answer=view.answer,
         failure=ask.failure, claims=claims,
-        contributors=await _contributors(roster, ask, view, shared, sources, withheld),
+        contributors=await _contributors(roster, ask, view, shared, _own_passed(passed, evidence), sources, withheld),
         disagreements=view.disagreements, tried=view.tried, tried_shared=view.tried_shared,
         transcript_url=transcript_link(ask.id, profile.handle) if transcript_link else None,
         final_text=view.final_text, follow_up_of=ask.follow_up_of, cancelled_by=ask.cancelled_by,
@@ -170,35 +180,57 @@ async def answer_view(
     )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class _Credit:
+    via: str
+    via_name: str
+    requester_own: bool
+    credits: tuple[str, ...]
+
+
+async def _credit(roster: Roster, line: dict, passers: list[str], requester: str) -> _Credit:
+    """Whom a source is credited to: the requester when it is a line of her own memory, and each colleague whose
+    agent's outbox record let it out to the viewer (`passers`); never an agent that did not pass it on. (The
+    requester's agent passing a line on is no credit: it is hers, or it came from one of the colleagues.)"""
+    own = str(line.get("agent", "")) == requester and not str(line.get("via", "")).endswith(RELAYED)
+    names = tuple([(await _name(roster, m)) or m for m in passers if m != requester])
+    if own:
+        return _Credit(requester, (await _name(roster, requester)) or requester, True, names)
+    via = next((m for m in passers if m != requester), "")
+    return _Credit(via, names[0] if names else "", False, names[1:])
+
+
 def _source(
-    line: dict,
-    message_id: str,
-    holder: str,
-    name: str,
-    visible: bool,
-    released: set[str],
-    channels: dict[str, str],
+    line: dict, message_id: str, credit: _Credit, visible: bool, released: set[str], channels: dict[str, str]
 ) -> SourceView:
+    credited = {"requester_own": credit.requester_own, "credits": credit.credits}
     if visible:
         return SourceView(
-            holder, name, True, line.get("text"), line.get("channel"), line.get("sender"), line.get("ts"),
-            channel_id=channels.get(message_id), message_id=message_id,
+            credit.via, credit.via_name, True, line.get("text"), line.get("channel"), line.get("sender"),
+            line.get("ts"), channel_id=channels.get(message_id), message_id=message_id, **credited,
         )  # fmt: skip
     if message_id in released:  # the very line left an agent to the viewer
         return SourceView(
-            holder, name, False, line.get("text"), line.get("channel"), line.get("sender"), line.get("ts")
-        )
-    return SourceView(holder, name, False, None, None, None, None)
+            credit.via, credit.via_name, False, line.get("text"), line.get("channel"), line.get("sender"),
+            line.get("ts"), **credited,
+        )  # fmt: skip
+    return SourceView(credit.via, credit.via_name, False, None, None, None, None, **credited)
 
 
 def _without_quote(source: SourceView) -> SourceView:
     return replace(source, text=None, channel_name=None, sender=None)
 
 
-def _holder(line: dict) -> str:
-    """Whose agent a line comes from: a relayed line names the agent that passed it on."""
-    via = str(line.get("via", ""))
-    return via.removesuffix("'s agent") if via.endswith("'s agent") else str(line.get("agent", ""))
+def _own_passed(passed: dict[str, list[str]], evidence: dict[str, dict]) -> dict[str, list[str]]:
+    """Member -> the lines of their own memory their agent let out: a line their agent relays from another member's
+    agent (its `via` names that agent) is that member's, not theirs."""
+    found: dict[str, list[str]] = {}
+    for message_id, members in passed.items():
+        via = str(evidence[message_id].get("via", ""))
+        for member in members:
+            if not via.endswith(RELAYED) or via == f"{member}{RELAYED}":
+                found.setdefault(member, []).append(message_id)
+    return found
 
 
 async def _name(roster: Roster, handle: str) -> str | None:
@@ -225,6 +257,7 @@ async def _contributors(
     ask: models.Ask,
     view: AskView,
     shared: dict[str, Contribution],
+    own_passed: dict[str, list[str]],
     sources: dict[str, SourceView],
     withheld: dict[str, str],
 ) -> list[ContributorView]:
@@ -232,7 +265,7 @@ async def _contributors(
     views = []
     for handle in handles:
         found = shared.get(handle, Contribution(handle))
-        own = [sources[i] for i in found.own_sources if i in sources]
+        own = [sources[i] for i in own_passed.get(handle, []) if i in sources]
         name = (await _name(roster, handle)) or handle
         brought_in = handle not in ask.colleagues
         views.append(ContributorView(handle, name, found.said, own, brought_in, withheld.get(handle)))

@@ -150,6 +150,16 @@ class AskView:
         """(member, message id) of every memory line that left to the viewer with a record they read."""
         return _released(self.sent)
 
+    def passed_on(self) -> dict[str, list[str]]:
+        """Message id -> the members whose agent's outbox record (one the viewer read) let that line out, in the
+        order they did: whom a source may be credited to, and no one else."""
+        by_line: dict[str, list[str]] = {}
+        for record in (s for s in self.sent if s.verdict is Verdict.SENT):
+            for line_id in (m[1] for line in record.sources if (m := _LINE_ID.match(line))):
+                if record.member not in (members := by_line.setdefault(line_id, [])):
+                    members.append(record.member)
+        return by_line
+
 
 def _released(records: list[Sent]) -> set[tuple[str, str]]:
     sent = [s for s in records if s.verdict is Verdict.SENT]

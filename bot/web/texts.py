@@ -75,6 +75,7 @@ def approval_decided(decision: str) -> str:
 
 
 NOT_YOUR_ASK = "Only the member who asked (and admins) can follow this ask here; colleagues can open its transcript."
+ASKERS_CONTROLS = "Only the member who asked can vote on this answer, follow it up or cancel it."
 CANCEL_STOPPING = "Cancel requested: the worker running this ask stops at its next heartbeat."
 BAD_REQUEST_TITLE = "Not understood"
 BAD_SETTING = "That setting was not understood. Reload the settings page and try again."

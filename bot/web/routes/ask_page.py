@@ -2,10 +2,10 @@
 answer (sources that open, who contributed, transcript link, 👍/👎) and a box for a follow-up in the same thread.
 
 Only the member who asked (and admins of the workspace) may open an ask's page (`?format=json`: the same view as
-JSON), read its progress or act on it;
-the colleagues read the transcript instead (`/asks/{id}`), which keeps its own access rule. Every action goes
-through the core (`AskService.cancel`, `record_feedback`, `submit` with `follow_up_of`), as Slack's and Discord's
-buttons do.
+JSON) and read its progress; only the member who asked acts on it: an admin reads another member's ask without its
+votes, follow-up box or Cancel (what a follow-up would send is the asker's to ask). The colleagues read the
+transcript instead (`/asks/{id}`), which keeps its own access rule. Every action goes through the core
+(`AskService.cancel`, `record_feedback`, `submit` with `follow_up_of`), as Slack's and Discord's buttons do.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ NOTICE_MAX_CHARS = 500  # the session cookie carries it to the next page
 VOTES = {"up": 1, "down": -1}
 
 
-async def _own_ask(request: Request) -> tuple[Identity, LocalRuntime, models.Ask] | Response:
+async def _own_ask(request: Request, *, acting: bool = False) -> tuple[Identity, LocalRuntime, models.Ask] | Response:
+    """The ask of the page, when the signed-in member may follow it (`acting`: may act on it, as its requester)."""
     found = await local_member(request)
     if isinstance(found, Response):
         return found
@@ -48,6 +49,9 @@ async def _own_ask(request: Request) -> tuple[Identity, LocalRuntime, models.Ask
     if not may_follow(identity, workspace_id=ask.workspace_id, requester=ask.requester):
         return page(request, "error.html", identity=identity, status_code=403, title=texts.FORBIDDEN_TITLE,
                     message=texts.NOT_YOUR_ASK)  # fmt: skip
+    if acting and identity.member != ask.requester:
+        return page(request, "error.html", identity=identity, status_code=403, title=texts.FORBIDDEN_TITLE,
+                    message=texts.ASKERS_CONTROLS)  # fmt: skip
     return identity, local, ask
 
 
@@ -64,7 +68,7 @@ async def ask_page(request: Request) -> Response:
     if request.query_params.get("format") == "json":  # the same view, as JSON
         return JSONResponse(jsonable(live), headers={"Cache-Control": "no-store"})
     return page(
-        request, "ask.html", identity=identity, ask=live, channel_id=None,
+        request, "ask.html", identity=identity, ask=live, channel_id=None, mine=identity.member == ask.requester,
         channels=await channels_of(local.port, identity.platform_id), notice=request.session.pop(NOTICE_KEY, ""),
         approvals=approvals_of(local.port, identity.platform_id),
     )  # fmt: skip
@@ -89,7 +93,7 @@ async def progress(request: Request) -> Response:
 
 
 async def cancel(request: Request) -> Response:
-    found = await _own_ask(request)
+    found = await _own_ask(request, acting=True)
     if isinstance(found, Response):
         return found
     identity, local, ask = found
@@ -108,7 +112,7 @@ async def cancel(request: Request) -> Response:
 
 
 async def feedback(request: Request) -> Response:
-    found = await _own_ask(request)
+    found = await _own_ask(request, acting=True)
     if isinstance(found, Response):
         return found
     identity, local, ask = found
@@ -124,7 +128,7 @@ async def feedback(request: Request) -> Response:
 
 async def follow_up(request: Request) -> Response:
     """Ask again in the same thread: the same colleagues, the earlier asks as context; opens the new ask's page."""
-    found = await _own_ask(request)
+    found = await _own_ask(request, acting=True)
     if isinstance(found, Response):
         return found
     identity, local, ask = found
