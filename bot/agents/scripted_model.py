@@ -277,7 +277,7 @@ def _consensus(view: PromptView) -> dict[str, Any]:
         said_values = given or [line["text"] for line in answering[:1]]
         if not said_values:
             continue
-        text = f"{need}: {' / '.join(said_values)}"
+        text = " / ".join(said_values)  # the fact first, in the words that give it (the need is the question's)
         cited = list(dict.fromkeys([*sources[need], *(line["id"] for line in lines)]))
         # The lines said with those that give the value, naming what they leave out.
         giving = {*sources[need], *(line["id"] for line in answering[:1])}

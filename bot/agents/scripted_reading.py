@@ -151,8 +151,8 @@ def _answers(line: dict[str, str], need: str) -> int:
     a fair part of its own words (a long line that happens to hold two of them is about something else). A need of
     names only is answered by a line holding them all."""
     names = names_of(need)
-    if not _about(line, names):
-        return 0
+    if not _about(line, names) or line["text"].rstrip().endswith("?"):
+        return 0  # a question asks, it answers nothing ("Carol, is the room booked?" holds the need's words)
     asked = [k for k in keywords_of(need) if k not in names]
     if not asked:
         return len(names) if all(_about(line, [n]) for n in names) else 0
@@ -234,6 +234,5 @@ def asked_of(view: PromptView) -> list[str]:
 
 
 def value_of(found: list[dict[str, str]]) -> tuple[str, str]:
-    """A rationale's value (the best line's words) and source (every filling line's id)."""
-    more = f" (and {len(found) - 1} more lines)" if len(found) > 1 else ""
-    return found[0]["text"] + more, ", ".join(line["id"] for line in found)
+    """A rationale's value (the best line's words, said once) and source (every filling line's id)."""
+    return found[0]["text"], ", ".join(line["id"] for line in found)
