@@ -165,7 +165,7 @@ async def _memory(
     team: str,
 ) -> MemoryAccess:  # fmt: skip
     if source == "live":
-        search = SlackLiveSearch(port.client, db, tokens, team_id=team, skip_channels=port.is_bot_dm_channel)
+        search = SlackLiveSearch(port.client, db, tokens, team_id=team, skip_channels=port.is_not_memory)
         return live_access(db, search)
     index = VectorIndex.from_settings(settings, embedder=HashEmbedder())
     worker.indexer = SessionIndexer(db, settings, SessionSummarizer(db, None), index)

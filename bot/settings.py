@@ -38,6 +38,7 @@ MAX_TEXT_CHARS = 8192
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 SLACK_MEMORY_SOURCES = ("auto", "mirror", "live")
 SLACK_APP_KINDS = ("", "internal", "marketplace", "distributed")
+DISCORD_KEPT_MESSAGES = ("opted-in", "all")
 
 
 def _setting(env: str, default: Any, doc: str, *, secret: bool = False, **bounds: Any) -> Any:
@@ -406,6 +407,13 @@ class Settings(BaseSettings):
     discord_admin_role: str = _setting(
         "DISCORD_ADMIN_ROLE", "", "Name or id of the Discord role allowed to read the agents' hidden threads."
     )
+    discord_keep_messages: str = _setting(
+        "DISCORD_KEEP_MESSAGES",
+        "opted-in",
+        "Whose Discord messages memory stores: opted-in (only messages by members who turned memory on; one who "
+        "turns it off has theirs deleted) or all (everything said where an opted-in member reads, as in Slack). "
+        "See docs/discord-review.md.",
+    )
     # ------------------------------------------------------------------ web (askwith serve)
     web_host: str = _setting(
         "ASKWITH_WEB_HOST",
@@ -570,6 +578,13 @@ class Settings(BaseSettings):
     def _known_slack_memory(cls, value: str) -> str:
         if value.strip().lower() not in SLACK_MEMORY_SOURCES:
             raise ValueError(f"one of {', '.join(SLACK_MEMORY_SOURCES)}")
+        return value.strip().lower()
+
+    @field_validator("discord_keep_messages")
+    @classmethod
+    def _known_discord_keep_messages(cls, value: str) -> str:
+        if value.strip().lower() not in DISCORD_KEPT_MESSAGES:
+            raise ValueError(f"one of {', '.join(DISCORD_KEPT_MESSAGES)}")
         return value.strip().lower()
 
     @field_validator("slack_app")

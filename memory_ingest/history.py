@@ -61,6 +61,7 @@ class HistoryPuller:
         learn_member: Callable[[str], Awaitable[bool]],
         since: datetime | None = None,  # a channel read for the first time starts here (None: at its beginning)
         after_downtime: bool = False,  # events may have been missed: threads left to them are read too, once
+        opted_in_authors_only: bool = False,  # a message by a member who has not opted in is skipped
     ) -> None:
         self.port = port
         self.db = db
@@ -72,6 +73,7 @@ class HistoryPuller:
         self._not_members: set[str] = set()  # looked up this run and unknown to the platform: not asked again
         self.first_cursor = port.cursor_since(since) if since is not None else None
         self.after_downtime = after_downtime
+        self.opted_in_authors_only = opted_in_authors_only
         self.cursors: dict[CursorKey, str] = {}
         self.counts = PullCounts()
         self._batch = _Batch()
@@ -162,7 +164,12 @@ class HistoryPuller:
         m = self.mirror
         async with self.db.session() as session, session.begin():
             self.counts.added += await self.store.add_messages(
-                session, m.workspace_id, batch.messages, m.channel_ids, m.member_ids
+                session,
+                m.workspace_id,
+                batch.messages,
+                m.channel_ids,
+                m.member_ids,
+                opted_in_authors_only=self.opted_in_authors_only,
             )
             await self.store.ensure_thread_cursors(session, batch.threads)
             await self.store.set_cursors(session, batch.cursors)

@@ -6,6 +6,7 @@ workspace `workspace_id` (`IngestWorker.workspace_id`, or `LiveMemory.workspace_
     live = worker.live                                        # one per ingestion worker (or LiveMemory(db, indexer))
     await live.edit_message(ws, "C1:1700.0001", "new text", written_at=edited)  # False: not stored (ingest it)
     await live.delete_messages(ws, ["C1:1700.0001"])          # + tombstones: a later backfill never brings them back
+    await live.delete_messages_of(ws, "U1")                   # all U1 wrote (opted out where only opted-in are kept)
     await live.set_channel_readers(ws, "C1", ["U1", "U2"])    # recompute a channel's readers at once
     await live.set_member_reads(ws, {"U3": {"C1"}}, scope=["C1", "C2"])  # what members read, after an event
     await live.add_reader(ws, "C1", "U3"); await live.remove_reader(ws, "C1", "U3")
@@ -88,6 +89,18 @@ class LiveMemory:
             return 0
         async with self.db.session() as session, session.begin():
             deleted, keys = await truth.delete_messages(self.db, session, workspace_id, message_ids)
+            if keys:
+                await truth.purge_orphan_summaries(session)
+        await self._drop_vectors(workspace_id, keys)
+        if deleted:
+            self.changed(workspace_id)
+        return deleted
+
+    async def delete_messages_of(self, workspace_id: int, member_id: str) -> int:
+        """Forget every message a member wrote (they opted out where only opted-in authors are kept), with the
+        sessions and vectors holding them; no tombstones, so what they write after opting in again is kept."""
+        async with self.db.session() as session, session.begin():
+            deleted, keys = await truth.delete_messages_of(self.db, session, workspace_id, member_id)
             if keys:
                 await truth.purge_orphan_summaries(session)
         await self._drop_vectors(workspace_id, keys)

@@ -5,8 +5,9 @@
     await worker.ingest_message(message)  # a live message event from an adapter
 
 Ingestion is opt-in per member: only channels that an opted-in human member reads (and has not excluded) are
-pulled. Bots' posts (askwith's own included) are never memory, and a channel only bots belong to (the hidden
-agents channel) is never read. Runs are incremental (a cursor per channel and per thread), idempotent (a rerun
+pulled, and with `opted_in_authors_only` (Discord's default) only messages whose author opted in are stored. Bots'
+posts (askwith's own included) are never memory, and a channel only bots belong to (the hidden agents channel) is
+never read. Runs are incremental (a cursor per channel and per thread), idempotent (a rerun
 adds nothing) and resumable (each page and its cursor commit together). After the messages, the optional session
 indexer brings fuzzy memory (sessions, summaries, embeddings) up to date.
 """
@@ -48,6 +49,7 @@ class IngestWorker:
         on_token_disabled: TokenDisabled | None = None,  # tells a member their token stopped working
         reconcile_s: float = 0.0,  # full listing at most this often when events keep the mirror current; 0: every run
         backfill_days: int = 0,  # a channel's first read goes back this far; 0: its whole history
+        opted_in_authors_only: bool = False,  # True: a message is stored only if its author has opted in
     ) -> None:
         if page_size < 1:
             raise ValueError(f"page_size must be at least 1, not {page_size}")
@@ -61,6 +63,7 @@ class IngestWorker:
         self._mirror: Mirror | None = None
         self.reconcile_s = reconcile_s
         self.backfill_days = backfill_days
+        self.opted_in_authors_only = opted_in_authors_only
         self._ran = False  # a run of this process has read history (the next ones are not after downtime)
         self._mirrored_at = 0.0  # time.monotonic() of the last full listing
         self.page_size = page_size
@@ -145,6 +148,7 @@ class IngestWorker:
             page_size=self.page_size,
             learn_member=self.learn_member,
             since=since,
+            opted_in_authors_only=self.opted_in_authors_only,
             after_downtime=not self._ran,  # the first run of a process: events were missed while it was down
         )
         await puller.start()
@@ -221,7 +225,12 @@ class IngestWorker:
             if not await self.store.ingestable_channel_ids(session, mirror.workspace_id, channel_id=db_channel):
                 return False
             added = await self.store.add_messages(
-                session, mirror.workspace_id, [message], mirror.channel_ids, mirror.member_ids
+                session,
+                mirror.workspace_id,
+                [message],
+                mirror.channel_ids,
+                mirror.member_ids,
+                opted_in_authors_only=self.opted_in_authors_only,
             )
             if message.thread_id:
                 await self.store.ensure_thread_cursors(session, [(db_channel, message.thread_id)])
@@ -230,6 +239,13 @@ class IngestWorker:
         elif message.edited_at is not None:  # stored meanwhile (an edit racing its post): the newer version stays
             await self.live.edit_message(mirror.workspace_id, message.id, message.text, written_at=message.edited_at)
         return added == 1
+
+    async def member_opted_out(self, member_id: str) -> int:
+        """A member turned memory off (or forgot it): where only opted-in authors' messages are kept, everything
+        they wrote goes now. Returns how many messages were deleted."""
+        if not self.opted_in_authors_only:
+            return 0
+        return await self.live.delete_messages_of(self.workspace_id or await self.known_workspace_id(), member_id)
 
     async def learn_member(self, member_id: str) -> bool:
         """Store one member the platform just named (looked up alone); False when the platform does not know them."""

@@ -67,6 +67,7 @@ class GuildLauncher:
             page_size=settings.ingest_page_size,
             reconcile_s=settings.member_reconcile_hours * 3600,
             backfill_days=settings.backfill_days,
+            opted_in_authors_only=settings.discord_keep_messages == "opted-in",
         )
         # A process that only runs asks (`askwith worker`) takes the stored server as it is.
         workspace_id = (await ingest.mirror()).workspace_id if self.mirror else await ingest.known_workspace_id()

@@ -19,7 +19,7 @@ from bot.negotiation.members import ClientFor, MemberNegotiation, one_client
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
-from bot.store.member_settings import MemberSettingsStore
+from bot.store.member_settings import MemberSettings, MemberSettingsStore
 from memory_ingest.worker import IngestWorker
 
 
@@ -42,6 +42,14 @@ class DiscordServices:
         self.live = GatewaySync(self.port, self.ingest)
         self.answers = AnswerPosts(self.port, self.asks)
         self.port.answers = self.answers
+
+    async def set_memory(self, member_id: str, on: bool) -> MemberSettings:
+        """Turn a member's memory on or off; off, where only opted-in authors are kept (DISCORD_KEEP_MESSAGES),
+        also deletes every message they wrote."""
+        settings = await self.member_settings.set_opted_in(self.workspace, member_id, on)
+        if not on:
+            await self.ingest.member_opted_out(member_id)
+        return settings
 
     def negotiation(self) -> MemberNegotiation:
         """The core's `/negotiate` entry point over this Discord server."""

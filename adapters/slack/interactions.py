@@ -4,6 +4,7 @@ askwith's, writes paced)."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
@@ -13,7 +14,37 @@ from adapters.slack.rate_limits import INTERACTIVE_WAIT_S
 from bot.errors import ChatPlatformError
 
 
+MAX_KNOWN_PERMALINKS = 5000  # about the sources of a few hundred asks
+MAX_PERMALINK_CHARS = 2000
+
+
+class KnownPermalinks:
+    """Links Slack already gave with messages (a live search's results), so an answer's sources need no
+    `chat.getPermalink`; the least recently added go first past `limit`.
+
+        links = KnownPermalinks()
+        links.add("C1:1700.0001", "https://acme.slack.com/archives/C1/p17000001")
+    """
+
+    def __init__(self, limit: int = MAX_KNOWN_PERMALINKS) -> None:
+        self.limit = limit
+        self._links: OrderedDict[str, str] = OrderedDict()
+
+    def add(self, message_id: str, url: str) -> None:
+        if not url.startswith("https://") or len(url) > MAX_PERMALINK_CHARS:
+            return  # only a link Slack would give; anything else is left to chat.getPermalink
+        self._links[message_id] = url
+        self._links.move_to_end(message_id)
+        while len(self._links) > self.limit:
+            self._links.popitem(last=False)
+
+    def get(self, message_id: str) -> str | None:
+        return self._links.get(message_id)
+
+
 class SlackInteractions:
+    permalinks: KnownPermalinks  # SlackPort's
+
     async def _call(
         self, method: str, *, write: bool = False, max_wait_s: float | None = None, **params: Any
     ) -> AsyncSlackResponse:
@@ -47,7 +78,10 @@ class SlackInteractions:
         )
 
     async def permalink(self, channel_id: str, message_id: str) -> str | None:
-        """A link Slack opens only for who may see the message (chat.getPermalink); None when Slack refuses."""
+        """A link Slack opens only for who may see the message: the one a search returned with it, else
+        chat.getPermalink's; None when Slack refuses."""
+        if (known := self.permalinks.get(message_id)) is not None:
+            return known
         try:
             response = await self._call(
                 "chat.getPermalink", channel=channel_id, message_ts=split_message_id(message_id)[1]

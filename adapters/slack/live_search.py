@@ -46,8 +46,9 @@ from slack_sdk.web.async_client import AsyncWebClient
 from sqlalchemy import select
 
 from adapters.slack import texts
-from adapters.slack.convert import message_id
+from adapters.slack.convert import SLACK_MENTION, message_id, readable
 from adapters.slack.errors import platform_error
+from adapters.slack.interactions import KnownPermalinks
 from bot.errors import LiveSearchGrantError, LiveSearchUnavailableError
 from bot.memory.source import LiveQuery, LiveResult
 from bot.memory.types import MessageView
@@ -110,7 +111,8 @@ class SlackLiveSearch:
         *,
         team_id: str,
         notify: Notify | None = None,
-        skip_channels: Callable[[str], bool] = lambda _: False,
+        skip_channels: Callable[[str, str], bool] = lambda _id, _name: False,
+        permalinks: KnownPermalinks | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.client = client  # the bot's
@@ -118,7 +120,9 @@ class SlackLiveSearch:
         self.tokens = tokens
         self.team_id = team_id
         self.notify = notify
-        self.skip_channels = skip_channels  # the members' DMs with askwith: questions, never memory
+        # (channel id, name) -> never memory: the members' DMs with askwith (questions), the agents' hidden channel
+        self.skip_channels = skip_channels
+        self.permalinks = permalinks  # the links results come with, for the answer's sources
         self.clock = clock
         self.calls = 0  # searches sent to Slack (pages included), for `benchmarks/slack_live.py`
         # Action tokens live in the database (encrypted, with the members' token key), so an ask claimed by a worker
@@ -284,47 +288,71 @@ class SlackLiveSearch:
 
     async def _results(self, response: Any, query: LiveQuery) -> list[LiveResult]:
         raw = [m for m in (response.get("results") or {}).get("messages") or [] if not m.get("is_author_bot")]
-        raw = [m for m in raw if not self.skip_channels(str(m.get("channel_id", "")))]
-        handles = await self._handles({str(m.get("author_user_id", "")) for m in raw} | _context_users(raw))
-        return [_result(m, handles, query.context) for m in raw]
+        raw = [m for m in raw if not self.skip_channels(str(m.get("channel_id", "")), str(m.get("channel_name", "")))]
+        for m in raw:
+            if self.permalinks is not None and isinstance(link := m.get("permalink"), str):
+                self.permalinks.add(message_id(str(m.get("channel_id", "")), str(m["message_ts"])), link)
+        roster = await self._roster({str(m.get("author_user_id", "")) for m in raw} | _users_named(raw))
+        return [_result(m, roster, query.context) for m in raw]
 
-    async def _handles(self, user_ids: set[str]) -> dict[str, str]:
-        """Members' handles as the agents know them (the directory is mirrored; messages are not)."""
+    async def _roster(self, user_ids: set[str]) -> Roster:
+        """Members' handles as the agents know them, and their display names for mentions (as the mirror renders
+        them, `convert.readable`): the directory is mirrored, messages are not."""
         async with self.db.session() as session:
             rows = await session.execute(
-                select(models.Member.platform_id, models.Member.name)
+                select(models.Member.platform_id, models.Member.name, models.Member.display_name)
                 .join(models.Workspace, models.Workspace.id == models.Member.workspace_id)
                 .where(models.Workspace.platform == "slack", models.Workspace.external_id == self.team_id)
                 .where(models.Member.platform_id.in_(user_ids))
             )
-            return {platform_id: name for platform_id, name in rows.all()}
+            found = rows.all()
+        return Roster({p: name for p, name, _ in found}, {p: shown or name for p, name, shown in found})
 
 
-def _result(raw: dict[str, Any], handles: dict[str, str], context: int) -> LiveResult:
+@dataclass(frozen=True)
+class Roster:
+    handles: dict[str, str]  # member id -> handle (a line's sender)
+    names: dict[str, str]  # member id -> display name (a mention in a line's text)
+
+
+def _result(raw: dict[str, Any], roster: Roster, context: int) -> LiveResult:
     channel_id, channel_name = str(raw.get("channel_id", "")), str(raw.get("channel_name", ""))
     author = str(raw.get("author_user_id", ""))
-    message = _view(channel_id, channel_name, str(raw["message_ts"]), handles.get(author, author), raw["content"])
+    sender = roster.handles.get(author, author)
+    message = _view(channel_id, channel_name, str(raw["message_ts"]), sender, raw["content"], roster)
     if not context:
         return LiveResult(message)
     around = raw.get("context_messages") or {}
 
     def views(side: str) -> list[MessageView]:
         return [
-            _view(channel_id, channel_name, str(m["ts"]), handles.get(str(m.get("user_id")), ""), m.get("text", ""))
+            _view(
+                channel_id,
+                channel_name,
+                str(m["ts"]),
+                roster.handles.get(str(m.get("user_id")), ""),
+                m.get("text", ""),
+                roster,
+            )  # fmt: skip
             for m in around.get(side) or []
         ]
 
     return LiveResult(message, (*views("before")[-context:], message, *views("after")[:context]))
 
 
-def _view(channel_id: str, channel_name: str, ts: str, sender: str, text: Any) -> MessageView:
+def _view(channel_id: str, channel_name: str, ts: str, sender: str, text: Any, roster: Roster) -> MessageView:
     when = datetime.fromtimestamp(float(ts), UTC)
-    return MessageView(message_id(channel_id, ts), channel_id, channel_name, sender, when, str(text or ""))
+    said = readable(str(text or ""), roster.names)  # `<@U…>` as the mirror stores it: `@Name (<@U…>)`
+    return MessageView(message_id(channel_id, ts), channel_id, channel_name, sender, when, said)
 
 
-def _context_users(raw: list[dict[str, Any]]) -> set[str]:
+def _users_named(raw: list[dict[str, Any]]) -> set[str]:
+    """The members who wrote the context lines, and the members mentioned in any line."""
     around = [m.get("context_messages") or {} for m in raw]
-    return {str(c.get("user_id")) for a in around for side in ("before", "after") for c in a.get(side) or []}
+    lines = [c for a in around for side in ("before", "after") for c in a.get(side) or []]
+    texts = [str(m.get("content") or "") for m in raw] + [str(c.get("text") or "") for c in lines]
+    mentioned = {match.group(1) for text in texts for match in SLACK_MENTION.finditer(text)}
+    return {str(c.get("user_id")) for c in lines} | mentioned
 
 
 def _unix(when: datetime | None) -> int | None:

@@ -63,6 +63,12 @@ async def live_memory(
         await port.post(await port.open_dm(member_id), text)
 
     search = SlackLiveSearch(
-        port.client, db, tokens, team_id=me.team_id, notify=notify, skip_channels=port.is_bot_dm_channel
+        port.client,
+        db,
+        tokens,
+        team_id=me.team_id,
+        notify=notify,
+        skip_channels=port.is_not_memory,
+        permalinks=port.permalinks,
     )
     return live_access(db, search, reader=reader_of.reader), search

@@ -43,7 +43,7 @@ from adapters.slack.convert import (
 )
 from adapters.slack.errors import platform_error
 from adapters.slack.history import read_history_page, thread_states
-from adapters.slack.interactions import SlackInteractions
+from adapters.slack.interactions import KnownPermalinks, SlackInteractions
 from adapters.slack.rate_limits import BUDGETS, InstallLimits, MethodBudgets
 from bot.consent.pending import ApprovalRegistry, PendingApproval
 from bot.errors import (
@@ -115,6 +115,7 @@ class SlackPort(SlackInteractions, ChatPort):
         self._token_owner: dict[str, str] = {}  # user token -> the member who granted it
         self._names: dict[str, str] = {}  # member id -> display name, from the last member listing
         self.answers = AnswerPosts(self)  # an ask's final post, rendered as a rich answer
+        self.permalinks = KnownPermalinks()  # links live search results came with (adapters.slack.live_search)
 
     # ------------------------------------------------------------------ identity
     async def identity(self) -> SlackIdentity:
@@ -208,9 +209,8 @@ class SlackPort(SlackInteractions, ChatPort):
 
     async def _bot_conversations(self) -> AsyncIterator[dict[str, Any]]:
         """The conversations the bot is in, its hidden agents channel left out."""
-        agents = self._agents_channel
         async for raw in self._paged("users.conversations", "channels", types=BOT_CONVERSATION_TYPES):
-            if raw["id"] != agents and raw.get("name") != AGENTS_CHANNEL_NAME:
+            if not self.is_agents_channel(raw["id"], raw.get("name", "")):
                 yield raw
 
     async def _member_dms(self) -> AsyncIterator[tuple[dict[str, Any], UserTokenGrant]]:
@@ -277,6 +277,8 @@ class SlackPort(SlackInteractions, ChatPort):
             ]
             if token is None and channel_kind(raw) != ChannelKind.DM and not raw.get("is_member"):
                 return None
+            if self.is_agents_channel(raw["id"], raw.get("name", "")):
+                return None  # the agents' hidden talk is never memory
             viewer = self._token_owner.get(token, "") if token else (await self.identity()).bot_user_id
             return await self._channel(raw, viewer or (await self.identity()).bot_user_id, token=token)
         except (PlatformObjectGoneError, PlatformAccessError):
@@ -334,6 +336,15 @@ class SlackPort(SlackInteractions, ChatPort):
         """A member's DM with askwith met so far (opened to answer or ask, or listed with the member's token)."""
         return channel_id in self._bot_dms
 
+    def is_agents_channel(self, channel_id: str, name: str = "") -> bool:
+        """askwith's hidden agents channel, by its id or, before this process has looked it up, by its name."""
+        return (bool(channel_id) and channel_id == self._agents_channel) or name == AGENTS_CHANNEL_NAME
+
+    def is_not_memory(self, channel_id: str, name: str = "") -> bool:
+        """A conversation never searched or stored as memory: a member's DM with askwith (questions) or the agents'
+        hidden channel (their own talk)."""
+        return self.is_bot_dm_channel(channel_id) or self.is_agents_channel(channel_id, name)
+
     def is_dm_with_bot(self, event: dict[str, Any]) -> bool:
         """An event in a member's DM with askwith (new, edited, a file share): the bot receives DM events only for
         its own DMs; a DM between members reaches askwith only through a member's token (`_channel_tokens`)."""
@@ -343,7 +354,7 @@ class SlackPort(SlackInteractions, ChatPort):
 
     def is_ingestible(self, event: dict[str, Any], bot_user_id: str) -> bool:
         """A live message event worth remembering: spoken by a person, outside the agents' hidden channel."""
-        if event.get("channel") == self._agents_channel or event.get("bot_id"):
+        if self.is_agents_channel(str(event.get("channel", ""))) or event.get("bot_id"):
             return False
         if str(event.get("text", "")).lstrip().startswith(f"<@{bot_user_id}"):
             return False  # a question to askwith (`@askwith ask @bob …`), not something said to colleagues

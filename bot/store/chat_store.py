@@ -178,12 +178,18 @@ class ChatStore:
         messages: Iterable[port.ChatMessage],
         channel_ids: dict[str, int],
         member_ids: dict[str, int],
+        *,
+        opted_in_authors_only: bool = False,  # a message by a member who has not opted in is never stored
     ) -> int:
         """Insert messages not stored yet and not deleted on the platform (tombstoned); returns how many were new.
         Text is made storable (`db_text`). Unknown senders are an error."""
         messages = list(messages)
+        # Opt-ins are read after the lock: an opt-out's deletion (which takes it alone) never misses a row stored here.
         await truth.lock_message_writes(self.db, session, workspace_id, deleting=False)
         gone = await truth.tombstoned(session, workspace_id, [m.id for m in messages])
+        if opted_in_authors_only:
+            authors = await truth.opted_in(session, workspace_id, {m.sender_id for m in messages})
+            gone |= {m.id for m in messages if m.sender_id not in authors}
         rows = []
         for m in messages:
             if m.id in gone:

@@ -43,6 +43,21 @@ async def member_id(session: AsyncSession, workspace_id: int, member_platform_id
     ).scalar_one_or_none()
 
 
+async def opted_in(session: AsyncSession, workspace_id: int, member_platform_ids: Iterable[str]) -> set[str]:
+    """Which of these members have opted in (platform ids)."""
+    found: set[str] = set()
+    for batch in await bulk.chunks(session, sorted(set(member_platform_ids)), per_item=1):
+        rows = await session.execute(
+            select(models.Member.platform_id).where(
+                models.Member.workspace_id == workspace_id,
+                models.Member.opted_in.is_(True),
+                models.Member.platform_id.in_(batch),
+            )
+        )
+        found.update(rows.scalars())
+    return found
+
+
 async def tombstoned(session: AsyncSession, workspace_id: int, platform_ids: Sequence[str]) -> set[str]:
     """Which of these message ids were deleted on the platform."""
     found: set[str] = set()
@@ -194,6 +209,25 @@ async def delete_messages(
             )
         )
         stored.extend(result.scalars())
+    keys = await drop_sessions_of_messages(session, stored)
+    for batch in await bulk.chunks(session, stored, per_item=1):
+        await session.execute(delete(models.Message).where(models.Message.id.in_(batch)))
+    return len(stored), keys
+
+
+async def delete_messages_of(
+    db: Database, session: AsyncSession, workspace_id: int, member_platform_id: str
+) -> tuple[int, list[str]]:
+    """Delete every message a member wrote, without tombstones (they still exist on the platform: opting in again
+    lets new ones in). Returns (messages deleted, keys of the sessions dropped)."""
+    await lock_message_writes(db, session, workspace_id, deleting=True)
+    author = await member_id(session, workspace_id, member_platform_id)
+    if author is None:
+        return 0, []
+    theirs = select(models.Message.id).where(
+        models.Message.workspace_id == workspace_id, models.Message.sender_id == author
+    )
+    stored = list((await session.execute(theirs)).scalars())
     keys = await drop_sessions_of_messages(session, stored)
     for batch in await bulk.chunks(session, stored, per_item=1):
         await session.execute(delete(models.Message).where(models.Message.id.in_(batch)))

@@ -67,12 +67,12 @@ async def show(interaction: discord.Interaction) -> None:
 
 @askwith.command(name="on", description="Let askwith remember what you can see (opt in)")
 async def opt_in(interaction: discord.Interaction) -> None:
-    await _reply(interaction, lambda svc, member: svc.member_settings.set_opted_in(svc.workspace, member, True))
+    await _reply(interaction, lambda svc, member: svc.set_memory(member, True))
 
 
 @askwith.command(name="off", description="Stop askwith remembering anything of yours (opt out)")
 async def opt_out(interaction: discord.Interaction) -> None:
-    await _reply(interaction, lambda svc, member: svc.member_settings.set_opted_in(svc.workspace, member, False))
+    await _reply(interaction, lambda svc, member: svc.set_memory(member, False))
 
 
 @askwith.command(name="share", description="Whether your agent shares what it finds")
@@ -99,12 +99,15 @@ async def include(interaction: discord.Interaction, channel: app_commands.AppCom
 
 @askwith.command(name="forget", description="Turn memory off and delete your memory and your asks")
 async def forget(interaction: discord.Interaction) -> None:
-    """The member's memory goes (`bot.store.forget.forget_member`): what only they could see, their asks."""
+    """The member's memory goes (`bot.store.forget.forget_member`): what only they could see, their asks, and where
+    only opted-in authors are kept, every message they wrote."""
     await interaction.response.defer(ephemeral=True, thinking=True)
     svc = services_of(interaction)
     workspace_id = svc.ingest.workspace_id or (await svc.ingest.mirror()).workspace_id
     bot_id = str(interaction.client.user.id) if interaction.client.user else ""
-    deleted = await svc.ingest.live.forget_member(workspace_id, str(interaction.user.id), other_readers={bot_id})
+    member_id = str(interaction.user.id)
+    deleted = await svc.ingest.live.forget_member(workspace_id, member_id, other_readers={bot_id})
+    deleted["message_written"] = await svc.ingest.member_opted_out(member_id)
     await interaction.followup.send(texts.forgot(deleted), ephemeral=True)
 
 

@@ -90,8 +90,8 @@ class SettingsPanel(discord.ui.View):
     @discord.ui.button(row=0)
     async def memory(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
         await interaction.response.defer()
-        store, on = self.svc.member_settings, not self.settings.opted_in
-        await store.set_opted_in(self.svc.workspace, self.member_id, on)
+        on = not self.settings.opted_in
+        await self.svc.set_memory(self.member_id, on)
         await self._redraw(interaction, "" if on else texts.panel_memory_off())
 
     @discord.ui.select(cls=discord.ui.Select, placeholder=texts.PANEL_SHARE_PLACEHOLDER, row=1)

@@ -103,7 +103,11 @@ async def fake_discord(world: World) -> AsyncIterator[FakeDiscordApi]:
 
 @pytest.fixture
 def discord_settings(settings: Settings, fake_discord: FakeDiscordApi) -> Settings:
-    return settings.replace(discord_bot_token=fake_discord.bot_token, approval_timeout_seconds=5.0)
+    # Memory holds everything said where an opted-in member reads, so that asks find what members who never opted
+    # in said; keeping only opted-in authors' messages (the default) is tested in test_discord_retention.py.
+    return settings.replace(
+        discord_bot_token=fake_discord.bot_token, approval_timeout_seconds=5.0, discord_keep_messages="all"
+    )
 
 
 @dataclass

@@ -78,7 +78,7 @@ async def servers(sqlite_db: Database, settings: Settings) -> AsyncIterator[Serv
     second = FakeDiscordApi(beta_world(first_world), guild_id=BETA_ID, guild_name="Beta")
     await api.start()
     api.add_guild(second)
-    settings = settings.replace(discord_bot_token=api.bot_token)
+    settings = settings.replace(discord_bot_token=api.bot_token, discord_keep_messages="all")  # zoe never opts in
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
     memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
     runtime = await start_discord(settings, db=sqlite_db, llm=llm, memory=memory)

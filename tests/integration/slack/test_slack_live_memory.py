@@ -269,3 +269,17 @@ async def test_edits_in_any_order_leave_the_newest_and_a_late_post_stays_deleted
     for event in (changes.delete("CCGENERAL", gone["ts"]), gone, gone):
         await deliver(slack, live, event)
     assert await search(live, "UALICE", "qq7") == []
+
+
+async def test_the_agents_hidden_channel_is_never_memory(
+    live: SlackServices, slack: Slack, fake_slack: FakeSlackApi, world: World
+) -> None:
+    """A person writing in askwith's hidden channel (an admin reading the agents' talk) is not memory, even before
+    this process has looked the channel up (it is known by its name then)."""
+    from bot.port import Channel
+
+    world.add_channel(Channel("GAGENTS", "askwith-agents", ChannelKind.PRIVATE, ("UBOB", world.bot_id)))
+    changes = SlackChanges(fake_slack)
+    await deliver(slack, live, changes.post("GAGENTS", "UBOB", "agents talk: the rollout budget is 40k"))
+    await deliver(slack, live, changes.post("CCGENERAL", "UBOB", "the rollout starts monday"))
+    assert await search(live, "UBOB", "rollout") == ["the rollout starts monday"]

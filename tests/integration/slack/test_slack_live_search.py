@@ -272,3 +272,43 @@ async def test_the_action_token_of_a_members_message_reaches_every_process(live:
     async with live.db.session() as session:
         stored = (await session.execute(select(models.ActionToken.token_encrypted))).scalars().all()
     assert len(stored) == 1 and token not in stored[0] and cipher.decrypt(stored[0]) == token
+
+
+async def _bobs_search(live: Live, words: str) -> list[Any]:
+    """Bob searches with his own token, for an answer in his DM with askwith (his whole view)."""
+    search = live.svc.live_search
+    assert search is not None
+    hearing_in("DBOB", public=False, dm=True)
+    return await search.search("UBOB", LiveQuery(words, semantic=False, limit=20))
+
+
+async def test_a_mention_in_a_live_result_reads_as_the_members_name(live: Live) -> None:
+    """As the mirror stores a mention (`adapters.slack.convert.readable`): the roster's name beside the id."""
+    general = live.fake.world.add_channel(Channel("CGENERAL", "general", ChannelKind.PUBLIC, ("UALICE", "UBOB"))).id
+    live.fake.timeline.add(general, "UALICE", "<@UERIN> owns the rollout checklist", None)
+
+    [hit] = await _bobs_search(live, "rollout checklist")
+
+    assert hit.message.text == "@Erin (<@UERIN>) owns the rollout checklist"
+
+
+async def test_the_agents_hidden_channel_never_appears_in_live_results(live: Live) -> None:
+    agents = Channel("GAGENTS", "askwith-agents", ChannelKind.PRIVATE, ("UBOB", live.fake.world.bot_id))
+    live.fake.timeline.add(live.fake.world.add_channel(agents).id, "UBOB", "agents talk: rollout budget 40k", None)
+    general = live.fake.world.add_channel(Channel("CGENERAL", "general", ChannelKind.PUBLIC, ("UALICE", "UBOB"))).id
+    live.fake.timeline.add(general, "UALICE", "the rollout budget is in the sheet", None)
+
+    found = [r.message.text for r in await _bobs_search(live, "rollout budget")]
+
+    assert found == ["the rollout budget is in the sheet"]
+
+
+async def test_a_live_results_permalink_is_its_sources_link(live: Live) -> None:
+    """The link Slack returned with a result opens it in the answer: no `chat.getPermalink` for it."""
+    [hit] = await _bobs_search(live, "Tuesday works")
+    asked = len(live.fake.calls_to("chat.getPermalink"))
+
+    link = await live.svc.port.permalink(hit.message.channel_id, hit.message.id)
+
+    assert link is not None and link.startswith("https://") and hit.message.channel_id in link
+    assert len(live.fake.calls_to("chat.getPermalink")) == asked
