@@ -1,7 +1,8 @@
 """One ask-worker process for the kill test: `python -m tests.fakes.ask_worker_process --db URL ...`.
 
 It claims asks from the shared database, runs them with the scripted model (a fixed latency per call, so an ask
-takes a few seconds) on the real clear memory, posts through `AppendLogWorkspace`, and exits after one ask.
+takes a few seconds) on the real clear memory, posts through `AppendLogWorkspace`, and exits after one ask. Nothing
+clicks its approval prompts: a decision comes from the database (`ApprovalStore`), as a click heard elsewhere does.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ async def main(args: argparse.Namespace) -> None:
         embedder="hash",
         worker_stale_seconds=args.stale,
         worker_heartbeat_seconds=args.heartbeat,
+        approval_timeout_seconds=args.approval_timeout,
     )
     db = await Database.open(settings, url=args.db, migrate=False)
     port = AppendLogWorkspace(World.load(args.world), posts=Path(args.posts))
@@ -59,4 +61,5 @@ if __name__ == "__main__":
     parser.add_argument("--stale", type=float, default=1.0)
     parser.add_argument("--heartbeat", type=float, default=0.2)
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--approval-timeout", type=float, default=600.0)
     asyncio.run(main(parser.parse_args()))
