@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,22 +19,10 @@ from bot.port import ApprovalDecision, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.world import MemberPolicy
+from tests.fakes.ask_worker_process import exited, output, spawn
 from tests.fakes.asks import QUESTION, build, two_fact_world
 from tests.fakes.durable_port import read_posts
 from tests.fakes.records import conversations, turns
-
-
-ROOT = Path(__file__).parent.parent.parent
-
-
-def _spawn(name: str, db_url: str, tmp: Path, workspace_id: int) -> subprocess.Popen[str]:
-    args = [
-        sys.executable, "-m", "tests.fakes.ask_worker_process", "--db", db_url, "--data", str(tmp / name),
-        "--world", str(tmp / "world.json"), "--posts", str(tmp / "posts.jsonl"), "--name", name,
-        "--workspace-id", str(workspace_id), "--latency", "0.15", "--stale", "1.0", "--heartbeat", "0.2",
-    ]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 async def _approvals(db: Database, ask_id: int) -> list[models.Approval]:
@@ -64,22 +50,21 @@ async def test_sigkill_mid_ask_the_other_worker_finishes_with_one_final_post(
     ask_id = await h.service.submit(AskRequest("alice", ["bob"], QUESTION))
     url = db.engine.url.render_as_string(hide_password=False)
 
-    first = _spawn("worker-a", url, tmp_path, h.service.workspace_id)
+    first = spawn("worker-a", url, tmp_path, h.service.workspace_id)
     second = None
     try:
         deadline = time.monotonic() + 30
         while await _saved_turns(db, ask_id) < 3:
-            assert time.monotonic() < deadline and first.poll() is None, first.stderr.read() if first.stderr else ""
+            assert time.monotonic() < deadline and first.poll() is None, output(tmp_path, "worker-a")[1]
             await asyncio.sleep(0.05)
         os.kill(first.pid, signal.SIGKILL)
         first.wait(10)
         killed_at_turns = await _saved_turns(db, ask_id)
         assert (await h.service.load(ask_id)).final_post == "none"  # really mid-ask
 
-        second = _spawn("worker-b", url, tmp_path, h.service.workspace_id)
-        out, err = second.communicate(timeout=60)
-        assert second.returncode == 0, err
-        assert f"finished ask {ask_id}" in out
+        second = spawn("worker-b", url, tmp_path, h.service.workspace_id)
+        assert await exited(second, timeout_s=60) == 0, output(tmp_path, "worker-b")[1]
+        assert f"finished ask {ask_id}" in output(tmp_path, "worker-b")[0]
     finally:
         for process in (first, second):
             if process is not None and process.poll() is None:
@@ -106,12 +91,12 @@ async def test_sigkill_while_an_ask_waits_on_an_approval_the_decision_still_coun
     ask_id = await h.service.submit(AskRequest("alice", ["bob"], QUESTION))
     url = db.engine.url.render_as_string(hide_password=False)
 
-    first = _spawn("worker-a", url, tmp_path, h.service.workspace_id)
+    first = spawn("worker-a", url, tmp_path, h.service.workspace_id)
     second = None
     try:
         deadline = time.monotonic() + 30
         while (await h.service.load(ask_id)).status != "waiting" or not await _approvals(db, ask_id):
-            assert time.monotonic() < deadline and first.poll() is None, first.stderr.read() if first.stderr else ""
+            assert time.monotonic() < deadline and first.poll() is None, output(tmp_path, "worker-a")[1]
             await asyncio.sleep(0.05)
         os.kill(first.pid, signal.SIGKILL)
         first.wait(10)
@@ -123,10 +108,9 @@ async def test_sigkill_while_an_ask_waits_on_an_approval_the_decision_still_coun
             ApprovalStore(db), ApprovalRegistry(), approval.id, ApprovalDecision.APPROVED, member_id=approval.member_id
         )
         assert click.outcome is Click.DECIDED
-        second = _spawn("worker-b", url, tmp_path, h.service.workspace_id)
-        out, err = second.communicate(timeout=60)
-        assert second.returncode == 0, err
-        assert f"finished ask {ask_id}" in out
+        second = spawn("worker-b", url, tmp_path, h.service.workspace_id)
+        assert await exited(second, timeout_s=60) == 0, output(tmp_path, "worker-b")[1]
+        assert f"finished ask {ask_id}" in output(tmp_path, "worker-b")[0]
     finally:
         for process in (first, second):
             if process is not None and process.poll() is None:
