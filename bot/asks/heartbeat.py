@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Awaitable
 from typing import TypeVar
 
 from bot.asks.record import AskRecorder
 from bot.errors import AskCancelledError, ClaimLostError
+from bot.store.db import lost_connection, lost_reason
 
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
@@ -34,6 +37,13 @@ async def with_heartbeat(recorder: AskRecorder, work: Awaitable[T], *, interval_
                 lost.append(exc)
                 task.cancel()
                 return
+            except Exception as exc:
+                if not lost_connection(exc):
+                    raise
+                # The database is away for a moment (a restart): beat again next time; the claim stays ours unless
+                # the silence outlasts ASKWITH_WORKER_STALE_SECONDS, and then the next write finds it lost.
+                log.warning("ask #%s: could not renew its claim: %s", recorder.ask_id, lost_reason(exc))
+                continue
             if requested or stop.is_set():
                 stop.set()  # tells the ask's parked branches it was cancelled (bot.asks.service._park)
                 cancelled.append(True)

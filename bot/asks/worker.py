@@ -6,7 +6,9 @@
 
 An ask waiting on a member's approval is parked: it gives its slot back until the decision (or the time-out)
 comes, so waiting asks never keep queued ones from running. An unexpected error in one ask is logged and turned into
-a failure the requester is told about; the worker goes on.
+a failure the requester is told about; the worker goes on. A lost database (PostgreSQL restarting, the network
+blinking) is not such an error: the worker waits for it to answer again, then resumes the ask from what was saved, so
+the requester still gets one answer.
 """
 
 from __future__ import annotations
@@ -18,9 +20,12 @@ import logging
 from bot import messages
 from bot.asks.service import AskOutcome, AskService, worker_slot
 from bot.errors import ClaimLostError
+from bot.store.db import lost_connection, lost_reason
 
 
 log = logging.getLogger(__name__)
+RECONNECT_WITHIN_S = 120.0  # how long an ask waits for its lost database to answer again before it is failed
+MAX_RESUMES = 3  # how many lost connections one claimed ask is resumed after
 
 
 class AskWorker:
@@ -43,7 +48,7 @@ class AskWorker:
     async def _claim_until(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
             await self._slots.acquire()
-            ask_id = await self.service.claim_next()
+            ask_id = await self._claim_next()
             if ask_id is None:
                 self._slots.release()
                 # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancellation that arrives as
@@ -61,25 +66,52 @@ class AskWorker:
         self._slots.release()
 
     async def run_once(self) -> AskOutcome | None:
-        ask_id = await self.service.claim_next()
+        ask_id = await self._claim_next()
         return None if ask_id is None else await self._run_claimed(ask_id)
+
+    async def _claim_next(self) -> int | None:
+        """`claim_next`, or None while the database is unreachable (the next poll tries again)."""
+        try:
+            return await self.service.claim_next()
+        except Exception as exc:
+            if not await self._database_lost(exc):
+                raise
+            log.warning("could not look for asks: the database is unreachable (%s)", lost_reason(exc))
+            return None
 
     async def _run_claimed(self, ask_id: int, *, holds_slot: bool = False) -> AskOutcome | None:
         if holds_slot:  # this task's own context: an ask parked on an approval gives the slot back meanwhile
             worker_slot.set(self._slots)
-        try:
-            return await self.service.process(ask_id)
-        except ClaimLostError as exc:
-            log.warning("%s", exc)
-        except asyncio.CancelledError:
-            # Stopped mid-ask (shutdown): give the claim back, so the next worker resumes it at once rather than after
-            # ASKWITH_WORKER_STALE_SECONDS of silence. Shielded: the release must survive this very cancellation.
-            await asyncio.shield(self.service.release(ask_id))
-            raise
-        except Exception:  # a bug: keep the worker alive, tell the requester, keep the trace for the team
-            log.exception("ask #%s failed unexpectedly", ask_id)
+        for resumes in range(MAX_RESUMES + 1):
             try:
-                await self.service.fail(ask_id, messages.failure_internal())
-            except Exception:
-                log.exception("ask #%s: could not record its failure", ask_id)
+                return await self.service.process(ask_id)
+            except ClaimLostError as exc:
+                log.warning("%s", exc)
+                return None
+            except asyncio.CancelledError:
+                # Stopped mid-ask (shutdown): give the claim back, so the next worker resumes it at once rather than
+                # after ASKWITH_WORKER_STALE_SECONDS of silence. Shielded: the release must survive this cancellation.
+                await asyncio.shield(self.service.release(ask_id))
+                raise
+            except Exception as exc:
+                lost = resumes < MAX_RESUMES and await self._database_lost(exc)
+                if lost and await self.service.db.reachable_within(RECONNECT_WITHIN_S):
+                    reason = lost_reason(exc)
+                    log.warning("ask #%s: the database connection was lost (%s); resuming the ask", ask_id, reason)
+                    continue  # the claim is still this worker's: it goes on from the saved turns
+                await self._fail(ask_id)
+                return None
         return None
+
+    async def _database_lost(self, exc: Exception) -> bool:
+        """Whether `exc` came from losing the database rather than from a bug: it says so, or the database does not
+        answer now (a server starting up refuses with errors of its own)."""
+        return lost_connection(exc) or not await self.service.db.ping()
+
+    async def _fail(self, ask_id: int) -> None:
+        """A bug: keep the worker alive, tell the requester, keep the trace for the team."""
+        log.exception("ask #%s failed unexpectedly", ask_id)
+        try:
+            await self.service.fail(ask_id, messages.failure_internal())
+        except Exception:
+            log.exception("ask #%s: could not record its failure", ask_id)

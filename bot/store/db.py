@@ -3,6 +3,11 @@
 db = await Database.open(settings)   # creates the SQLite file if needed and migrates to the latest schema
 async with db.session() as session:
     ...
+if lost_connection(exc) and await db.reachable_within(60.0):
+    ...  # the server restarted (or the network blinked): redo the unit of work that failed
+
+The pool pings each connection before handing it out (`pool_pre_ping`), so once the server is back a new unit of work
+gets a live connection; what was under way when the connections were cut fails, and its caller redoes it.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from sqlalchemy import event, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 from bot.settings import Settings
@@ -34,6 +40,8 @@ MIGRATION_LOCK_KEY = 0x61736B77697468
 # (sqlite3's `timeout`, SQLite's busy_timeout). In WAL mode a read never waits for it; writers of this process and of
 # a separate `askwith ingest` on the same file queue in SQLite's busy handler for at most this long.
 SQLITE_BUSY_TIMEOUT_S = 30.0
+PING_TIMEOUT_S = 5.0  # a server that does not answer a trivial query this fast is not back yet
+RECONNECT_BACKOFF_S = (0.2, 0.5, 1.0, 2.0)  # waits between tries while the server is unreachable, the last repeated
 
 
 class Database:
@@ -89,6 +97,43 @@ class Database:
 
     async def close(self) -> None:
         await self.engine.dispose()
+
+    async def ping(self) -> bool:
+        """Whether the database answers a trivial query now."""
+        try:
+            async with asyncio.timeout(PING_TIMEOUT_S), self.engine.connect() as conn:
+                await conn.execute(text("SELECT 1"))
+        except Exception:  # any failure to answer is "not now"; the caller decides how long to wait
+            return False
+        return True
+
+    async def reachable_within(self, seconds: float) -> bool:
+        """Wait, backing off, until the database answers again; False if it has not within `seconds`."""
+        loop = asyncio.get_running_loop()
+        deadline, tries = loop.time() + seconds, 0
+        while not await self.ping():
+            wait = RECONNECT_BACKOFF_S[min(tries, len(RECONNECT_BACKOFF_S) - 1)]
+            if loop.time() + wait > deadline:
+                return False
+            await asyncio.sleep(wait)
+            tries += 1
+        return True
+
+
+def lost_connection(exc: BaseException) -> bool:
+    """Whether `exc` says the connection to the database went away (a server restart, a cut network) rather than that
+    a statement was wrong: SQLAlchemy found the connection invalidated, or connecting failed at the socket (asyncpg
+    raises that OSError itself)."""
+    if isinstance(exc, DBAPIError):
+        return exc.connection_invalidated
+    return isinstance(exc, OSError)
+
+
+def lost_reason(exc: BaseException) -> str:
+    """One line saying why, for a log: the driver's own message, without the statement or its parameters (they may
+    hold what members wrote)."""
+    cause = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    return f"{type(cause).__name__}: {next(iter(str(cause).splitlines()), '')}"
 
 
 def as_utc(value: datetime) -> datetime:

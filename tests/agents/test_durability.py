@@ -118,6 +118,35 @@ async def test_worker_runs_queued_asks_and_survives_a_bug(db: Database, settings
     assert ask.status == "failed" and ask.final_post == "posted" and len(_finals(h, bad)) == 1
 
 
+async def test_a_lost_database_connection_resumes_the_ask_instead_of_failing_it(
+    db: Database, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The whole restart, through a real PostgreSQL server: tests/reliability/test_postgres_restart.py.
+    h = await build(db, two_fact_world(), settings=settings.replace(worker_heartbeat_seconds=0.02), latency_s=0.02)
+    ask_id = await h.service.submit(AskRequest("alice", ["bob"], QUESTION))
+    process, heartbeat, runs, beats = h.service.process, AskRecorder.heartbeat, [], []
+
+    async def cut_once(ask_id: int) -> object:
+        runs.append(ask_id)
+        if len(runs) == 1:  # the first run dies on the cut connection
+            raise ConnectionResetError(104, "Connection reset by peer")
+        return await process(ask_id)
+
+    async def beat(recorder: AskRecorder) -> bool:
+        beats.append(recorder.ask_id)
+        if len(beats) == 1:
+            raise ConnectionRefusedError(111, "Connect call failed")
+        return await heartbeat(recorder)
+
+    monkeypatch.setattr(h.service, "process", cut_once)
+    monkeypatch.setattr(AskRecorder, "heartbeat", beat)
+    outcome = await AskWorker(h.service).run_once()
+    assert outcome is not None and outcome.status == "done" and "14 March" in (outcome.answer or "")
+    assert len(runs) == 2 and len(beats) > 1  # resumed once; the beat after the failed one still ran
+    ask = await h.service.load(ask_id)
+    assert (ask.attempts, ask.final_post) == (1, "posted") and len(_finals(h, ask_id)) == 1
+
+
 async def test_an_ask_run_in_this_process_is_stored_claimed_so_no_worker_takes_it_first(
     db: Database, settings: Settings
 ) -> None:

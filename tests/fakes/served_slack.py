@@ -5,6 +5,7 @@ acknowledgement benchmark.
         response = await http.post(served.url + "/slack/events", ...)
         served.fake.posts(channel)       # what the process posted to "Slack"
     served.logs()                        # everything the process wrote (stdout + stderr), after it stopped
+    await served.kill(); await served.restart()   # SIGKILL, then a new process on the same database
 
 The fake runs on its own event loop in a thread, so a test may block while the process calls it. Before the process
 starts, the workspace is mirrored and ingested (Bob granted his DMs; Alice, Bob and Erin opted in), as an operator's
@@ -38,7 +39,7 @@ from bot.store.user_tokens import TokenCipher, UserTokenGrant, UserTokenStore
 from memory_ingest.worker import IngestWorker
 from tests.fakes.asks import two_fact_world
 from tests.fakes.slack_api import FakeSlackApi
-from tests.fakes.slack_requests import block_actions_body, command_body, signed_headers
+from tests.fakes.slack_requests import block_actions_body, command_body, event_body, signed_headers
 from tests.fakes.slack_shapes import slack_world
 
 
@@ -100,6 +101,7 @@ class ServedSlack:
         self.proc: subprocess.Popen[str] | None = None
         self.out_path = workdir / "serve-out.txt"
         self.err_path = workdir / "serve-err.txt"
+        self._dm_ts: dict[str, str] = {}  # event id -> the ts of its message (a redelivery carries the same)
 
     # ------------------------------------------------------------------ settings and preparation
     def settings(self) -> Settings:
@@ -162,16 +164,29 @@ class ServedSlack:
             if self.dotenv:
                 lines = [f"{k}={v}" for k, v in self.dotenv.items()]
                 (self.workdir / ".env").write_text("\n".join(lines) + "\n")
-            with self.out_path.open("w") as out, self.err_path.open("w") as err:
-                self.proc = subprocess.Popen(
-                    [sys.executable, "-m", "bot", "serve", "--scripted"], cwd=self.workdir, env=self.env(),
-                    stdout=out, stderr=err, text=True,
-                )  # fmt: skip
-            await self._wait_healthy()
+            await self._start_process()
         except BaseException:
             await self.__aexit__()
             raise
         return self
+
+    async def _start_process(self) -> None:
+        with self.out_path.open("a") as out, self.err_path.open("a") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "bot", "serve", "--scripted"], cwd=self.workdir, env=self.env(),
+                stdout=out, stderr=err, text=True,
+            )  # fmt: skip
+        await self._wait_healthy()
+
+    async def kill(self) -> None:
+        """SIGKILL the process, as a crashed host or an OOM kill would: no shutdown runs."""
+        assert self.proc is not None
+        self.proc.kill()
+        await asyncio.to_thread(self.proc.wait, 10)
+
+    async def restart(self) -> None:
+        """A new `askwith serve` on the same database, data directory, address and fake Slack."""
+        await self._start_process()
 
     async def _wait_healthy(self, timeout_s: float = 90.0) -> None:
         deadline = time.monotonic() + timeout_s
@@ -212,6 +227,19 @@ class ServedSlack:
         return 0
 
     # ------------------------------------------------------------------ what Slack sends
+    def dm_event(self, user: str, text: str, *, retry: int | None = None, event_id: str) -> tuple[str, dict[str, str]]:
+        """`user` writes `text` to the bot in their DM; Slack's delivery `retry` of event `event_id`."""
+        channel = self.fake.world.dm(self.fake.world.bot_id, user).id
+
+        async def said() -> str:  # on the fake's own loop, which serves the process meanwhile
+            return self.fake.timeline.add(channel, user, text, None)
+
+        ts = self._dm_ts[event_id] if event_id in self._dm_ts else self.slack.call(said())
+        self._dm_ts[event_id] = ts
+        event = {"type": "message", "channel_type": "im", "user": user, "text": text, "ts": ts, "channel": channel}
+        body = event_body(self.fake.world.id, event, event_id=event_id)
+        return body, {**signed_headers(SIGNING_SECRET, body, retry=retry), "content-type": "application/json"}
+
     def command(self, user: str, text: str, *, command: str = "/ask-with") -> tuple[str, dict[str, str]]:
         body = command_body(self.fake.world.id, user, command, text, response_url=self.fake.hooks_url + "c/1")
         return body, signed_headers(SIGNING_SECRET, body)
