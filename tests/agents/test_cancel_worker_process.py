@@ -14,12 +14,13 @@ from bot.asks.control import CancelResult
 from bot.asks.service import AskRequest
 from bot.settings import Settings
 from bot.store.db import Database
-from tests.agents.test_kill_worker import _saved_turns, _spawn
+from tests.agents.test_kill_worker import _saved_turns
+from tests.fakes.ask_worker_process import exited, output, spawn
 from tests.fakes.asks import QUESTION, build, two_fact_world
 from tests.fakes.durable_port import read_posts
 
 
-HEARTBEAT_S = 0.2  # what _spawn gives the worker
+HEARTBEAT_S = 0.2  # what `spawn` gives the worker
 
 
 @pytest.mark.postgres
@@ -32,17 +33,18 @@ async def test_a_worker_process_stops_at_its_heartbeat_and_posts_only_the_cancel
     h = await build(db, world, settings=settings)
     world.save(tmp_path / "world.json")
     ask_id = await h.service.submit(AskRequest("alice", ["bob"], QUESTION))
-    worker = _spawn("worker-a", db.engine.url.render_as_string(hide_password=False), tmp_path, h.service.workspace_id)
+    worker = spawn("worker-a", db.engine.url.render_as_string(hide_password=False), tmp_path, h.service.workspace_id)
     try:
         deadline = time.monotonic() + 30
         while await _saved_turns(db, ask_id) < 2:
-            assert time.monotonic() < deadline and worker.poll() is None, worker.stderr.read() if worker.stderr else ""
+            assert time.monotonic() < deadline and worker.poll() is None, output(tmp_path, "worker-a")[1]
             await asyncio.sleep(0.05)
         assert await h.service.cancel(ask_id, by="alice") is CancelResult.STOPPING  # it runs in the other process
         cancelled_at = time.monotonic()
         posts_at_cancel = len(read_posts(tmp_path / "posts.jsonl"))
-        out, err = worker.communicate(timeout=30)
-        assert worker.returncode == 0, err
+        code = await exited(worker, timeout_s=30)
+        out, err = output(tmp_path, "worker-a")
+        assert code == 0, err
         assert f"finished ask {ask_id}" in out
     finally:
         if worker.poll() is None:
