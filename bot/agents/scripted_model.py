@@ -15,9 +15,9 @@ protocol mechanically:
   person listed; once a talk. An agent brought in answers with the lines that bear on its question best;
 - stop: done when every rationale is known; stuck when it has nothing left to try and its partner told it nothing
   new;
-- statement: each rationale with the lines that answer it, cited; consensus: the same, the lines bearing on it cited
-  beside an answer (never given as one); wherever it gives a value, it cites with the answering line the one said
-  with it that names what it leaves out;
+- statement: each rationale with the lines that answer it, cited; consensus: the same, citing per part only what
+  gives its value (never what merely bears on it); wherever it gives a value, it cites with the answering line the
+  one said with it that names what it leaves out;
 - words are compared by their first five letters or their stem ("crying" ~ "cry"); a stated fact is
   `need: value [ids]`, brackets inside the value being its words ("[takes phone]").
 As the private model of the privacy split it "extracts" each hit's text as a fact (a stand-in, not a privacy filter).
@@ -242,10 +242,9 @@ def _plain_act(view: PromptView) -> dict[str, Any]:
 def _consensus(view: PromptView) -> dict[str, Any]:
     """One claim per need (each part of the question, and any other a plan holds): the values the agents' plans
     found for it (joined, none dropped: different agents hold different parts), else what a statement gives for it,
-    else the EVIDENCE line that answers it; citing the ids the rationales and statements give for it and the
-    EVIDENCE lines that answer it (with none that answers outright: those that bear on it, and the lines of the
-    people it names). A line that only bears on a need is cited beside an answer, never given as one: no answer
-    beats a wrong one."""
+    else the EVIDENCE line that answers it outright; citing what gives that value (the ids the rationales and
+    statements give, else that line) and the lines said with it that name what it leaves out. Lines that only bear
+    on a part are neither given nor cited: no answer beats a wrong one, and citing everything is no provenance."""
     rows = [[c.strip() for c in line.lstrip("- ").split(" | ")] for line in view.block("RATIONALES")]
     rows = [r for r in rows if len(r) >= 3]  # "(none)" is no rationale
     said = [s.split(": ", 1)[-1] for s in view.block("STATEMENTS") if s.startswith("- ") and "(no answer)" not in s]
@@ -272,13 +271,14 @@ def _consensus(view: PromptView) -> dict[str, Any]:
     claims = []
     for need, found in values.items():
         answering = _answering(evidence, need)
-        lines = [*bearing(evidence, need), *answering]  # what answers outright, else what bears on it and who spoke
         given = [v for v in dict.fromkeys(found or stated[need]) if v]
         said_values = given or [line["text"] for line in answering[:1]]
         if not said_values:
             continue
         text = " / ".join(said_values)  # the fact first, in the words that give it (the need is the question's)
-        cited = list(dict.fromkeys([*sources[need], *(line["id"] for line in lines)]))
+        # What gives this part's value: the ids its plans and statements give, else the line taken for it; never
+        # everything that bears on the part or that the people it names said (citing all is no provenance).
+        cited = list(dict.fromkeys([*sources[need], *(line["id"] for line in answering[:1] if not given)]))
         # The lines said with those that give the value, naming what they leave out.
         giving = {*sources[need], *(line["id"] for line in answering[:1])}
         said_with = exchange(evidence, [line for line in evidence if line["id"] in giving], need)
@@ -289,9 +289,9 @@ def _consensus(view: PromptView) -> dict[str, Any]:
 
 
 def _answering(evidence: list[dict[str, str]], need: str) -> list[dict[str, str]]:
-    """The EVIDENCE lines that answer a need: consensus reads all that was passed on (nothing left to search), so a
-    need naming people is answered by their lines."""
-    return filling(evidence, need, whole_history=True)
+    """The EVIDENCE lines that answer a need outright (never everything the people it names said: the first of those
+    is a greeting as often as an answer)."""
+    return filling(evidence, need, whole_history=False)
 
 
 def _ids(source: str) -> list[str]:
