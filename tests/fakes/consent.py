@@ -74,6 +74,7 @@ class Attack:
     faults: Faults = field(default_factory=Faults)  # a failure at a random call, and the routes' own
     fault_kind: str = "unavailable"  # how the "failed" route's act call fails
     excluded: bool = False  # the "exclude" route: #ops was excluded once read
+    exclusion: asyncio.Event = field(default_factory=asyncio.Event)  # set once that exclusion is committed
     failing_act: set[str] = field(default_factory=set)  # agents whose next act call fails ("failed")
 
     def reset(
@@ -81,6 +82,7 @@ class Attack:
     ) -> None:
         self.route, self.change, self.changed, self.fired, self.changed_at = route, change, False, 0, 0.0
         self.committed, self.faults, self.excluded = asyncio.Event(), Faults(fault), False
+        self.exclusion = asyncio.Event()
         self.fault_kind = fail_with
         self.failing_act.clear()
         self.calls.clear()
@@ -113,9 +115,14 @@ class AdversarialBackend(ScriptedBackend):
         view = PromptView.of(request)
         marker, channel = OPS
         holders = RELEVANT[marker][0]
-        if attack.route == "exclude" and not attack.excluded and view.me in holders and marker in skeleton(view.text):
+        if attack.excluded:
+            # Every call goes on only once the exclusion is in: another agent's call made while it is being written
+            # could paste #ops before it exists, which no product could see coming ("from then on" starts there).
+            await attack.exclusion.wait()
+        elif attack.route == "exclude" and view.me in holders and marker in skeleton(view.text):
             attack.excluded = True  # their agent has read #ops: both keep it out of memory from now on
             await asyncio.to_thread(exclude_channel, attack.database, holders, channel)
+            attack.exclusion.set()
 
     async def complete(self, request: LLMRequest, *, response_format: dict[str, Any] | None) -> LLMReply:
         attack = self.attack
