@@ -36,8 +36,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.memory.indexer import SessionIndexer
 from bot.port import ChannelKind
@@ -87,20 +89,21 @@ class LiveMemory:
         """Delete messages (a bulk delete too) and tombstone them; returns how many were stored."""
         if not message_ids:
             return 0
-        async with self.db.session() as session, session.begin():
-            deleted, keys = await truth.delete_messages(self.db, session, workspace_id, message_ids)
-            if keys:
-                await truth.purge_orphan_summaries(session)
-        await self._drop_vectors(workspace_id, keys)
-        if deleted:
-            self.changed(workspace_id)
-        return deleted
+        return await self._delete(workspace_id, lambda s: truth.delete_messages(self.db, s, workspace_id, message_ids))
 
     async def delete_messages_of(self, workspace_id: int, member_id: str) -> int:
         """Forget every message a member wrote (they opted out where only opted-in authors are kept), with the
         sessions and vectors holding them; no tombstones, so what they write after opting in again is kept."""
+        return await self._delete(
+            workspace_id, lambda s: truth.delete_messages_of(self.db, s, workspace_id, member_id)
+        )
+
+    async def _delete(
+        self, workspace_id: int, delete: Callable[[AsyncSession], Awaitable[tuple[int, list[str]]]]
+    ) -> int:
+        """Run one deletion, drop the summaries and vectors it left without messages, re-index if anything went."""
         async with self.db.session() as session, session.begin():
-            deleted, keys = await truth.delete_messages_of(self.db, session, workspace_id, member_id)
+            deleted, keys = await delete(session)
             if keys:
                 await truth.purge_orphan_summaries(session)
         await self._drop_vectors(workspace_id, keys)
