@@ -200,7 +200,9 @@ def _statement(view: PromptView) -> dict[str, Any]:
             sources = list(dict.fromkeys([*_ids(source), *(line["id"] for line in found)]))
             claims.append({"id": r["id"], "text": value, "sources": sources})
             said.append(f"{r['need']}: {value} [{', '.join(sources)}]")
-    return {"statement": "; ".join(said) or "Nothing in my notebook answers the question.", "claims": claims}
+    # In the words its turns used ("Found: …"): the same facts said again are the sentences its member approved.
+    statement = f"Found: {'; '.join(said)}." if said else "Nothing in my notebook answers the question."
+    return {"statement": statement, "claims": claims}
 
 
 def _utterance(plan: list[dict[str, str]], asked: list[str], exhausted: bool) -> str:

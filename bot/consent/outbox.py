@@ -15,9 +15,7 @@ is their consent to share, within the question, what their agent found. Words ke
 (`bot.consent.owners`): what a colleague's agent said, passed on by another agent to anyone who could not read it
 already, and a line someone else wrote in the requester's DMs or private channels, leave only as their owner's
 policy allows now (`never`: held; `ask`: the owner approves those sentences for that audience; `auto`: they leave).
-An approval is reused only for the same sentences (normalised) to the same or a narrower audience, or, for a text
-resting only on lines whose whole text the member approved for these people, for other words carrying those lines
-alone: one decision per fact (the closing statement that says again what a turn said asks nothing new).
+An approval is reused only for the same sentences (normalised) to the same or a narrower audience.
 """
 
 from __future__ import annotations
@@ -32,7 +30,7 @@ from bot.agents.roster import MemberProfile, Roster
 from bot.agents.steps import StatementStep, TurnStep
 from bot.consent.approval import Approval, SharingGate
 from bot.consent.outgoing import Outgoing, line_text, source_label
-from bot.consent.owners import RELAYED, Carried, DmLines, Owners, carrying, normalised_sentences, only_shown
+from bot.consent.owners import RELAYED, Carried, DmLines, Owners, carrying, normalised_sentences
 from bot.consent.screen import Shareable, ShareScreen
 from bot.port import SharePolicy
 
@@ -129,7 +127,6 @@ class Outbox:
         self.records: list[Sent] = []
         # member -> what they approved in this ask (normalised sentences, or ALL) and to whom it went
         self._approved: dict[str, list[tuple[frozenset[str], frozenset[str]]]] = {}
-        self._shown: dict[str, list[tuple[frozenset[str], frozenset[str]]]] = {}  # the same, of whole memory lines
         self.owners = Owners()  # whose words the texts of this ask carry (what left, the requester's DM lines)
         self.dm_lines = DmLines(roster, audience.requester, self.owners)  # the requester's DM partners' lines
 
@@ -158,9 +155,8 @@ class Outbox:
         if isinstance(step, StatementStep) and not outgoing.facts:
             return Verdict.NOTHING  # no claim survived: nothing of the member's memory to send
         audience = self.audience.of(agent.handle, recruiter=recruiter, partner=partner)
-        heard = [t.utterance for t in turns if t.agent != agent.handle and t.utterance]  # the talk's other side
         verdict = await self._pass(agent, profile, step, outgoing, kind=kind, conversation_id=conversation_id,
-                                   audience=audience, question=question, heard=heard)  # fmt: skip
+                                   audience=audience, question=question)  # fmt: skip
         if self.audience.channel is not None:  # the answer is written from the requester's notebooks, posted there
             await self.dm_lines.keep_to(agent, self.audience.channel)
         return verdict
@@ -182,7 +178,7 @@ class Outbox:
 
     async def _pass(
         self, agent: Agent, profile: MemberProfile, step: Shareable, outgoing: Outgoing, *, kind: str,
-        conversation_id: int, audience: list[str], question: str, heard: Iterable[str] = (),
+        conversation_id: int, audience: list[str], question: str,
     ) -> Verdict:  # fmt: skip
         to = audience
         text = outgoing.text()
@@ -194,8 +190,7 @@ class Outbox:
         elif not profile.can_take_part or profile.share is SharePolicy.NEVER:
             sent.verdict = Verdict.HELD
         elif profile.share is SharePolicy.ASK and asks and text:
-            sent.approval = await self._approval(profile, step, outgoing, to, kind, conversation_id, agent=agent,
-                                                 heard=heard)  # fmt: skip
+            sent.approval = await self._approval(profile, step, outgoing, to, kind, conversation_id)
             if sent.approval not in (Approval.APPROVED, Approval.APPROVED_ALL):
                 sent.verdict = Verdict.HELD
         if sent.verdict is Verdict.SENT and text:
@@ -215,12 +210,10 @@ class Outbox:
 
     async def _approval(
         self, profile: MemberProfile, step: Shareable, outgoing: Outgoing, audience: list[str], kind: str,
-        conversation_id: int, *, agent: Agent | None = None, heard: Iterable[str] = (),
+        conversation_id: int,
     ) -> str:  # fmt: skip
         """`profile`'s member approves `outgoing` for `audience`, or did already in this ask: every sentence of it
-        (normalised) was in a text they approved for these people or more, or it rests only on memory lines they
-        were shown whole and approved for them (`agent`: whose notebook holds its member's other lines), or they
-        approved everything."""
+        (normalised) was in a text they approved for these people or more, or they approved everything."""
         member = profile.handle
         # An approval covers what the member read and who they were told would see it: never a wider audience.
         approved = [said for said, seen_by in self._approved.get(member, []) if seen_by >= set(audience)]
@@ -229,24 +222,12 @@ class Outbox:
         wanted = normalised_sentences(outgoing.text())
         if wanted <= frozenset().union(*approved):
             return Approval.APPROVED  # the same sentences to the same people or fewer: no second prompt
-        shown = frozenset().union(
-            *(lines for lines, seen_by in self._shown.get(member, []) if seen_by >= set(audience))
-        )
-        if agent is not None and outgoing.cited_lines and set(outgoing.cited_lines) <= shown:
-            # The member's other lines; what another agent told it keeps its owner (`_owners_consent` asks them).
-            lines = agent.notebook.lines.values()
-            relayed = {line.id: line.text for line in lines if line.via.endswith(RELAYED)}
-            relayed |= {f"heard:{n}": said for n, said in enumerate(heard)}  # its readers heard it already
-            others = {line.id: line.text for line in lines if line.id not in relayed and line.render() not in shown}
-            if only_shown(outgoing.text(), shown, others=others, relayed=relayed, known=[self.approvals.question]):
-                return Approval.APPROVED  # the same facts again, in other words: one decision per fact
         decision = await self.approvals.ask(
             profile, step, outgoing, audience=audience, kind=kind, conversation_id=conversation_id
         )
         if decision in (Approval.APPROVED_ALL, Approval.APPROVED):
             said = ALL_SENTENCES if decision == Approval.APPROVED_ALL else wanted
             self._approved.setdefault(member, []).append((said, frozenset(audience)))
-            self._shown.setdefault(member, []).append((frozenset(outgoing.cited_lines), frozenset(audience)))
         return decision
 
     # ------------------------------------------------------------------ owners of the words passed on

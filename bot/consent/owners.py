@@ -140,23 +140,6 @@ def carrying(text: str, lines: dict[str, str], *, known: Iterable[str]) -> list[
     return [s for s in sentences(text) if index.quotes(normalise(s)) or terms.leaks(s)]
 
 
-def only_shown(
-    text: str, shown: Iterable[str], *, others: dict[str, str], relayed: dict[str, str], known: Iterable[str]
-) -> bool:
-    """Every sentence of `text` carries words of the lines in `shown` (whose whole text a member approved for its
-    readers) or of what another agent told it (`relayed`: its owner consents apart), and of none of `others` (the
-    member's other lines): it says again what was approved, in other words, and nothing new. A sentence carrying no
-    memory line at all is the model's own, never covered; a bare citation ("[m0000007]") says nothing."""
-    lines = {f"shown:{n}": line_text(line) for n, line in enumerate(shown)}
-    if not lines or not text.strip():
-        return False
-    known = list(known)
-    carried = set(carrying(text, lines | relayed, known=known))
-    unshown = set(carrying(text, others, known=[*known, *lines.values()]))
-    said = [s for s in sentences(text) if _CITATION.sub("", s).strip(_ENDS)]
-    return all(s in carried and s not in unshown for s in said)
-
-
 class DmLines:
     """The requester's notebook lines someone else wrote in their DMs and private channels: their authors' lines,
     registered as such in `owners`, with their authors' policies read as they are now."""

@@ -8,15 +8,12 @@ import asyncio
 import json
 import time
 from datetime import UTC, datetime
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from adapters.local.workspace import HIDDEN_CHANNEL_ID
 from bot import messages
-from bot.agents.evidence import EvidenceLine
-from bot.agents.notebook import Notebook
 from bot.agents.roster import MemberProfile
 from bot.agents.scripted_model import scripted_model
 from bot.agents.scripted_reading import PromptView
@@ -271,34 +268,6 @@ def test_a_turn_held_for_others_words_blames_no_one_by_name() -> None:
     text = messages.agent_withholds("Alice Chen", for_others=True)
     assert "Alice" not in text and "Bob" not in text and "approve" not in text
     assert "Bob Okafor did not approve" in messages.agent_withholds("Bob Okafor")
-
-
-async def test_one_decision_per_fact_other_words_for_the_same_lines_ask_nothing_new() -> None:
-    """A text resting only on lines the member was shown whole and approved for these people, in other words, is
-    covered; a sentence carrying another of their lines, a sentence of the model's own, or a wider audience asks."""
-    gate = _Gate()
-    gate.question = "When is the launch date?"  # type: ignore[attr-defined]
-    outbox = Outbox(None, gate, screen=ShareScreen(cap=100), audience=Audience("alice", ("bob",)))  # type: ignore[arg-type]
-    shown = EvidenceLine("m1", "erin", "2026-03-01 09:07", "bob-erin", "Heads up: the launch date moved to 14 March.")
-    other = EvidenceLine("m2", "dave", "2026-03-01 09:09", "bob-dave", "My salary is 91,000, interviewing at Quorvex.")
-    agent = SimpleNamespace(handle="bob", notebook=Notebook())
-    agent.notebook.add([shown, other], turn=0)
-    step = TurnStep(1, "bob")
-
-    async def approval(text: str, audience: list[str]) -> str:
-        outgoing = Outgoing(text, cited_lines=[shown.render()])
-        return await outbox._approval(_bob(), step, outgoing, audience, "statement", 1, agent=agent)  # type: ignore[arg-type]
-
-    assert await approval("Found: when is the launch date: Heads up: the launch date moved to 14 March.", ["alice"])
-    assert len(gate.asked) == 1
-    assert await approval("The launch date moved to 14 March [m1].", ["alice"]) == "approved"  # the same fact
-    assert len(gate.asked) == 1
-    await approval("The launch date moved to 14 March; Dave is interviewing at Quorvex.", ["alice"])
-    assert len(gate.asked) == 2  # another of his lines
-    await approval("The launch date moved to 14 March. Bob is leaving the company.", ["alice"])
-    assert len(gate.asked) == 3  # the model's own words: not what he approved
-    await approval("The launch date moved to 14 March.", ["alice", "carol"])
-    assert len(gate.asked) == 4  # someone the first prompt did not name
 
 
 @pytest.mark.parametrize("whole_history", [True, False])  # the product's default reads each whole history
