@@ -151,8 +151,8 @@ def _answers(line: dict[str, str], need: str) -> int:
     a fair part of its own words (a long line that happens to hold two of them is about something else). A need of
     names only is answered by a line holding them all."""
     names = names_of(need)
-    if not _about(line, names) or line["text"].rstrip().endswith("?"):
-        return 0  # a question asks, it answers nothing ("Carol, is the room booked?" holds the need's words)
+    if not _about(line, names):
+        return 0
     asked = [k for k in keywords_of(need) if k not in names]
     if not asked:
         return len(names) if all(_about(line, [n]) for n in names) else 0
@@ -223,7 +223,13 @@ def _ranked(
     lines: list[dict[str, str]], need: str, score: Callable[[dict[str, str], str], int]
 ) -> list[dict[str, str]]:
     scored = [(n, i, line) for i, line in enumerate(lines) if (n := score(line, need))]
-    return [line for _, _, line in sorted(scored, key=lambda s: (-s[0], s[1]))]
+    # A line that says something before one that asks: "Carol, is the rehearsal room booked?" holds the need's words
+    # as well as "Room 4B is booked for us", but only the second answers (a question is the answer only alone).
+    return [line for _, _, line in sorted(scored, key=lambda s: (_asks(s[2]), -s[0], s[1]))]
+
+
+def _asks(line: dict[str, str]) -> bool:
+    return line["text"].rstrip().endswith("?")
 
 
 def asked_of(view: PromptView) -> list[str]:
