@@ -8,7 +8,10 @@
    fake, as each member (their user tokens). Mirror: the history is ingested first (its time is printed apart) and
    searches run on askwith's own stores (full text + fuzzy over hash-embedded sessions). Printed: p50 / max seconds
    an ask takes from submit to its final post, Web API calls per ask (and of them searches), and whether each
-   answer held both facts.
+   answer held both facts. Then, per source, the bytes of stored values that hold searched text once the asks have
+   ended (every table and column scanned for runs of words of the workspace's messages, `tests.fakes.text_at_rest`;
+   0 with live memory, whose records keep ids only), and the scopes the app asks for (`manifest.yml` for mirror,
+   `manifest.marketplace.yml` for live; bot and user) against the scopes the fake saw its calls need.
 2. **Paced backfill.** A channel of `--backfill` messages read by ingestion as a non-Marketplace distributed app:
    the fake answers `conversations.history/replies` at most once a minute and 15 messages a page (429 otherwise),
    on a fake clock the client's pacing shares, so nothing waits real minutes. Printed: simulated hours, messages
@@ -36,9 +39,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 
+ROOT = Path(__file__).resolve().parent.parent
 if __package__ in (None, ""):  # run as a script: make the project importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(ROOT))
 
+import yaml  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
 from adapters.slack.client import web_client  # noqa: E402
@@ -71,6 +76,7 @@ from tests.fakes.slack_api import USER_SCOPES, FakeSlackApi  # noqa: E402
 from tests.fakes.slack_history_limits import HistoryLimits  # noqa: E402
 from tests.fakes.slack_search import SEARCH_SCOPES, FakeClock, FakeSlackSearch  # noqa: E402
 from tests.fakes.slack_shapes import slack_world  # noqa: E402
+from tests.fakes.text_at_rest import text_at_rest, word_runs  # noqa: E402
 
 
 MEMBERS = ("UALICE", "UBOB", "UERIN")
@@ -87,6 +93,9 @@ class AskFigures:
     answered: int
     prepare_s: float  # mirror: ingestion before the first ask; live: 0
     messages_stored: int
+    searched_bytes_at_rest: int  # bytes of stored values holding words of the workspace's messages, after the asks
+    scopes_requested: dict[str, list[str]]  # the manifest's, by token kind (bot, user)
+    scopes_used: dict[str, list[str]]  # those the fake saw granted calls need, by token kind
 
 
 @dataclass
@@ -151,13 +160,30 @@ async def _ask_run(source: str, asks: int, filler: int, tmp: Path) -> AskFigures
         async with db.session() as session:
             stored = int(await session.scalar(select(func.count()).select_from(models.Message)))
         await llm.aclose()
+        at_rest = await text_at_rest(db, word_runs([m.text for m in _messages(fake.world)], exclude=[QUESTION]))
         return AskFigures(
             source, asks, statistics.median(walls), max(walls), (len(fake.calls) - calls_before) / asks,
             (len(search.calls) - searches_before) / asks, answered, prepare_s, stored,
+            sum(f.size for f in at_rest), _requested(source), _used(fake),
         )  # fmt: skip
     finally:
         await db.close()
         await fake.stop()
+
+
+def _messages(world: World) -> list:  # noqa: ANN202 - ChatMessage
+    """The members' messages a search could return (askwith's own posts left out)."""
+    return [m for c in world.channels for m in world.messages.get(c, []) if m.sender_id != world.bot_id]
+
+
+def _requested(source: str) -> dict[str, list[str]]:
+    manifest = "manifest.marketplace.yml" if source == "live" else "manifest.yml"
+    scopes = yaml.safe_load((ROOT / manifest).read_text())["oauth_config"]["scopes"]
+    return {kind: sorted(scopes.get(kind) or []) for kind in ("bot", "user")}
+
+
+def _used(fake: FakeSlackApi) -> dict[str, list[str]]:
+    return {kind: sorted(s for k, s in fake.scopes_used if k == kind) for kind in ("bot", "user")}
 
 
 async def _memory(
@@ -241,6 +267,14 @@ def _print(result: dict[str, object]) -> None:
             f"{a['source']:<7} {a['asks']:>4}  {a['p50_s']:.3f}  {a['max_s']:.3f}  {a['api_calls_per_ask']:>13.1f}  "
             f"{a['searches_per_ask']:>12.1f}  {a['answered']:>8}  {a['prepare_s']:>9.2f}  {a['messages_stored']:>15}"
         )
+    print("source  searched_bytes_at_rest  scopes requested (bot/user)  used (bot/user)")
+    for a in result["asks"]:  # type: ignore[attr-defined]
+        asked, used = a["scopes_requested"], a["scopes_used"]
+        print(f"{a['source']:<7} {a['searched_bytes_at_rest']:>22}  {len(asked['bot'])}/{len(asked['user'])}"
+              f"{'':>27}{len(used['bot'])}/{len(used['user'])}")  # fmt: skip
+        for kind in ("bot", "user"):
+            print(f"  {kind}: used {', '.join(used[kind]) or '-'}; asked, not used: "
+                  f"{', '.join(s for s in asked[kind] if s not in used[kind]) or '-'}")  # fmt: skip
     print("backfill  messages  stored  simulated_h  messages/hour  429s")
     for b in result["backfill"]:  # type: ignore[attr-defined]
         print(

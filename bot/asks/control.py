@@ -111,6 +111,7 @@ async def end_cancelled(
     await delivery.notices(ask, requester.display_name, platform_ids)  # what was shared before the cancel
     await delivery.final_post(ask, requester.platform_id, status=models.AskStatus.CANCELLED.value)
     await tracker.finish(Stage.CANCELLED)
+    await service.settle_record(ask_id)
     cancelled = models.AskStatus.CANCELLED.value
     return AskOutcome(ask_id, cancelled, None, None, ask.final_text or "", None, time.perf_counter() - started)
 

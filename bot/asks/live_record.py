@@ -1,12 +1,15 @@
-"""The record of an ask in a live-memory workspace keeps only what was shared, and only for a while.
+"""The record of an ask in a live-memory workspace keeps ids, never text, and only for a while.
 
-With live memory nothing a search returned is stored as memory; the ask's own record would otherwise keep it (the
-lines each agent read, the prompts that showed them, what a private model extracted). Once the ask has ended, its
-record is cut to what left an agent: evidence lines passed on (`released`) or cited by the answer stay; every other
-line an agent read is dropped, with the prompts and extracted facts; utterances, plans and the consensus (which went
-through the agents' sharing gate) stay. Asks older than ASKWITH_TRANSCRIPT_RETENTION_DAYS are deleted (0: at once).
+With live memory nothing a search returned is stored ("You must not store or copy any of the data retrieved from
+this API", Slack's Real-time Search guide); the ask's own record would otherwise keep it (the lines each agent read,
+its plans and utterances, the prompts, the consensus and the answer). Once the ask has ended, `keep_no_text` cuts
+its record to the ids of what left an agent (evidence lines passed on, `released`, or cited by the answer) and then
+blanks every text: utterances, plans, statements, search words, answers, errors (kept as "failed"). What stays is
+ids, handles, states, counts and timings, and the answer's place in the platform (`final_channel_id`,
+`final_message_id`): the answer there is the only copy. A record so cut has `final_text == ""` (`text_in_platform`).
+Asks older than ASKWITH_TRANSCRIPT_RETENTION_DAYS are deleted (0: at once).
 
-    await keep_only_shared(db, ask_id)
+    await keep_no_text(db, ask_id)
     await expire_transcripts(db, workspace_id, days=30)
 """
 
@@ -21,26 +24,75 @@ from bot.asks import models
 from bot.store.db import Database
 
 
-async def keep_only_shared(db: Database, ask_id: int) -> int:
-    """Cut the ask's record to what was shared; returns how many evidence lines were dropped."""
+# JSON keys whose strings are ids, handles, states or times (kept); every other string of a record is text (blanked).
+ID_KEYS = frozenset(
+    "id key source sources cited released shown hit_ids turn conversation_id index dropped solved fake_solved "
+    "agent member branch sender audience owners participants status kind policy verdict approval via skipped "
+    "purpose model json_mode stop_reason channel ts started_at".split()
+)
+
+
+def text_in_platform(ask: models.Ask) -> bool:
+    """The ask's record was cut to ids (`keep_no_text`): its text lives in the platform only."""
+    return ask.final_text == ""
+
+
+async def keep_no_text(db: Database, ask_id: int) -> int:
+    """Cut the ask's record to the ids of what was shared, with no text; returns how many evidence lines were
+    dropped."""
     async with db.session() as session, session.begin():
-        conversations = select(models.Conversation.id).where(models.Conversation.ask_id == ask_id)
-        turns = await session.execute(select(models.Turn).where(models.Turn.conversation_id.in_(conversations)))
-        rows = list(turns.scalars())
+        conversations = list(
+            (await session.execute(select(models.Conversation).where(models.Conversation.ask_id == ask_id))).scalars()
+        )
+        ids = [c.id for c in conversations]
+        rows = list((await session.execute(select(models.Turn).where(models.Turn.conversation_id.in_(ids)))).scalars())
         consensus = await session.scalar(select(models.Consensus).where(models.Consensus.ask_id == ask_id))
         shared = _released([r.data for r in rows] + ([consensus.data] if consensus is not None else []))
         dropped = 0
         for row in rows:
             row.data, cut = _scrub(row.data, shared)
             dropped += cut
+            row.data, row.plan, row.think, row.utterance = _ids(row.data), _ids(row.plan), _ids(row.think), ""
         if consensus is not None:
             consensus.data, cut = _scrub(consensus.data, shared)
             dropped += cut
-        turn_ids = select(models.Turn.id).where(models.Turn.conversation_id.in_(conversations))
-        queries = await session.execute(select(models.MemoryQuery).where(models.MemoryQuery.turn_id.in_(turn_ids)))
+            consensus.data, consensus.answer = _ids(consensus.data), ""
+        queries = await session.execute(
+            select(models.MemoryQuery).where(models.MemoryQuery.turn_id.in_([r.id for r in rows]))
+        )
         for query in queries.scalars():
             query.hit_ids = [h for h in query.hit_ids if h in shared]
+            query.params, query.error = _ids(query.params), _failed(query.error)
+        for conversation in conversations:
+            conversation.conclusion = None if conversation.conclusion is None else ""
+            if conversation.depth > 0:  # a sub-conversation's question is an agent's words (the top one the ask's)
+                conversation.question = ""
+        calls = await session.execute(select(models.LLMCall).where(models.LLMCall.ask_id == ask_id))
+        for call in calls.scalars():
+            call.error = _failed(call.error)
+        ask = await session.get(models.Ask, ask_id)
+        if ask is not None:
+            ask.answer = None if ask.answer is None else ""
+            ask.final_text, ask.context = "", None
     return dropped
+
+
+def _ids(value: Any, key: str | None = None) -> Any:
+    """`value` with every string blanked but those under an id key (a memory line "[id] #chan ...: text" keeps its
+    "[id]"); numbers, booleans and the shape stay, so readers still count, match ids and tell states."""
+    if isinstance(value, dict):
+        return {k: _ids(v, k if k in ID_KEYS else None if key is None else key) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_ids(v, key) for v in value]
+    if isinstance(value, str):
+        if key is None:
+            return ""
+        return value[: value.index("]") + 1] if value.startswith("[") and "]" in value else value
+    return value
+
+
+def _failed(error: str | None) -> str | None:
+    return "failed" if error else None
 
 
 SHARED_KEYS = ("released", "cited", "sources")  # ids passed on, and ids the answer's claims rest on

@@ -43,7 +43,7 @@ from bot.asks.control import CancelResult, cancel_ask, end_cancelled
 from bot.asks.delivery import Delivery
 from bot.asks.feedback import record_feedback
 from bot.asks.heartbeat import with_heartbeat
-from bot.asks.live_record import expire_transcripts, keep_only_shared
+from bot.asks.live_record import expire_transcripts, keep_no_text
 from bot.asks.progress import ProgressHub, ProgressTracker, stage_writes
 from bot.asks.record import AskRecorder
 from bot.asks.requests import AskOutcome, AskRequest
@@ -258,9 +258,7 @@ class AskService:
         status = await self._status(ask)
         await delivery.final_post(ask, requester.platform_id, status=status.value)
         await self._tracker(ask.id).finish(Stage(status.value))
-        if self.memory.live is not None:  # live memory: the record keeps what was shared, for a while
-            await keep_only_shared(self.db, ask.id)
-            await expire_transcripts(self.db, self.workspace_id, days=self.settings.transcript_retention_days)
+        await self.settle_record(ask.id)
         return AskOutcome(
             ask.id, status.value, ask.answer, ask.failure, ask.final_text or "", result, time.perf_counter() - started
         )
@@ -439,6 +437,14 @@ class AskService:
             ask, requester.platform_id, status=models.AskStatus.FAILED.value
         )
         await self._tracker(ask_id).finish(Stage.FAILED)
+        await self.settle_record(ask_id)
+
+    async def settle_record(self, ask_id: int) -> None:
+        """Once an ask has ended (answered, failed or cancelled): with live memory its record keeps ids, no text (its
+        answer lives in the platform), and only for ASKWITH_TRANSCRIPT_RETENTION_DAYS (bot.asks.live_record)."""
+        if self.memory.live is not None:
+            await keep_no_text(self.db, ask_id)
+            await expire_transcripts(self.db, self.workspace_id, days=self.settings.transcript_retention_days)
 
     # ------------------------------------------------------------------ cancel, follow-ups, feedback
     async def cancel(self, ask_id: int, *, by: str) -> CancelResult:

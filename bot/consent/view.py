@@ -145,6 +145,7 @@ class AskView:
     calls: list[models.LLMCall]  # the calls of the viewer's own agent (all with raw access; errors only then)
     tried: list[str]  # what the agents tried, as the viewer may read it
     tried_shared: list[str]  # the same for a place others read too: no keywords, no counts, of anyone
+    text_in_platform: bool = False  # a live-memory ask's record keeps ids only: its text is in the platform alone
 
     def released_ids(self) -> set[tuple[str, str]]:
         """(member, message id) of every memory line that left to the viewer with a record they read."""
@@ -220,7 +221,7 @@ def view_for(record: Transcript, viewer: Viewer) -> AskView:
         claims=claims, evidence=evidence, disagreements=list(data.get("disagreements", [])),
         conversations=[], sent=sent,
         held=[r for r in every if r.verdict is not Verdict.SENT and viewer.hears_of(r)],
-        calls=[], tried=[], tried_shared=[],
+        calls=[], tried=[], tried_shared=[], text_in_platform=ask.final_text == "",  # bot.asks.live_record
     )  # fmt: skip
     view.conversations = [_conversation(c, viewer, calls) for c in record.conversations if c.row.status != "abandoned"]
     # An agent's calls (how many, how long its prompts were) tell how much its memory gave it: its member's.

@@ -106,6 +106,7 @@ class FakeSlackApi:
     suggested_prompts: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
     usergroups: dict[str, list[str]] = field(default_factory=dict)  # user group id -> member ids
     used_triggers: set[str] = field(default_factory=set)  # a trigger_id works once (then `expired_trigger_id`)
+    scopes_used: set[tuple[str, str]] = field(default_factory=set)  # (token kind, scope) a granted call needed
     _rate_limits: dict[str, list[int]] = field(default_factory=dict)
     _runner: web.AppRunner | None = None
 
@@ -240,6 +241,7 @@ class FakeSlackApi:
         missing = [s for s in scopes if s not in actor.scopes]
         if missing:
             raise SlackApiError("missing_scope", needed=",".join(missing), provided=",".join(sorted(actor.scopes)))
+        self.scopes_used.update((actor.kind, s) for s in scopes)
 
     def _channel(self, actor: Actor, channel_id: str, verb: str) -> Channel:
         channel = self.world.channels.get(channel_id)

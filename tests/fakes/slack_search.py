@@ -114,6 +114,7 @@ class FakeSlackSearch:
         held = actor.scopes & BOT_SEARCH_SCOPES if actor.kind == "bot" else actor.scopes  # user-only: never a bot's
         if missing := [SCOPE_OF_TYPE[t] for t in types if SCOPE_OF_TYPE[t] not in held]:
             raise SlackApiError("missing_scope", needed=",".join(missing), provided=",".join(sorted(actor.scopes)))
+        self.api.scopes_used.update((actor.kind, SCOPE_OF_TYPE[t]) for t in types)
         kinds = {KIND_OF_TYPE[t] for t in types}
         if context := str(params.get("context_channel_id") or ""):
             kinds = self._context_kinds(user, context, kinds)

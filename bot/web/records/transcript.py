@@ -19,6 +19,7 @@ from bot import messages
 from bot.asks import transcripts
 from bot.consent import view as consent_view
 from bot.store.db import Database
+from bot.web import texts
 from bot.web.jsonable import jsonable
 from bot.web.records.asks import AskSummary, ask_summary
 from bot.web.records.hits import display_names, member_channels, resolve_hits
@@ -104,6 +105,7 @@ class TranscriptView:
     names: dict[str, str]  # handle -> display name
     consensus_prompt: PromptView | None = None  # the requester and raw admins only
     disagreements: list[str] = field(default_factory=list)  # part of the answer: with it only
+    platform_note: str = ""  # a live ask keeps no text (bot.asks.live_record): says so, the answer is in Slack
 
     def name(self, handle: str) -> str:
         return self.names.get(handle, handle)
@@ -163,6 +165,7 @@ async def load_transcript(
         [_call(c, error=who.raw) for c in view.calls], await display_names(db, summary.workspace_id),
     )  # fmt: skip
     result.disagreements = view.disagreements
+    result.platform_note = texts.TEXT_IN_PLATFORM if view.text_in_platform else ""
     if view.consensus is not None:
         prompt = view.consensus.prompt
         result.consensus_prompt = PromptView("consensus", "", prompt) if prompt else None
