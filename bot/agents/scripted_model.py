@@ -249,7 +249,7 @@ def _consensus(view: PromptView) -> dict[str, Any]:
     on a part are neither given nor cited: no answer beats a wrong one, and citing everything is no provenance."""
     rows = [[c.strip() for c in line.lstrip("- ").split(" | ")] for line in view.block("RATIONALES")]
     rows = [r for r in rows if len(r) >= 3]  # "(none)" is no rationale
-    said = [s.split(": ", 1)[-1] for s in view.block("STATEMENTS") if s.startswith("- ") and "(no answer)" not in s]
+    said = [_stated(s) for s in view.block("STATEMENTS") if s.startswith("- ") and "(no answer)" not in s]
     evidence = lines_of(view, "EVIDENCE")
     if not rows:  # no plans (plain prompting): the fullest statement, citing what it cites
         longest = max(said, key=lambda s: len(_strip_sources(s)), default="")
@@ -302,6 +302,11 @@ def _ids(source: str) -> list[str]:
 
 def _strip_source(value: str) -> str:
     return re.sub(r"\s*\[[^\]]*\]$", "", value)
+
+
+def _stated(line: str) -> str:
+    """A STATEMENTS line's facts, as the sides write them: without who said it, a "Found:" label or the last stop."""
+    return line.split(": ", 1)[-1].removeprefix("Found: ").rstrip(".")
 
 
 def _strip_sources(text: str) -> str:
