@@ -105,7 +105,8 @@ async def test_a_queued_ask_is_cancelled_without_running(db: Database, settings:
 
 async def test_a_worker_in_another_process_stops_at_its_heartbeat(db: Database, settings: Settings) -> None:
     settings = settings.replace(worker_heartbeat_seconds=0.1)
-    h = await build(db, two_fact_world(), settings=settings, latency_s=0.05)
+    # Model calls slow enough that the talk outlasts the cancel (at 0.05 s an ask could end before it was asked).
+    h = await build(db, two_fact_world(), settings=settings, latency_s=0.25)
     other = AskService(
         settings=settings, db=db, port=h.port, llm=h.llm, memory=h.service.memory, workspace_id=h.service.workspace_id,
         worker_id="worker-b",
