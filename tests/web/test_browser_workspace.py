@@ -89,7 +89,7 @@ def test_progress_answer_source_follow_up_settings_and_approval_in_the_page(serv
     source.click()
     alice.wait_for_url(re.compile(r".*/workspace/D-alice-carol#msg-.+"))
     message_id = alice.url.split("#")[1]
-    expect(alice.locator(f"[id='{message_id}']")).to_contain_text("rehearsal")
+    expect(alice.locator(f"[id='{message_id}']")).to_contain_text("Room 4B")  # the line that answers, first
     screenshot(alice, "workspace-4-source-opened")
 
     # 5. Settings: Erin's own page (her agent asks before sharing); an ask from Alice will wait on her.
