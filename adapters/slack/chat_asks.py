@@ -85,7 +85,7 @@ class ChatAsks:
             follow_up_of=follow_up_of,
         )
         try:
-            ask_id = await svc.asks.submit(request)
+            ask_id = await svc.submit(request)
         except AskRejectedError as exc:
             await self.tell(user_id, channel_id, str(exc), thread_ts)
             return None

@@ -52,6 +52,11 @@ def member_from_slack(user: dict[str, Any]) -> Member:
     )
 
 
+def is_guest(user: dict[str, Any]) -> bool:
+    """A guest, as Slack marks one: multi-channel (`is_restricted`) or single-channel (`is_ultra_restricted`)."""
+    return bool(user.get("is_restricted") or user.get("is_ultra_restricted"))
+
+
 def channel_kind(channel: dict[str, Any]) -> ChannelKind:
     if channel.get("is_im"):
         return ChannelKind.DM

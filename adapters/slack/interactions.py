@@ -50,13 +50,16 @@ class SlackInteractions:
     ) -> AsyncSlackResponse:
         raise NotImplementedError  # SlackPort's
 
-    async def thread_messages(self, channel_id: str, thread_ts: str, *, limit: int = 200) -> list[dict[str, Any]]:
-        """A thread as Slack returns it, parent first: one page, Slack's oldest `limit` messages. A member waits on it,
-        so it waits for its turn behind paced reads at most `INTERACTIVE_WAIT_S` (then `PlatformRateLimitedError`)."""
+    async def thread_messages(
+        self, channel_id: str, thread_ts: str, *, limit: int = 200
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """One page of a thread as Slack returns it, parent first, then Slack's *oldest* `limit` replies (Slack has no
+        newest-first order for replies); True when the thread goes on past the page. A member waits on it, so it waits
+        for its turn behind paced reads at most `INTERACTIVE_WAIT_S` (then `PlatformRateLimitedError`)."""
         response = await self._call(
             "conversations.replies", max_wait_s=INTERACTIVE_WAIT_S, channel=channel_id, ts=thread_ts, limit=limit
         )
-        return [m for m in response.get("messages", []) if is_message(m)]
+        return [m for m in response.get("messages", []) if is_message(m)], bool(response.get("has_more"))
 
     async def usergroup_members(self, group_id: str) -> list[str]:
         """The members of a user group (`<!subteam^S…>`), as Slack lists them (usergroups.users.list)."""

@@ -33,6 +33,7 @@ from adapters.slack.client import MAX_INLINE_WAIT_SECONDS
 from adapters.slack.convert import (
     channel_from_slack,
     channel_kind,
+    is_guest,
     is_message,
     member_from_slack,
     message_from_slack,
@@ -266,6 +267,13 @@ class SlackPort(SlackInteractions, ChatPort):
             return member_from_slack((await self._call("users.info", user=member_id))["user"])
         except PlatformObjectGoneError:
             return None
+
+    async def is_guest(self, member_id: str) -> bool:
+        """Whether Slack lists the member as a workspace guest (users.info); an unknown member is not one."""
+        try:
+            return is_guest((await self._call("users.info", user=member_id))["user"])
+        except PlatformObjectGoneError:
+            return False
 
     async def lookup_channel(self, channel_id: str) -> Channel | None:
         """A channel the bot can read, or a DM a member's token lists, with its members (`conversations.info` +

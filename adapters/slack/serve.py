@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.errors import InvalidSettingError
+from bot.errors import InvalidSecretSettingError, InvalidSettingError
+from bot.memory.live import slack_app_kind
 from bot.platforms import PlatformContext, PlatformRuntime, PlatformStarter
 from bot.settings import Settings
 
@@ -27,7 +28,19 @@ def _many_workspaces(settings: Settings) -> bool:
     return settings.slack_distribution == "oauth"
 
 
+def refuse_socket_mode_in_the_marketplace(settings: Settings) -> None:
+    """ "Apps using Socket Mode are not currently allowed in the public Slack Marketplace": a Marketplace app receives
+    Slack's requests at its HTTP request URL, so SLACK_APP_TOKEN set beside it is a mistake said at start-up."""
+    if settings.slack_app_token and slack_app_kind(settings)[0] == "marketplace":
+        raise InvalidSecretSettingError(
+            "SLACK_APP_TOKEN",
+            "setting for a Marketplace app (Slack's Marketplace allows no Socket Mode app): unset it and serve "
+            "Slack's requests at <public url>/slack/events",
+        )
+
+
 async def _start(context: PlatformContext) -> PlatformRuntime | list[PlatformRuntime]:
+    refuse_socket_mode_in_the_marketplace(context.settings)
     if _many_workspaces(context.settings):
         return await _start_many(context)
     from adapters.slack.runtime import SlackRuntime

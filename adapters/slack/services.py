@@ -12,12 +12,15 @@ from typing import Any
 
 from slack_bolt.context.async_context import AsyncBoltContext
 
+from adapters.slack import texts
 from adapters.slack.answers import AnswerPosts
 from adapters.slack.install import MemberInstallFlow
 from adapters.slack.live_search import Audience, SlackLiveSearch, hearing_in
 from adapters.slack.memory_events import SlackMemoryEvents
 from adapters.slack.port import SlackPort
+from bot.asks.requests import AskRequest
 from bot.asks.service import AskService
+from bot.errors import AskRejectedError
 from bot.negotiation.members import ClientFor, MemberNegotiation, one_client
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
@@ -68,6 +71,14 @@ class SlackServices:
 
     async def workspace(self) -> WorkspaceKey:
         return WorkspaceKey("slack", (await self.port.identity()).team_id)
+
+    async def submit(self, request: AskRequest) -> int:
+        """Queue an ask from Slack (`AskRejectedError` with a message for the member when it cannot run). With live
+        memory a workspace guest may not ask: "Workspace guests are not permitted to access apps using platform AI
+        features" (Slack's Real-time Search guide)."""
+        if self.live_search is not None and await self.port.is_guest(request.requester):
+            raise AskRejectedError(texts.GUEST_REFUSED)
+        return await self.asks.submit(request)
 
     async def run_ask(self, ask_id: int) -> None:
         """Run a submitted ask in this process. If an ask worker claimed it first, it runs there instead; if this

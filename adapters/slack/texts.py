@@ -184,6 +184,12 @@ LIVE_SEARCH_NEXT = {
 }
 
 
+GUEST_REFUSED = (
+    "askwith answers from Slack's search, and Slack does not let workspace guests use apps built on it: ask a full "
+    "member of the workspace to ask for you."
+)
+
+
 def live_search_refused(kind: str, needed: str = "") -> str:
     """Told by DM when Slack refuses a search of a member's agent (the ask goes on without those results)."""
     reason = LIVE_SEARCH_REFUSED[kind].format(needed=needed or "search:read")

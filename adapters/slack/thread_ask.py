@@ -20,9 +20,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack import texts
 from adapters.slack.chat_asks import ChatAsks
-from adapters.slack.convert import message_id
+from adapters.slack.convert import message_id, readable, ts_to_datetime
 from bot.asks.service import AskRequest
-from bot.errors import AskRejectedError, ChatPlatformError
+from bot.errors import AskRejectedError, ChatPlatformError, PlatformRateLimitedError
+from bot.store.stored_threads import stored_thread
 
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ MODAL = "askwith_ask_thread_modal"
 MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 COLLEAGUES_BLOCK, COLLEAGUES_ACTION = "colleagues", "users"
 QUESTION_BLOCK, QUESTION_ACTION = "question", "text"
+THREAD_REPLIES_KEPT = 200  # a long thread's newest replies make the context (its text is cut to the newest anyway)
 
 
 def thread_ask_modal(channel_id: str, thread_ts: str) -> dict[str, Any]:
@@ -93,7 +95,7 @@ async def start_thread_ask(svc: SlackServices, user_id: str, view: dict[str, Any
         user_id, colleagues, question, origin_channel_id=channel_id, origin_thread_id=thread_id, context=context
     )
     try:
-        ask_id = await svc.asks.submit(request)
+        ask_id = await svc.submit(request)
     except AskRejectedError as exc:
         await asks.tell(user_id, channel_id, str(exc), thread_ts)
         return None
@@ -102,24 +104,54 @@ async def start_thread_ask(svc: SlackServices, user_id: str, view: dict[str, Any
 
 
 async def thread_context(svc: SlackServices, user_id: str, channel_id: str, thread_ts: str) -> str | None:
-    """The thread as "Name: text" lines, parent first; None when the member is not in the conversation."""
+    """The thread as "Name: text" lines, parent first, then its newest replies; None when the member is not in the
+    conversation."""
     channel = await svc.port.lookup_channel(channel_id)
     if channel is None or user_id not in channel.member_ids:
         return None
+    said, left_out = await thread_said(svc, channel_id, thread_ts)
     names: dict[str, str] = {}
-
-    async def name(member_id: str) -> str:
-        if member_id not in names:
-            member = await svc.port.lookup_member(member_id) if member_id.startswith(("U", "W")) else None
-            names[member_id] = member.display_name if member else member_id
-        return names[member_id]
-
-    lines = []
-    for raw in await svc.port.thread_messages(channel_id, thread_ts):
-        text = str(raw.get("text", ""))
-        for mentioned in {m.group(1) for m in MENTION.finditer(text)}:
-            await name(mentioned)
-        # `<@U123>` as the readable `@Bob (<@U123>)`: the agents read names, the id stays for who it is.
-        readable = MENTION.sub(lambda m: f"@{names.get(m.group(1), m.group(1))} (<@{m.group(1)}>)", text)
-        lines.append(f"{await name(str(raw.get('user', '')))}: {readable}")
+    for member_id in {author for author, _ in said}:
+        member = await svc.port.lookup_member(member_id) if member_id.startswith(("U", "W")) else None
+        names[member_id] = member.display_name if member else member_id
+    lines = [f"{names.get(author, author)}: {text}" for author, text in said]
+    if left_out:
+        lines.insert(1, f"({left_out} earlier replies not read)")
     return "\n".join(lines)
+
+
+async def thread_said(svc: SlackServices, channel_id: str, thread_ts: str) -> tuple[list[tuple[str, str]], int]:
+    """(author id, text with readable mentions) of the parent and the newest `THREAD_REPLIES_KEPT` replies, and how
+    many older replies were left out.
+
+    Slack returns a thread's replies oldest first, one page at a time; an app held to the 2025 limits gets 15 a minute.
+    So Slack's page gives the parent and the oldest replies, and when the thread goes on, the newer replies come from
+    the mirror, which events keep current. When the page must wait too long behind paced reads (a backfill holds the
+    minute), the mirror's copy answers alone if it holds the thread."""
+    parent_id = message_id(channel_id, thread_ts)
+    try:
+        page, more = await svc.port.thread_messages(channel_id, thread_ts)
+    except PlatformRateLimitedError:
+        stored = await stored_thread(svc.db, await svc.workspace(), parent_id)
+        if stored.parent is None:
+            raise
+        page, more = [], False
+    else:
+        after = ts_to_datetime(page[-1]["ts"]) if page else None
+        stored = await stored_thread(svc.db, await svc.workspace(), parent_id, after=after) if more else None
+    names = await _mention_names(svc, [str(m.get("text", "")) for m in page])
+    said = [(str(m.get("user", "")), readable(str(m.get("text", "")), names)) for m in page]
+    if stored is not None:  # the mirror's text already carries readable mentions
+        said += [(m.author_id, m.text) for m in (stored.messages if not page else stored.replies)]
+    parent, replies = said[:1], said[1:]
+    kept = replies[-THREAD_REPLIES_KEPT:]
+    return parent + kept, len(replies) - len(kept)
+
+
+async def _mention_names(svc: SlackServices, texts: list[str]) -> dict[str, str]:
+    names: dict[str, str] = {}
+    for member_id in {m.group(1) for text in texts for m in MENTION.finditer(text)}:
+        member = await svc.port.lookup_member(member_id)
+        if member is not None:
+            names[member_id] = member.display_name
+    return names

@@ -25,7 +25,7 @@ from urllib.parse import parse_qsl
 
 from aiohttp import web
 
-from bot.port import Channel, ChannelKind
+from bot.port import Channel, ChannelKind, Member
 from bot.world import World
 from tests.fakes.slack_methods import METHODS, scope_problems
 from tests.fakes.slack_shapes import (
@@ -114,6 +114,7 @@ class FakeSlackApi:
         if problems := scope_problems("bot", sorted(self.bot_scopes)):
             raise ValueError(f"Slack grants no bot token these scopes: {'; '.join(problems)}")
         self.timeline = SlackTimeline(self.world)
+        self.guests: set[str] = set()  # members Slack lists as guests (`is_restricted`)
         self.handlers: dict[str, Callable[[Actor | None, dict[str, Any]], dict[str, Any]]] = {
             name.removeprefix("m_").replace("_", "."): getattr(self, name) for name in dir(self) if name[:2] == "m_"
         }
@@ -267,7 +268,7 @@ class FakeSlackApi:
 
     def m_users_list(self, actor: Actor, params: dict[str, Any]) -> dict[str, Any]:
         self._need(actor, "users:read")
-        members = [member_json(m, self.world.id) for m in self.world.members.values()]
+        members = [self._user_json(m) for m in self.world.members.values()]
         page, cursor = _page(members, params)
         return {"members": page, "response_metadata": {"next_cursor": cursor}}
 
@@ -276,7 +277,11 @@ class FakeSlackApi:
         member = self.world.members.get(params.get("user", ""))
         if member is None:
             raise SlackApiError("user_not_found")
-        return {"user": member_json(member, self.world.id)}
+        return {"user": self._user_json(member)}
+
+    def _user_json(self, member: Member) -> dict[str, Any]:
+        """A user object; a guest is `is_restricted` (multi-channel guest), as Slack marks one."""
+        return member_json(member, self.world.id) | ({"is_restricted": True} if member.id in self.guests else {})
 
     # ------------------------------------------------------------------ methods: conversations
     def _listable(self, actor: Actor, params: dict[str, Any], *, member_only: bool) -> list[dict[str, Any]]:

@@ -78,3 +78,19 @@ def test_a_bot_scope_slack_allows_only_for_user_tokens_is_named() -> None:
     assert scope_problems("bot", ["search:read.public", "search:read.im"]) == [
         "search:read.im is not a bot-token scope"
     ]
+
+
+def _justified(section: str) -> set[tuple[str, str]]:
+    """(token type, scope) rows of one manifest's table in docs/slack-scopes.md."""
+    page = (ROOT / "docs" / "slack-scopes.md").read_text()
+    table = page.split(f"(`{section}`", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1:3] for line in table.splitlines() if line.startswith(("| bot", "| user"))]
+    return {(token.strip(), scope.strip().strip("`")) for token, scope in rows}
+
+
+@pytest.mark.parametrize("name", ["manifest.yml", "manifest.marketplace.yml"])
+def test_every_requested_scope_is_justified_in_the_scope_page(name: str) -> None:
+    """Slack's submission form asks why each scope is needed: the page answers for exactly the scopes asked for."""
+    scopes = _manifest(name)["oauth_config"]["scopes"]
+    requested = {(token, scope) for token in ("bot", "user") for scope in scopes.get(token, [])}
+    assert _justified(name) == requested

@@ -6,11 +6,13 @@ and start-up says which option exists."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from types import SimpleNamespace
 
 import pytest
 
 from adapters.slack.rate_limits import LIMITED_PAGE, InstallLimits
-from bot.errors import InvalidSettingError
+from adapters.slack.serve import SLACK, refuse_socket_mode_in_the_marketplace
+from bot.errors import InvalidSecretSettingError, InvalidSettingError
 from bot.memory.live import memory_source, slack_app_kind, slack_memory_option
 from bot.settings import Settings
 
@@ -60,3 +62,13 @@ def test_posted_history_limits_follow_the_app_kind_and_install_date(settings: Se
 def test_an_unknown_app_kind_is_refused(settings: Settings) -> None:
     with pytest.raises(InvalidSettingError, match="ASKWITH_SLACK_APP"):
         Settings.load(env={"ASKWITH_SLACK_APP": "unlisted"}, env_file=None)
+
+
+async def test_start_up_refuses_socket_mode_for_a_marketplace_app(settings: Settings) -> None:
+    """ "Apps using Socket Mode are not currently allowed in the public Slack Marketplace" (the Socket Mode page)."""
+    socket = settings.replace(slack_bot_token="xoxb-1", slack_app_token="xapp-1-A1-secret", slack_app="marketplace")
+    with pytest.raises(InvalidSecretSettingError, match="SLACK_APP_TOKEN.*Marketplace") as refused:
+        await SLACK.start(SimpleNamespace(settings=socket))  # type: ignore[arg-type]  # refused before anything opens
+    assert "xapp-1-A1-secret" not in str(refused.value)
+    refuse_socket_mode_in_the_marketplace(socket.replace(slack_app="internal"))  # an internal app may use it
+    refuse_socket_mode_in_the_marketplace(socket.replace(slack_app_token=""))  # HTTP request URLs

@@ -233,6 +233,21 @@ async def test_a_colleague_who_has_not_connected_is_told_so_before_the_ask(live:
     assert not live.search.calls
 
 
+async def test_a_workspace_guest_is_refused_before_anything_is_searched(live: Live) -> None:
+    """ "Workspace guests are not permitted to access apps using platform AI features" (the Real-time Search guide)."""
+    live.fake.guests.add("UALICE")
+    dm = await _dm_ask(live, f"<@UBOB> {QUESTION}", action_token=live.search.issue_action_token("UALICE"))
+    await _until(lambda: live.fake.posts(dm))
+    await live.svc.drain()
+    assert live.fake.posts(dm) == [texts.GUEST_REFUSED]
+    assert not live.search.calls
+    live.fake.guests.clear()  # a full member asks as before
+    await _dm_ask(live, f"<@UBOB> {QUESTION}", action_token=live.search.issue_action_token("UALICE"))
+    await _until(lambda: len(live.fake.posts(dm)) > 1)
+    await live.svc.drain()
+    assert live.search.calls
+
+
 @pytest.fixture
 async def installed_before_search(settings: Settings, sqlite_db: Database) -> AsyncIterator[Live]:
     async for value in _live(settings, sqlite_db, bot_scopes=BOT_SCOPES):  # the install granted no search scope

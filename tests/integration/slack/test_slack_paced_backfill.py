@@ -104,11 +104,12 @@ async def test_a_members_thread_read_waits_a_bounded_time_behind_paced_reads(
     budgets = MethodBudgets(clock=lambda: clock.now, sleep=sleep)
     port = SlackPort(web_client(slack_settings), limits=limited, budgets=budgets)
     await port.identity()
-    assert [m["text"] for m in await port.thread_messages(parent.channel_id, thread_ts)] == [m.text for m in thread]
+    page, more = await port.thread_messages(parent.channel_id, thread_ts)
+    assert ([m["text"] for m in page], more) == ([m.text for m in thread], False)
     # The minute's call is spent (a backfill's, say): the member is told now instead of waiting a minute.
     with pytest.raises(PlatformRateLimitedError):
         await port.thread_messages(parent.channel_id, thread_ts)
     assert slept == []
     clock.advance(LIMITED_INTERVAL_S - INTERACTIVE_WAIT_S)  # the next turn is near enough to wait for
-    assert len(await port.thread_messages(parent.channel_id, thread_ts)) == len(thread)
+    assert len((await port.thread_messages(parent.channel_id, thread_ts))[0]) == len(thread)
     assert slept == [pytest.approx(INTERACTIVE_WAIT_S)]

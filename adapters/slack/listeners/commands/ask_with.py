@@ -32,7 +32,7 @@ async def ask_with_callback(ack: AsyncAck, command: dict[str, Any], context: Asy
         return
     request = AskRequest(command["user_id"], [c.ref for c in parsed.colleagues], parsed.question)
     try:
-        ask_id = await svc.asks.submit(request)
+        ask_id = await svc.submit(request)
     except AskRejectedError as exc:
         await ack(text=str(exc), response_type="ephemeral")
         return
