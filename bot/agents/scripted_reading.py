@@ -24,7 +24,7 @@ HIT = re.compile(
 )
 FACT = re.compile(r"^\[(?P<id>[^\]]+)\] (?P<channel>)(?P<sender>)(?P<text>.+)$")  # the private model's fact line
 BRIEF = re.compile(r"^- (?P<id>\S+) #(?P<channel>\S+) (?P<sender>[^:]*): (?P<text>.*)$")  # a think NOTEBOOK line
-_ORDINAL = r"(?:First|Second|Third|Fourth|Fifth|Finally|Next|Then|Also)"
+_LABEL = re.compile(r"^[A-Z][\w-]*:\s+")  # a sentence's leading one-word label ("Q:", "Note:", "Second:")
 _QUESTION_WORD = r"(?:who|whom|whose|what|when|where|which|why|how)"
 
 
@@ -79,13 +79,14 @@ def plan_of(view: PromptView) -> list[dict[str, str]]:
 
 
 def needs_of(question: str) -> list[str]:
-    """The questions a question contains: its "First: ..."-style or numbered parts, else each sentence that asks
-    something (split again at "and" + a question word); without any, the first sentence."""
+    """The questions a question contains: the items of a numbered list ("1) … 2) …"), else each sentence that asks
+    something, without a leading one-word label and split again at "and" + a question word; without any, the first
+    sentence. General sentence and enumeration rules only: no benchmark's template."""
     text = " ".join(question.split())
-    parts = re.split(rf"(?:^|\s){_ORDINAL}:\s+|(?:^|\s)\(?\d+[).]\s+", text)
+    parts = re.split(r"(?:^|\s)\(?\d+[).]\s+", text)
     if len(parts) > 1:
         return [need for part in parts[1:] if (need := _clean(_sentences(part)[0] if part else ""))]
-    sentences = _sentences(text)
+    sentences = [_LABEL.sub("", s) for s in _sentences(text)]
     asking = [s for s in sentences if s.endswith("?")] or sentences[:1]
     split = [p for s in asking for p in re.split(rf",?\s+and\s+(?={_QUESTION_WORD}\b)", s, flags=re.I)]
     return [need for p in split if (need := _clean(p))]
