@@ -80,7 +80,12 @@ def message_fold(text: str, limit: int = MESSAGE_FOLD_CHARS) -> Markup:
 def note_html(text: str, limit: int = FOLD_CHARS) -> Markup:
     """An "only visible to you" note: each long line (an echoed question) folded on its own, so the reply after it
     stays in view and a 3,000-character question is one line, not a wall."""
-    return Markup("<br>").join(message_fold(line, limit) for line in text.split("\n"))
+    lines = [message_fold(line, limit) for line in text.split("\n")]
+    # A folded line is a block of its own (a <details>): no line break after it.
+    return Markup("").join(
+        line if i == len(lines) - 1 or line.startswith("<details") else line + Markup("<br>")
+        for i, line in enumerate(lines)
+    )
 
 
 def uncited(text: str | None) -> str:

@@ -15,7 +15,6 @@
     let active = -1;
     let zone = "";
     box.setAttribute("role", "combobox");
-    box.setAttribute("aria-multiline", "true");
     box.setAttribute("aria-autocomplete", "list");
     box.setAttribute("aria-controls", list.id);
     box.setAttribute("aria-expanded", "false");
