@@ -1,9 +1,11 @@
-"""The local web workspace: read channels and DMs, post as the signed-in member, `/ask-with`, approve or deny shares.
+"""The local web workspace: read channels and DMs, post as the signed-in member, `/ask-with`, `/askwith` (the
+member's own settings), approve or deny shares.
 
 `/ask-with` goes through `AskService.submit`, the same core path as Slack's command; the process's ask worker runs
 the ask and askwith posts the answer into the member's DM, which this page shows as it arrives (a tiny polling
-script reloads the message list; without JavaScript the page still works, it just needs a reload).
-"""
+script reloads the message list; without JavaScript the page still works, it just needs a reload). Whatever the
+composer refuses (a typo'd command, a question over the cap, an unknown colleague) comes back as the page again, the
+text still in the box and, when a command is close, a one-click "Did you mean …?" (`?draft=` fills the box)."""
 
 from __future__ import annotations
 
