@@ -63,6 +63,7 @@ def test_a_long_echo_in_a_note_is_folded_and_the_reply_stays_in_view(client: Tes
     assert '<details class="fold">' in note and "Show all (3,039 characters)" in note
     summary = note[note.index("<summary>") : note.index("</summary>")]
     assert len(summary) < 400, "the folded echo shows a line, not the question"
+    assert "</details><br>" not in note, "no blank line after the fold"
     reply = note[note.index("</details>") :]
     assert "That question is 3,023 characters long; askwith takes up to 2,000." in reply  # outside the fold
 
@@ -84,6 +85,8 @@ def test_askwith_changes_the_members_own_settings(client: TestClient) -> None:
     post_form(client, "/workspace/C-general", {"text": "/askwith off"})
     shown = html.unescape(post_form(client, "/workspace/C-general", {"text": "/askwith"}).text)
     assert "Memory: off" in shown and "Channels kept out of memory: #launch-team." in shown
+    bare = html.unescape(post_form(client, "/workspace/C-general", {"text": "/askwith share"}).text)
+    assert "/askwith share is not a setting askwith knows" in bare and "/askwith share auto|ask|never" in bare
     refused = post_form(client, "/workspace/C-general", {"text": "/askwith exclude #nowhere"})
     assert refused.status_code == 422 and "You are in no channel #nowhere" in refused.text
     assert _box(refused.text) == "/askwith exclude #nowhere" and 'id="did-you-mean"' not in refused.text
