@@ -102,3 +102,10 @@ def test_the_box_offers_colleagues_to_mention_and_knows_the_question_cap(setting
     ]  # fmt: skip
     assert 'id="mention-list" role="listbox"' in page and " hidden>" in page  # shown only by the script
     assert 'id="composer-count" data-cap="500"' in page and 'id="composer-count-status" aria-live="polite"' in page
+
+
+def test_an_ask_the_server_cannot_run_keeps_its_text(settings: Settings) -> None:
+    with TestClient(app_for(web_settings(settings), llm=False)) as client:  # no model configured
+        sign_in(client, "alice")
+        response = post_form(client, "/workspace/C-general", {"text": "/ask-with @dave What is the budget?"})
+    assert response.status_code == 422 and _box(response.text) == "/ask-with @dave What is the budget?"
