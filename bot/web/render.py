@@ -77,6 +77,17 @@ def message_fold(text: str, limit: int = MESSAGE_FOLD_CHARS) -> Markup:
     ).format(head=message_html(head), size=len(text), full=message_html(text))
 
 
+def note_html(text: str, limit: int = FOLD_CHARS) -> Markup:
+    """An "only visible to you" note: each long line (an echoed question) folded on its own, so the reply after it
+    stays in view and a 3,000-character question is one line, not a wall."""
+    lines = [message_fold(line, limit) for line in text.split("\n")]
+    # A folded line is a block of its own (a <details>): no line break after it.
+    return Markup("").join(
+        line if i == len(lines) - 1 or line.startswith("<details") else line + Markup("<br>")
+        for i, line in enumerate(lines)
+    )
+
+
 def uncited(text: str | None) -> str:
     """`text` without the bracketed message ids an agent cites."""
     return CITATION.sub("", text or "")
@@ -87,6 +98,7 @@ def when(ts: datetime | None) -> str:
 
 
 templates.env.filters["message_html"] = message_html
+templates.env.filters["note_html"] = note_html
 templates.env.filters["when"] = when
 templates.env.filters["fold"] = fold
 templates.env.filters["uncited"] = uncited

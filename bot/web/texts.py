@@ -35,8 +35,31 @@ GENERIC_QUESTION = "what should I know about this week?"
 ASK_USAGE = "Usage: /ask-with @colleague [@colleague …] <question>"
 
 
+SETTINGS_USAGE = (
+    "Your own settings: /askwith show · /askwith on|off (memory) · /askwith share auto|ask|never · "
+    "/askwith exclude #channel · /askwith include #channel. The Settings page has them all."
+)
+KEPT_IN_BOX = "Your text is still in the message box."
+
+
 def unknown_command(word: str, suggestion: str) -> str:
     return f"{word} is not a command, so nothing was posted. Did you mean:\n{suggestion}"
+
+
+def not_a_setting(typed: str, suggestion: str | None) -> str:
+    """`/askwith shre ask`: what was not understood, and the fix when one is close."""
+    if suggestion is None:
+        return f"{typed} is not a setting askwith knows, so nothing changed.\n{SETTINGS_USAGE}"
+    return f"{typed} is not a setting askwith knows, so nothing was posted or changed. Did you mean:\n{suggestion}"
+
+
+def settings_summary(memory: str, share: str, excluded: list[str]) -> str:
+    kept_out = ", ".join(excluded) if excluded else "none"
+    return f"Memory: {memory}. Sharing: {share}. Channels kept out of memory: {kept_out}."
+
+
+def no_such_channel(name: str) -> str:
+    return f"You are in no channel {name or '(none given)'}; write it as it is in the sidebar, e.g. #general."
 
 
 def no_bench_reports(root: str) -> str:

@@ -3,10 +3,11 @@ parent), their ephemeral notices and the approvals waiting for them."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from adapters.local.workspace import EphemeralPost, LocalWorkspace
-from bot.port import ApprovalRequest, ChannelKind, ChatMessage
+from bot.port import ApprovalRequest, ChannelKind, ChatMessage, Member
 from bot.web.texts import GENERIC_QUESTION, SAMPLE_ASKS
 from bot.world import World
 
@@ -101,3 +102,16 @@ def _dm_partners(world: World, member_id: str) -> list[str]:
         if channel.kind is ChannelKind.DM:
             partners += [m for m in channel.member_ids if m not in (member_id, world.bot_id)]
     return partners
+
+
+def mentionable(world: World, member_id: str) -> list[Member]:
+    """The colleagues the composer's @-autocomplete offers: every active person but the member, by display name."""
+    people = [m for m in world.members.values() if m.id != member_id and not m.is_bot and not m.deactivated]
+    return sorted(people, key=lambda m: m.display_name.casefold())
+
+
+def mention_names(world: World) -> dict[str, str]:
+    """Display name (case-folded) -> handle, for "@Bob Okafor" mentions; a name two people share names neither."""
+    people = [m for m in world.members.values() if not m.is_bot]
+    taken = Counter(m.display_name.casefold() for m in people)
+    return {m.display_name.casefold(): m.name for m in people if taken[m.display_name.casefold()] == 1}

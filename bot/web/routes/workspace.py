@@ -1,11 +1,16 @@
-"""The local web workspace: read channels and DMs, post as the signed-in member, `/ask-with`, approve or deny shares.
+"""The local web workspace: read channels and DMs, post as the signed-in member, `/ask-with`, `/askwith` (the
+member's own settings), approve or deny shares.
 
 `/ask-with` goes through `AskService.submit`, the same core path as Slack's command; the process's ask worker runs
 the ask and askwith posts the answer into the member's DM, which this page shows as it arrives (a tiny polling
-script reloads the message list; without JavaScript the page still works, it just needs a reload).
-"""
+script reloads the message list; without JavaScript the page still works, it just needs a reload). Whatever the
+composer refuses (a typo'd command, a question over the cap, an unknown colleague) comes back as the page again, the
+text still in the box and, when a command is close, a one-click "Did you mean …?" (`?draft=` fills the box)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -18,19 +23,24 @@ from bot.store.db import Database
 from bot.web import texts
 from bot.web.access import Identity
 from bot.web.auth import config, db, require_identity
-from bot.web.commands import parse_ask_command, suggested_command, unknown_command
+from bot.web.commands import ASK_COMMAND, parse_ask_command, parse_settings_command, suggestion, unknown_command
 from bot.web.records.dm_answers import dm_answers
 from bot.web.render import page
+from bot.web.settings_command import SettingRefused, run_settings
 from bot.web.workspace_view import (
     approvals_of,
     can_read,
     channels_of,
     ephemerals_of,
     example_ask,
+    mention_names,
+    mentionable,
     messages_of,
     timeline,
 )
 
+
+MAX_DRAFT = 20_000  # a `?draft=` longer than any question askwith takes is cut there
 
 DECISIONS = {
     "approve": ApprovalDecision.APPROVED,
@@ -74,6 +84,14 @@ async def _channel(request: Request, template: str) -> Response:
     if not can_read(local.port, identity.platform_id, channel_id):
         return page(request, "error.html", identity=identity, status_code=403, title=texts.FORBIDDEN_TITLE,
                     message=texts.UNKNOWN_CHANNEL)  # fmt: skip
+    # `?draft=` fills the message box: a suggested fix is one link away, with or without JavaScript.
+    draft = request.query_params.get("draft", "")[:MAX_DRAFT]
+    return page(request, template, **await _channel_context(request, identity, local, channel_id, draft=draft))
+
+
+async def _channel_context(
+    request: Request, identity: Identity, local: LocalRuntime, channel_id: str, *, draft: str = "", fix: str = ""
+) -> dict[str, Any]:
     channels = await channels_of(local.port, identity.platform_id)
     messages = messages_of(local.port, channel_id)
     in_bot_dm = channel_id == channels[0].id
@@ -81,15 +99,19 @@ async def _channel(request: Request, template: str) -> Response:
     if in_bot_dm:
         answers = await dm_answers(db(request), config(request).settings, local.port, messages,
                                    viewer=identity.member, workspace_id=local.workspace_id)  # fmt: skip
-    return page(
-        request, template, identity=identity, channel_id=channel_id, channels=channels, answers=answers,
+    return dict(
+        identity=identity, channel_id=channel_id, channels=channels, answers=answers,
         feed=timeline(messages, ephemerals_of(local.port, identity.platform_id, channel_id)),
         example_ask=example_ask(local.port.world, identity.platform_id) if in_bot_dm and not messages else None,
-        approvals=approvals_of(local.port, identity.platform_id),
+        approvals=approvals_of(local.port, identity.platform_id), draft=draft, fix=fix,
+        mentionable=mentionable(local.port.world, identity.platform_id),
+        question_cap=config(request).settings.max_question_chars,
     )  # fmt: skip
 
 
 async def post_message(request: Request) -> Response:
+    """Post, ask or change a setting. Whatever is refused comes back on the page with the text still in the box (and
+    the fix, when one is close), never cleared."""
     found = await local_member(request)
     if isinstance(found, Response):
         return found
@@ -99,27 +121,61 @@ async def post_message(request: Request) -> Response:
         return page(request, "error.html", identity=identity, status_code=403, title=texts.FORBIDDEN_TITLE,
                     message=texts.UNKNOWN_CHANNEL)  # fmt: skip
     text = str((await request.form()).get("text", "")).strip()
-    target = f"/workspace/{channel_id}"
-    if text:
-        target = await _compose(local, identity.platform_id, channel_id, text) or target
-    return RedirectResponse(target, status_code=303)
+    if not text:
+        return RedirectResponse(f"/workspace/{channel_id}", status_code=303)
+    composed = await _compose(request, local, identity.platform_id, channel_id, text)
+    if composed.refused:
+        context = await _channel_context(request, identity, local, channel_id, draft=text, fix=composed.fix or "")
+        return page(request, "workspace.html", status_code=422, **context)
+    return RedirectResponse(composed.target or f"/workspace/{channel_id}", status_code=303)
 
 
-async def _compose(local: LocalRuntime, member_id: str, channel_id: str, text: str) -> str | None:
-    """Post the message or submit the ask; an ask submitted returns its live page, where the member follows it."""
-    if word := unknown_command(text):  # a typo of /ask-with: posting it would show the question to the channel
-        await local.port.post_ephemeral(channel_id, member_id, texts.unknown_command(word, suggested_command(text)))
-        return None
-    command = parse_ask_command(text)
+@dataclass(frozen=True)
+class Composed:
+    target: str | None = None  # the ask's live page, where the member follows it
+    refused: bool = False
+    fix: str | None = None  # the command the member most likely meant
+
+
+async def _compose(request: Request, local: LocalRuntime, member_id: str, channel_id: str, text: str) -> Composed:
+    """Post the message, change the setting or submit the ask, with a note to the member of what happened."""
+
+    async def note(words: str) -> None:
+        await local.port.post_ephemeral(channel_id, member_id, words)
+
+    if word := unknown_command(text):  # a typo of a command: posting it would show the question to the channel
+        fix = suggestion(text) or ASK_COMMAND
+        await note(texts.unknown_command(word, fix))
+        return Composed(refused=True, fix=fix)
+    if (setting := parse_settings_command(text)) is not None:
+        fix = suggestion(text)
+        if not setting.action:
+            await note(texts.not_a_setting(" ".join(text.split()[:2]), fix))
+            return Composed(refused=True, fix=fix)
+        try:
+            reply = await run_settings(db(request), local.port, member_id, setting)
+        except SettingRefused as exc:
+            await note(str(exc) if fix is None else texts.not_a_setting(" ".join(text.split()), fix))
+            return Composed(refused=True, fix=fix)
+        await note(f"{_echo(text)}\n{reply}")
+        return Composed()
+    command = parse_ask_command(text, mention_names(local.port.world))
     if command is None:
         await local.post(member_id, channel_id, text)
-        return None
+        return Composed()
     if not command.colleagues and not command.question:
-        await local.port.post_ephemeral(channel_id, member_id, texts.ASK_USAGE)
-        return None
+        await note(texts.ASK_USAGE)
+        return Composed(refused=True)
     reply = await local.ask(member_id, list(command.colleagues), command.question)
-    await local.port.post_ephemeral(channel_id, member_id, f"{text}\n{reply.text}")
-    return f"/workspace/asks/{reply.ask_id}" if reply.ask_id is not None else None
+    await note(f"{_echo(text)}\n{reply.text}")
+    if not reply.ok:  # too long, unknown colleague, no model: the member edits and sends again
+        return Composed(refused=True)
+    return Composed(f"/workspace/asks/{reply.ask_id}" if reply.ask_id is not None else None)
+
+
+def _echo(text: str) -> str:
+    """What the member sent, as the first line of a note (the page folds it when it is long)."""
+    return " ".join(text.split())
 
 
 async def dismiss_note(request: Request) -> Response:
