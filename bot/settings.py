@@ -336,6 +336,13 @@ class Settings(BaseSettings):
         gt=0,
         le=86_400,
     )
+    serve_runs_asks: bool = _setting(
+        "ASKWITH_SERVE_RUNS_ASKS",
+        True,
+        "Whether `askwith serve` runs Slack and Discord asks itself. false = it only takes them in (messages, "
+        "commands, approval clicks) and leaves them in the database for `askwith worker` processes, which must then "
+        "run (see docs/deploy.md). A local workspace's asks still run in `askwith serve`: no worker hosts it.",
+    )
     # ------------------------------------------------------------------ local LLM
     local_llm: str = _setting(
         "ASKWITH_LOCAL_LLM",

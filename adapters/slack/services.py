@@ -81,9 +81,10 @@ class SlackServices:
         return await self.asks.submit(request)
 
     async def run_ask(self, ask_id: int) -> None:
-        """Run a submitted ask in this process. If an ask worker claimed it first, it runs there instead; if this
-        process dies mid-way, a worker resumes it (asks are durable)."""
-        if await self.asks.claim(ask_id):
+        """Run a submitted ask in this process, unless it leaves asks to `askwith worker` processes
+        (ASKWITH_SERVE_RUNS_ASKS=false). If an ask worker claimed it first, it runs there instead; if this process
+        dies mid-way, a worker resumes it (asks are durable)."""
+        if self.settings.serve_runs_asks and await self.asks.claim(ask_id):
             await self.asks.process(ask_id)
 
     def negotiation(self) -> MemberNegotiation:

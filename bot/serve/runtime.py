@@ -6,8 +6,9 @@
 With no platform token set, the local workspace named by ASKWITH_SERVE_WORKSPACE is hosted (the web workspace UI
 plays its members). Platform adapters plug in through `bot.serve.platforms`; shutdown runs in reverse: schedule, ask
 workers (a grace period for running asks), platforms, LLM client, database. `askwith worker` runs the same process
-without its inbound side (`serving=False`). Without a configured language model the process still starts: asks
-are answered with one message saying how to configure one.
+without its inbound side (`serving=False`). With ASKWITH_SERVE_RUNS_ASKS=false, `askwith serve` runs no ask worker
+for its platforms: their asks wait in the database for `askwith worker` processes. Without a configured language
+model the process still starts: asks are answered with one message saying how to configure one.
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ class Runtime:
     ask_workers: list[asyncio.Task[None]] = field(default_factory=list)
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
     worker_of: dict[str, asyncio.Task[None]] = field(default_factory=dict)  # workspace key -> its ask worker
+    runs_asks: bool = True  # whether the platforms' asks run here (False: `serve` leaves them to `askwith worker`)
 
     def join(self, platform: PlatformRuntime) -> None:
         """A workspace that joined while the process runs: served like those present at start."""
@@ -83,7 +85,7 @@ class Runtime:
             if self.scheduler is not None:
                 interval = self.settings.ingest_interval_seconds
                 jobs.register_all(self.scheduler, workers={key: platform.ingest}, ingest_interval_seconds=interval)
-        if platform.asks is not None and not self.stopping.is_set():
+        if platform.asks is not None and self.runs_asks and not self.stopping.is_set():
             task = asyncio.create_task(AskWorker(platform.asks).run(stop=self.stopping))
             self.ask_workers.append(task)
             self.worker_of[_ingest_key(platform)] = task
@@ -139,7 +141,7 @@ async def running(
         mem = (memory or build_memory)(settings, db, configured.memory_reader if configured else None)
         if configured is not None and configured.private is not None:
             mem.access = replace(mem.access, reader=configured.private)
-        runtime = Runtime(settings, db, llm, local=None)
+        runtime = Runtime(settings, db, llm, local=None, runs_asks=not serving or settings.serve_runs_asks)
         runtime.platforms = await start_platforms(
             settings, db, llm=llm, memory=mem.access, indexer=mem.indexer, links=TranscriptLinks(settings, secret),
             stack=stack, listen=serving, joined=runtime.join, left=runtime.leave,
@@ -149,6 +151,8 @@ async def running(
         if not runtime.platforms:
             spec = local_workspace or settings.serve_workspace
             runtime.local = await start_local(settings, db, spec, llm=llm, memory=mem)
+        elif not runtime.runs_asks:
+            log.info("asks are left to `askwith worker` processes (ASKWITH_SERVE_RUNS_ASKS=false)")
         _collect_workers(runtime)
         # What start-up built lives as long as the process: moved out of the cyclic collector's reach, it is not
         # walked again by every full collection while asks run (gc.freeze).
@@ -224,7 +228,7 @@ async def _drain(tasks: list[asyncio.Task[None]]) -> None:
 def _start_background(runtime: Runtime, stop: asyncio.Event) -> list[asyncio.Task[None]]:
     tasks = []
     for platform in runtime.platforms:
-        if platform.asks is not None:
+        if platform.asks is not None and runtime.runs_asks:
             task = asyncio.create_task(AskWorker(platform.asks).run(stop=stop))
             runtime.worker_of[_ingest_key(platform)] = task
             tasks.append(task)

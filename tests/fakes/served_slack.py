@@ -6,6 +6,7 @@ acknowledgement benchmark.
         served.fake.posts(channel)       # what the process posted to "Slack"
     served.logs()                        # everything the process wrote (stdout + stderr), after it stopped
     await served.kill(); await served.restart()   # SIGKILL, then a new process on the same database
+    ServedSlack(tmp_path, database_url=url, workers=("worker-a",))   # with `askwith worker --scripted` beside it
 
 The fake runs on its own event loop in a thread, so a test may block while the process calls it. Before the process
 starts, the workspace is mirrored and ingested (Bob granted his DMs; Alice, Bob and Erin opted in), as an operator's
@@ -71,6 +72,18 @@ class ThreadedFakeSlack:
         self.thread.join(10)
 
 
+async def _stop(proc: subprocess.Popen[str]) -> None:
+    """SIGTERM (the process drains), SIGKILL if it has not exited within a minute."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        await asyncio.to_thread(proc.wait, 60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        await asyncio.to_thread(proc.wait, 10)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -86,6 +99,8 @@ class ServedSlack:
         env: dict[str, str] | None = None,
         dotenv: dict[str, str] | None = None,
         asks_before_sharing: tuple[str, ...] = (),
+        database_url: str = "",
+        workers: tuple[str, ...] = (),
     ) -> None:
         self.workdir = workdir
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -98,6 +113,9 @@ class ServedSlack:
         self.extra_env = env or {}
         self.dotenv = dotenv or {}
         self.asks_before_sharing = asks_before_sharing  # members whose share policy is `ask`
+        self.database_url = database_url  # empty: SQLite in the data directory
+        self.worker_names = workers  # started with the process (several need PostgreSQL: `database_url`)
+        self.workers: dict[str, subprocess.Popen[str]] = {}
         self.proc: subprocess.Popen[str] | None = None
         self.out_path = workdir / "serve-out.txt"
         self.err_path = workdir / "serve-err.txt"
@@ -107,6 +125,7 @@ class ServedSlack:
     def settings(self) -> Settings:
         return Settings(
             data_dir=self.workdir / "data",
+            database_url=self.database_url,
             embedder="hash",
             slack_bot_token=self.fake.bot_token,
             slack_signing_secret=SIGNING_SECRET,
@@ -122,6 +141,7 @@ class ServedSlack:
             ASKWITH_LOG_LEVEL=self.log_level, ASKWITH_LINK_SECRET=LINK_SECRET, ASKWITH_WEB_PORT=str(self.port),
             ASKWITH_INGEST_INTERVAL_SECONDS="0", ASKWITH_TOKEN_ENCRYPTION_KEY=self.encryption_key,
             SLACK_BOT_TOKEN=self.fake.bot_token, SLACK_SIGNING_SECRET=SIGNING_SECRET, SLACK_API_URL=self.fake.base_url,
+            ASKWITH_DATABASE_URL=self.database_url,
         )  # fmt: skip
         env.update(self.extra_env)
         return env
@@ -164,6 +184,8 @@ class ServedSlack:
             if self.dotenv:
                 lines = [f"{k}={v}" for k, v in self.dotenv.items()]
                 (self.workdir / ".env").write_text("\n".join(lines) + "\n")
+            for name in self.worker_names:  # starting while `serve` starts: the database is migrated already
+                self.start_worker(name)
             await self._start_process()
         except BaseException:
             await self.__aexit__()
@@ -177,6 +199,20 @@ class ServedSlack:
                 stdout=out, stderr=err, text=True,
             )  # fmt: skip
         await self._wait_healthy()
+
+    def start_worker(self, name: str) -> subprocess.Popen[str]:
+        """An `askwith worker --scripted` on the same database and settings, with a data directory of its own (as on
+        another machine); its output goes to `<name>-out.txt` / `<name>-err.txt` (`worker_logs`)."""
+        env = {**self.env(), "ASKWITH_DATA_DIR": str(self.workdir / f"{name}-data")}
+        with (self.workdir / f"{name}-out.txt").open("w") as out, (self.workdir / f"{name}-err.txt").open("w") as err:
+            self.workers[name] = subprocess.Popen(
+                [sys.executable, "-m", "bot", "worker", "--scripted"], cwd=self.workdir, env=env,
+                stdout=out, stderr=err, text=True,
+            )  # fmt: skip
+        return self.workers[name]
+
+    def worker_logs(self, name: str) -> str:
+        return "".join(p.read_text() for p in (self.workdir / f"{name}-out.txt", self.workdir / f"{name}-err.txt"))
 
     async def kill(self) -> None:
         """SIGKILL the process, as a crashed host or an OOM kill would: no shutdown runs."""
@@ -204,13 +240,7 @@ class ServedSlack:
         raise RuntimeError("askwith serve did not answer /healthz in time")
 
     async def __aexit__(self, *exc: object) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.to_thread(self.proc.wait, 60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                await asyncio.to_thread(self.proc.wait, 10)
+        await asyncio.gather(*(_stop(p) for p in [*self.workers.values(), self.proc] if p is not None))
         self.slack.stop()
 
     def logs(self) -> str:

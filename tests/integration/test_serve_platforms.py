@@ -241,6 +241,34 @@ async def test_askwith_worker_runs_a_queued_slack_ask_and_stops_on_sigterm(
         assert secret not in out and secret not in err
 
 
+async def test_a_serve_that_leaves_asks_to_workers_runs_none_and_a_worker_runs_its_ask(
+    settings: Settings, fake_slack: FakeSlackApi
+) -> None:
+    settings = _slack_settings(settings, fake_slack).replace(serve_runs_asks=False)
+    world, llm = fake_slack.world, scripted_llm(settings)
+    alice_dm = world.dm(world.bot_id, "UALICE").id
+    async with running(settings, secret=LINK_SECRET, llm=llm, memory=clear_only) as serving:
+        assert (serving.runs_asks, serving.worker_of, serving.ask_workers) == (False, {}, [])
+    async with Served(settings) as served, httpx.AsyncClient(base_url=served.url, timeout=10) as http:
+        await _opt_in(settings, world.id, "UALICE", "UBOB")
+        body = command_body(world.id, "UALICE", "/ask-with", f"<@UBOB|bob> {QUESTION}")
+        response = await http.post("/slack/events", content=body, headers=signed_headers(SIGNING_SECRET, body))
+        assert response.status_code == 200 and response.json()["text"] == texts.asking(["<@UBOB>"])
+        # `askwith worker` reads the same settings: the setting is for `serve` alone, a worker runs asks.
+        async with running(settings, secret=LINK_SECRET, llm=llm, memory=clear_only, serving=False) as worker:
+            assert list(worker.worker_of) == ["slack"]
+            (slack,) = worker.platforms
+            assert slack.asks is not None
+            deadline = time.monotonic() + 20
+            while (ask := await slack.asks.load(1)).final_post != "posted":
+                assert time.monotonic() < deadline, (ask.status, ask.claimed_by)
+                await asyncio.sleep(0.05)
+    # Run (to its end: nothing was ingested, so it finds nothing) by the worker alone: serve's own ask worker, or
+    # serve running the command's ask itself, would have claimed it first (serve took it before the worker started).
+    assert (ask.claimed_by, ask.attempts) == (slack.asks.worker_id, 1)
+    assert len(fake_slack.posts(alice_dm)) == 1
+
+
 async def test_in_socket_mode_the_mounted_endpoint_takes_no_events() -> None:
     """Bolt checks no signature in Socket Mode, so the HTTP endpoint (kept for the install flow) refuses events."""
     endpoint = SlackHttpApp(None, events=False)  # type: ignore[arg-type] - never reached for events
