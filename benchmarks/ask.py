@@ -35,13 +35,13 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 
 from adapters.local.workspace import LocalWorkspace  # noqa: E402
 from benchmarks.reach_figures import critical_path  # noqa: E402
-from bot.agents.memory_tools import MemoryAccess  # noqa: E402
 from bot.agents.scripted_model import scripted_model  # noqa: E402
 from bot.asks.service import AskOutcome, AskRequest, AskService  # noqa: E402
 from bot.asks.transcripts import Transcript, load_transcript  # noqa: E402
 from bot.bench.friendstv.dataset import build_friendstv_dataset  # noqa: E402
 from bot.llm.client import LLMClient  # noqa: E402
 from bot.llm.scripted import ScriptedBackend  # noqa: E402
+from bot.memory.access import MemoryAccess  # noqa: E402
 from bot.memory.fuzzy import FuzzyMemory  # noqa: E402
 from bot.memory.history import WholeHistory  # noqa: E402
 from bot.memory.indexer import SessionIndexer  # noqa: E402

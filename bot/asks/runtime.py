@@ -8,13 +8,13 @@ memory = open_memory(settings, db, reader=private)
 
 from __future__ import annotations
 
-from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import scripted_model
 from bot.errors import LocalLLMError
 from bot.llm.client import LLMClient
 from bot.llm.local_server import resolve_local_model
 from bot.llm.provider import private_settings
 from bot.llm.scripted import ScriptedBackend
+from bot.memory.access import MemoryAccess
 from bot.memory.fuzzy import FuzzyMemory
 from bot.memory.history import WholeHistory
 from bot.memory.services import agent_search

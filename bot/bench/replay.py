@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adapters.local.workspace import LocalWorkspace
-from bot.agents.memory_tools import MemoryAccess
 from bot.asks.service import AskService
 from bot.llm.client import LLMClient
+from bot.memory.access import MemoryAccess
 from bot.memory.services import MemoryServices
 from bot.memory.vector_index import VectorIndex
 from bot.settings import Settings

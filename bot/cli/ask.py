@@ -13,7 +13,6 @@ from rich.text import Text
 from adapters.local.registry import LocalWorkspaces
 from adapters.local.workspace import ApprovalResponder
 from bot.agents.ablations import NAMES
-from bot.agents.memory_tools import MemoryAccess
 from bot.asks.runtime import SCRIPTED_PRIVATE_MODEL, scripted_backend
 from bot.asks.service import AskOutcome, AskRequest, AskService
 from bot.asks.transcripts import Transcript, load_transcript
@@ -23,6 +22,7 @@ from bot.cli.terminal_approvals import terminal_responder
 from bot.cli.transcript_view import render_transcript
 from bot.llm.client import LLMClient
 from bot.llm.provider import open_llm_clients
+from bot.memory.access import MemoryAccess
 from bot.settings import Settings
 from bot.store.db import run
 

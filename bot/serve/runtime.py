@@ -21,12 +21,12 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from adapters.local.registry import LocalWorkspaces
-from bot.agents.memory_tools import MemoryAccess
 from bot.asks.service import AskService
 from bot.asks.worker import AskWorker
 from bot.errors import NoPlatformError
 from bot.llm.client import LLMClient
 from bot.llm.provider import model_configured, open_llm_clients
+from bot.memory.access import MemoryAccess
 from bot.memory.fuzzy import FuzzyMemory
 from bot.memory.history import WholeHistory
 from bot.memory.indexer import SessionIndexer
