@@ -22,7 +22,6 @@ from bot.cli.terminal_approvals import terminal_responder
 from bot.cli.transcript_view import render_transcript
 from bot.llm.client import LLMClient
 from bot.llm.provider import open_llm_clients
-from bot.memory.access import MemoryAccess
 from bot.settings import Settings
 from bot.store.db import run
 
@@ -87,9 +86,7 @@ async def ask_on_local_workspace(
         # Bring members' memory up to date first, clear and fuzzy, exactly as `askwith ingest` does (incremental:
         # only what is new since the last run).
         report = await ingest_into(services, port)
-        memory = MemoryAccess(
-            clear=services.agent_search(), fuzzy=services.fuzzy(), reader=private_llm, history=services.history()
-        )
+        memory = services.access(reader=private_llm)
         service = AskService(
             settings=settings, db=services.db, port=port, llm=llm, memory=memory, workspace_id=report.workspace_id
         )
