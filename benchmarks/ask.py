@@ -35,19 +35,16 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 
 from adapters.local.workspace import LocalWorkspace  # noqa: E402
 from benchmarks.reach_figures import critical_path  # noqa: E402
-from bot.agents.memory_tools import MemoryAccess  # noqa: E402
 from bot.agents.scripted_model import scripted_model  # noqa: E402
 from bot.asks.service import AskOutcome, AskRequest, AskService  # noqa: E402
 from bot.asks.transcripts import Transcript, load_transcript  # noqa: E402
 from bot.bench.friendstv.dataset import build_friendstv_dataset  # noqa: E402
 from bot.llm.client import LLMClient  # noqa: E402
 from bot.llm.scripted import ScriptedBackend  # noqa: E402
-from bot.memory.fuzzy import FuzzyMemory  # noqa: E402
-from bot.memory.history import WholeHistory  # noqa: E402
 from bot.memory.indexer import SessionIndexer  # noqa: E402
-from bot.memory.services import agent_search  # noqa: E402
 from bot.memory.summarizer import SessionSummarizer  # noqa: E402
 from bot.memory.vector_index import VectorIndex  # noqa: E402
+from bot.memory.wiring import open_memory  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store.db import Database  # noqa: E402
 from memory_ingest.worker import IngestWorker  # noqa: E402
@@ -104,7 +101,7 @@ async def setup(settings: Settings, *, latency_s: float, questions: int) -> Benc
     await SessionIndexer(db, settings, SessionSummarizer(db, None), index).update(report.workspace_id)
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(timed_scripted_model, latency_s=latency_s))
     # Agents search as in production: ASKWITH_AGENT_SEARCH (hybrid by default, or lexical).
-    memory = MemoryAccess(agent_search(settings, db, index), FuzzyMemory(db, index), history=WholeHistory(db))
+    memory = open_memory(settings, db, index=index)
     service = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=report.workspace_id)
     requests = [AskRequest(i.asking[0], [i.asking[1]], i.question) for i in dataset.items[:questions]]
     return Bench(service, requests, latency_s)

@@ -16,10 +16,10 @@ from sqlalchemy import select
 
 from adapters.discord.bot import start_discord
 from benchmarks.timing import percentile
-from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import scripted_model
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.settings import Settings
 from bot.store import models

@@ -50,12 +50,12 @@ from adapters.slack.client import web_client  # noqa: E402
 from adapters.slack.live_search import SlackLiveSearch, hearing_in  # noqa: E402
 from adapters.slack.port import SlackPort  # noqa: E402
 from adapters.slack.rate_limits import InstallLimits, MethodBudgets  # noqa: E402
-from bot.agents.memory_tools import MemoryAccess  # noqa: E402
 from bot.agents.scripted_model import scripted_model  # noqa: E402
 from bot.asks.requests import AskRequest  # noqa: E402
 from bot.asks.service import AskService  # noqa: E402
 from bot.llm.client import LLMClient  # noqa: E402
 from bot.llm.scripted import ScriptedBackend  # noqa: E402
+from bot.memory.access import MemoryAccess  # noqa: E402
 from bot.memory.clear import ClearMemory  # noqa: E402
 from bot.memory.embeddings import HashEmbedder  # noqa: E402
 from bot.memory.fuzzy import FuzzyMemory  # noqa: E402

@@ -13,9 +13,9 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bot.agents.memory_tools import MemoryAccess
 from bot.asks.service import AskService, TranscriptLink
 from bot.llm.client import LLMClient
+from bot.memory.access import MemoryAccess
 from bot.memory.indexer import SessionIndexer
 from bot.settings import Settings
 from bot.store.db import Database

@@ -28,10 +28,10 @@ from adapters.discord.calls import MAX_INLINE_RATE_LIMIT_S
 from adapters.discord.command_sync import sync_if_changed
 from adapters.discord.guilds import GuildLauncher, served_guilds
 from adapters.discord.services import DiscordServices
-from bot.agents.memory_tools import MemoryAccess
 from bot.asks.worker import AskWorker
 from bot.errors import AskwithError, WorkspaceError
 from bot.llm.client import LLMClient
+from bot.memory.access import MemoryAccess
 from bot.memory.indexer import SessionIndexer
 from bot.settings import Settings
 from bot.store.db import Database

@@ -15,11 +15,11 @@ from adapters.discord import texts
 from adapters.discord.calls import platform_call
 from adapters.discord.port import DiscordPort
 from adapters.discord.services import DiscordServices
-from bot.agents.memory_tools import MemoryAccess
 from bot.asks.service import AskService
 from bot.consent.pending import ApprovalRegistry
 from bot.errors import AskwithError, WorkspaceError
 from bot.llm.client import LLMClient
+from bot.memory.access import MemoryAccess
 from bot.memory.indexer import SessionIndexer
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey

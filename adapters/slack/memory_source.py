@@ -18,7 +18,7 @@ import logging
 from adapters.slack.install import USER_SCOPES
 from adapters.slack.live_search import SEARCH_USER_SCOPES, SlackLiveSearch
 from adapters.slack.port import SlackPort
-from bot.agents.memory_tools import MemoryAccess
+from bot.memory.access import MemoryAccess
 from bot.memory.live import live_access, memory_source
 from bot.settings import Settings
 from bot.store.db import Database

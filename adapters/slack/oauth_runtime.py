@@ -26,8 +26,8 @@ from adapters.slack.oauth_app import build_oauth_app
 from adapters.slack.runtime import open_workspace
 from adapters.slack.services import SlackServices
 from adapters.slack.workspaces import SlackWorkspaces
-from bot.agents.memory_tools import MemoryAccess
 from bot.llm.client import LLMClient
+from bot.memory.access import MemoryAccess
 from bot.memory.indexer import SessionIndexer
 from bot.settings import Settings
 from bot.store.db import Database

@@ -28,9 +28,9 @@ from adapters.slack.memory_source import live_memory, member_scopes, slack_memor
 from adapters.slack.port import SlackPort
 from adapters.slack.rate_limits import InstallLimits, budgets_for
 from adapters.slack.services import SlackServices
-from bot.agents.memory_tools import MemoryAccess
 from bot.asks.service import AskService
 from bot.llm.client import LLMClient
+from bot.memory.access import MemoryAccess
 from bot.memory.indexer import SessionIndexer
 from bot.memory.live import slack_memory_option
 from bot.settings import Settings

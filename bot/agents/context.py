@@ -11,7 +11,7 @@ from bot.agents.ablations import Ablations
 from bot.agents.agent import Agent, Budget
 from bot.agents.blackboard import Blackboard
 from bot.agents.grounding import Grounding
-from bot.agents.memory_tools import MemoryAccess, MemoryTools, SearchCache
+from bot.agents.memory_tools import MemoryTools, SearchCache
 from bot.agents.plan import Plan
 from bot.agents.progress import ProgressSink, Stage
 from bot.agents.roster import Roster
@@ -19,6 +19,7 @@ from bot.agents.steps import StatementStep, TurnStep
 from bot.consent.outbox import Outbox
 from bot.errors import LLMConfigurationError
 from bot.llm.client import LLMClient
+from bot.memory.access import MemoryAccess
 from bot.settings import Settings
 
 

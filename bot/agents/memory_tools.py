@@ -16,19 +16,18 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from bot.agents.ablations import Ablations
 from bot.agents.evidence import EvidenceLine
 from bot.errors import AskwithError, LLMOutputError
-from bot.llm.client import LLMClient
+from bot.memory.access import HistoryRead, MemoryAccess, Visible
 from bot.memory.history import HistorySize
 from bot.memory.keywords import STOP_WORDS, phrase_of
-from bot.memory.source import LiveSearch
-from bot.memory.types import ClearHit, ClearQuery, FuzzyHit, FuzzyQuery, MessageView, Viewer
+from bot.memory.types import ClearHit, ClearQuery, FuzzyHit, FuzzyQuery, Viewer
 
 
 MAX_KEYWORDS = 12  # counted after stop-word-only keywords are dropped
@@ -38,49 +37,6 @@ MAX_TOP_K = 5
 MAX_QUERIES = 3  # of each kind per turn
 LINE_OVERHEAD_CHARS = 40  # id, channel, time and sender of a line, for sizing a whole-history read
 OWN_READS = ("clear", "fuzzy", "history")  # how a line read from the member's own memory came (`EvidenceLine.via`)
-
-
-Visible = Mapping[int, int]  # the channels a viewer can see, with their memory versions (one snapshot a turn)
-
-
-class ClearSearch(Protocol):
-    async def search(self, viewer: Viewer, query: ClearQuery, *, visible: Visible | None = None) -> list[ClearHit]: ...
-
-
-class FuzzySearch(Protocol):
-    async def search(self, viewer: Viewer, query: FuzzyQuery, *, visible: Visible | None = None) -> list[FuzzyHit]: ...
-
-
-class HistoryRead(Protocol):
-    """`bot.memory.history.WholeHistory`: everything a viewer can see, without searching."""
-
-    async def size(
-        self, viewer: Viewer, *, channel: str | None = None, sender: str | None = None, limit: int | None = None
-    ) -> HistorySize: ...
-
-    async def read(
-        self, viewer: Viewer, *, channel: str | None = None, sender: str | None = None
-    ) -> list[MessageView]: ...
-
-    async def visible_ids(self, viewer: Viewer, message_ids: list[str]) -> set[str]: ...
-
-    async def channels(self, viewer: Viewer) -> dict[int, int]: ...
-
-
-@dataclass(frozen=True)
-class MemoryAccess:
-    """The memory stores an ask reads through; None = that store is not available in this deployment.
-
-    `reader` is the private model of the privacy split (L2): the only model that reads what these stores return
-    (it extracts facts for the main model). None = no split: the main model reads the hits itself."""
-
-    clear: ClearSearch | None
-    fuzzy: FuzzySearch | None
-    reader: LLMClient | None = None
-    history: HistoryRead | None = None  # None: whole-history reads are not available
-    # The memory source: None = `mirror` (the stores above hold a copy); else `live`, searched on the platform on
-    # behalf of each member (`bot.memory.live`), which also says who can be searched before an ask starts.
-    live: LiveSearch | None = None
 
 
 # ---------------------------------------------------------------------- parameters the model chooses

@@ -1,26 +1,19 @@
-"""Building what an `AskService` needs from settings: the LLM client and the two memory stores.
+"""Building what an `AskService` needs from settings: the LLM clients (its memory: `bot.memory.wiring.open_memory`).
 
 llm = build_llm(settings)                 # LLMNotConfiguredError when no endpoint is set
 llm = build_llm(settings, scripted=True)  # the offline scripted stand-in (demos only: not answer quality)
 private = build_private_llm(settings)     # the privacy split's private model (endpoint), or None when it is off
-memory = open_memory(settings, db, reader=private)
 """
 
 from __future__ import annotations
 
-from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import scripted_model
 from bot.errors import LocalLLMError
 from bot.llm.client import LLMClient
 from bot.llm.local_server import resolve_local_model
 from bot.llm.provider import private_settings
 from bot.llm.scripted import ScriptedBackend
-from bot.memory.fuzzy import FuzzyMemory
-from bot.memory.history import WholeHistory
-from bot.memory.services import agent_search
-from bot.memory.vector_index import VectorIndex
 from bot.settings import Settings
-from bot.store.db import Database
 
 
 SCRIPTED_MODEL = "scripted-demo"
@@ -48,10 +41,3 @@ def build_private_llm(settings: Settings, *, scripted: bool = False) -> LLMClien
             "point ASKWITH_PRIVATE_LLM_BASE_URL at a running server instead."
         )
     return LLMClient.from_settings(private_settings(settings))
-
-
-def open_memory(settings: Settings, db: Database, *, reader: LLMClient | None = None) -> MemoryAccess:
-    """`reader`: the private model of the privacy split, the only one that reads memory hits (None: no split)."""
-    index = VectorIndex.from_settings(settings)
-    clear = agent_search(settings, db, index)
-    return MemoryAccess(clear=clear, fuzzy=FuzzyMemory(db, index), reader=reader, history=WholeHistory(db))

@@ -31,7 +31,6 @@ from bot.agents.ablations import Ablations
 from bot.agents.context import AskContext, RecursionBudget, TokenBudget
 from bot.agents.evidence import EvidenceLine
 from bot.agents.grounding import Grounding
-from bot.agents.memory_tools import MemoryAccess
 from bot.agents.multiparty import AskResult, run_ask
 from bot.agents.progress import Stage
 from bot.agents.roster import Roster
@@ -62,6 +61,7 @@ from bot.errors import (
     UnknownMemberError,
 )
 from bot.llm.client import LLMClient
+from bot.memory.access import MemoryAccess
 from bot.port import ChannelKind, ChatPort, ThreadRef
 from bot.settings import Settings
 from bot.store import models as store_models

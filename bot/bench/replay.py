@@ -16,11 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adapters.local.workspace import LocalWorkspace
-from bot.agents.memory_tools import MemoryAccess
 from bot.asks.service import AskService
 from bot.llm.client import LLMClient
 from bot.memory.services import MemoryServices
-from bot.memory.vector_index import VectorIndex
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.world import World
@@ -62,14 +60,8 @@ class Replays:
         self.db = db
         self.llm = llm
         self.dataset_dir = Path(dataset_dir)
-        index = VectorIndex.from_settings(settings)
-        services = MemoryServices(settings=settings, db=db, index=index, llm=summarizer_llm)
-        self.memory = MemoryAccess(
-            clear=services.agent_search(),
-            fuzzy=services.fuzzy() if fuzzy else None,
-            reader=reader,
-            history=services.history(),
-        )
+        services = MemoryServices.over(settings, db, summarizer_llm)
+        self.memory = services.access(reader=reader, fuzzy=fuzzy)
         self.indexer = services.indexer() if fuzzy else None
         self.on_ingest = on_ingest
         self._replays: dict[str, Replay] = {}

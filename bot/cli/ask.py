@@ -13,7 +13,6 @@ from rich.text import Text
 from adapters.local.registry import LocalWorkspaces
 from adapters.local.workspace import ApprovalResponder
 from bot.agents.ablations import NAMES
-from bot.agents.memory_tools import MemoryAccess
 from bot.asks.runtime import SCRIPTED_PRIVATE_MODEL, scripted_backend
 from bot.asks.service import AskOutcome, AskRequest, AskService
 from bot.asks.transcripts import Transcript, load_transcript
@@ -87,9 +86,7 @@ async def ask_on_local_workspace(
         # Bring members' memory up to date first, clear and fuzzy, exactly as `askwith ingest` does (incremental:
         # only what is new since the last run).
         report = await ingest_into(services, port)
-        memory = MemoryAccess(
-            clear=services.agent_search(), fuzzy=services.fuzzy(), reader=private_llm, history=services.history()
-        )
+        memory = services.access(reader=private_llm)
         service = AskService(
             settings=settings, db=services.db, port=port, llm=llm, memory=memory, workspace_id=report.workspace_id
         )

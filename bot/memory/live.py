@@ -20,9 +20,9 @@ from datetime import UTC, datetime
 
 from sqlalchemy import select
 
-from bot.agents.memory_tools import MemoryAccess, Visible
 from bot.errors import InvalidSettingError
 from bot.llm.client import LLMClient
+from bot.memory.access import MemoryAccess, Visible
 from bot.memory.source import LiveQuery, LiveResult, LiveSearch
 from bot.memory.types import ClearHit, ClearQuery, FuzzyHit, FuzzyQuery, MessageView, Viewer
 from bot.settings import Settings

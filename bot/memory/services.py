@@ -4,6 +4,7 @@
     report = await IngestWorker(port, services.db, indexer=services.indexer()).run()
     hits = await services.clear().search(viewer, ClearQuery(keywords=("paris",)))
     hits = await services.fuzzy().search(viewer, FuzzyQuery("who is moving out?"))
+    memory = services.access(reader=private)        # what an ask reads through (`bot.memory.wiring`)
     await services.close()
 
 The database, the vector index (embedded Chroma, or a server by setting) and, when an endpoint is configured, the
@@ -15,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.errors import InvalidSettingError
 from bot.llm.client import LLMClient
 from bot.llm.provider import private_settings
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.memory.fuzzy import FuzzyMemory
 from bot.memory.history import WholeHistory
@@ -25,6 +26,7 @@ from bot.memory.hybrid import HybridMemory
 from bot.memory.indexer import SessionIndexer
 from bot.memory.summarizer import SessionSummarizer
 from bot.memory.vector_index import VectorIndex
+from bot.memory.wiring import agent_search, open_memory
 from bot.settings import Settings
 from bot.store.db import Database
 
@@ -38,8 +40,17 @@ class MemoryServices:
 
     @classmethod
     async def open(cls, settings: Settings) -> MemoryServices:
-        db = await Database.open(settings)
-        return cls(settings=settings, db=db, index=VectorIndex.from_settings(settings), llm=_summary_model(settings))
+        return cls.over(settings, await Database.open(settings), _summary_model(settings))
+
+    @classmethod
+    def over(cls, settings: Settings, db: Database, llm: LLMClient | None) -> MemoryServices:
+        """The services over an open database, the vector index made once here from settings; `llm` writes session
+        summaries (None: extractive ones)."""
+        return cls(settings=settings, db=db, index=VectorIndex.from_settings(settings), llm=llm)
+
+    def access(self, *, reader: LLMClient | None = None, fuzzy: bool = True) -> MemoryAccess:
+        """The memory an ask reads through, over this process's vector index (`bot.memory.wiring.open_memory`)."""
+        return open_memory(self.settings, self.db, reader=reader, index=self.index, fuzzy=fuzzy)
 
     def indexer(self) -> SessionIndexer:
         return SessionIndexer(self.db, self.settings, SessionSummarizer(self.db, self.llm), self.index)
@@ -71,16 +82,3 @@ def _summary_model(settings: Settings) -> LLMClient | None:
     """The endpoint allowed to read sessions, or None (extractive summaries). A local model is not started here."""
     chosen = private_settings(settings) if settings.privacy_split else settings
     return LLMClient.from_settings(chosen) if chosen.llm_configured else None
-
-
-AGENT_SEARCHES = ("hybrid", "lexical")
-
-
-def agent_search(settings: Settings, db: Database, index: VectorIndex) -> ClearMemory | HybridMemory:
-    """Clear memory as agents search it: `ASKWITH_AGENT_SEARCH` = hybrid (needs message windows:
-    `ASKWITH_WINDOW_MESSAGES` > 0, else lexical) or lexical."""
-    if settings.agent_search not in AGENT_SEARCHES:
-        raise InvalidSettingError("ASKWITH_AGENT_SEARCH", settings.agent_search, f"one of {', '.join(AGENT_SEARCHES)}")
-    if settings.agent_search == "lexical" or settings.window_messages <= 0:
-        return ClearMemory(db)
-    return HybridMemory(ClearMemory(db), index.windows())

@@ -1,15 +1,14 @@
 """Who can see what. Every memory read is scoped by `visible_channels(viewer)`: the channels the viewer belongs to
 (channel membership, DMs they are party to) minus the channels their policy excludes. There is no other read path.
+The channels a member names for an exclusion are resolved by the store (`bot.store.channel_refs`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from sqlalchemy import Select, and_, func, or_, select
+from sqlalchemy import Select, and_, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from bot.errors import UnknownChannelError, UnknownMemberError
+from bot.errors import UnknownMemberError
 from bot.memory.types import Viewer
 from bot.store import models
 from bot.store.db import Database
@@ -60,33 +59,3 @@ async def resolve_viewer(session: AsyncSession, workspace_id: int, who: str) -> 
     if row is None:
         raise UnknownMemberError(who)
     return Viewer(workspace_id=workspace_id, member_id=row[0], name=row[1])
-
-
-async def resolve_channels(session: AsyncSession, workspace_id: int, refs: Iterable[str]) -> list[int]:
-    """The database ids of channels named by platform id or by name (with or without #), for writing exclusions.
-
-    A name shared by several channels names them all (an exclusion errs on the side of hiding). A reference that
-    names no channel raises UnknownChannelError naming it: an exclusion that silently excluded nothing would let the
-    member's agent read what they meant to keep out.
-    """
-    wanted = [ref.strip() for ref in refs]
-    if not wanted:
-        return []
-    if blank := next((ref for ref in wanted if not ref.lstrip("#")), None):
-        raise UnknownChannelError(blank)
-    names = [ref.lstrip("#") for ref in wanted]
-    rows = (
-        await session.execute(
-            select(models.Channel.id, models.Channel.platform_id, models.Channel.name).where(
-                models.Channel.workspace_id == workspace_id,
-                or_(models.Channel.platform_id.in_(wanted), models.Channel.name.in_(names)),
-            )
-        )
-    ).all()
-    ids: list[int] = []
-    for ref, name in zip(wanted, names, strict=True):
-        found = [row.id for row in rows if row.platform_id == ref] or [row.id for row in rows if row.name == name]
-        if not found:
-            raise UnknownChannelError(ref)
-        ids.extend(found)
-    return sorted(set(ids))

@@ -15,9 +15,9 @@ import logging
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 
-from bot.agents.memory_tools import MemoryAccess
 from bot.errors import LLMNotConfiguredError, PlatformStartError
 from bot.llm.client import LLMClient
+from bot.memory.access import MemoryAccess
 from bot.memory.indexer import SessionIndexer
 from bot.platforms import PlatformContext, PlatformRuntime, PlatformStarter
 from bot.settings import Settings

@@ -22,18 +22,14 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from adapters.local.registry import LocalWorkspaces
-from bot.agents.memory_tools import MemoryAccess
 from bot.asks.service import AskService
 from bot.asks.worker import AskWorker
 from bot.errors import NoPlatformError
 from bot.llm.client import LLMClient
 from bot.llm.provider import model_configured, open_llm_clients
-from bot.memory.fuzzy import FuzzyMemory
-from bot.memory.history import WholeHistory
+from bot.memory.access import MemoryAccess
 from bot.memory.indexer import SessionIndexer
-from bot.memory.services import agent_search
-from bot.memory.summarizer import SessionSummarizer
-from bot.memory.vector_index import VectorIndex
+from bot.memory.services import MemoryServices
 from bot.platforms import PlatformRuntime
 from bot.serve.local import LocalRuntime
 from bot.serve.platforms import start_platforms
@@ -104,13 +100,10 @@ class Runtime:
 
 
 def build_memory(settings: Settings, db: Database, llm: LLMClient | None) -> Memory:
-    """Clear memory (full-text) and fuzzy memory (session summaries + embeddings) over the store; unlike
-    `open_memory`, the vector index is shared with the indexer that ingestion runs (one Chroma client per process)."""
-    index = VectorIndex.from_settings(settings)
-    indexer = SessionIndexer(db, settings, SessionSummarizer(db, llm), index)
-    clear = agent_search(settings, db, index)
-    access = MemoryAccess(clear=clear, fuzzy=FuzzyMemory(db, index), history=WholeHistory(db))
-    return Memory(access, indexer)
+    """Mirror memory (`bot.memory.wiring.open_memory`) over the vector index that the indexer ingestion runs writes
+    to (one Chroma client per process); `llm` writes session summaries (None: extractive ones)."""
+    services = MemoryServices.over(settings, db, llm)
+    return Memory(services.access(), services.indexer())
 
 
 @asynccontextmanager

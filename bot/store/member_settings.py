@@ -14,9 +14,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import UnknownMemberError
-from bot.memory.visibility import resolve_channels
 from bot.port import SharePolicy
 from bot.store import models
+from bot.store.channel_refs import resolve_channels
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
 

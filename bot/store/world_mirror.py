@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.memory.visibility import resolve_channels
+from bot.store.channel_refs import resolve_channels
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
 from bot.world import World

@@ -18,7 +18,7 @@ from sqlalchemy import select
 
 from bot.agents.ablations import Ablations
 from bot.agents.agent import Agent
-from bot.agents.memory_tools import ClearParams, MemoryAccess, MemoryTools
+from bot.agents.memory_tools import ClearParams, MemoryTools
 from bot.agents.plan import Plan
 from bot.agents.scripted_model import PromptView, scripted_model
 from bot.asks import models as models_asks
@@ -26,6 +26,7 @@ from bot.asks.service import AskRequest
 from bot.consent.exclusions import settle
 from bot.llm.scripted import ScriptedBackend
 from bot.llm.types import LLMReply, LLMRequest
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.memory.history import WholeHistory
 from bot.port import ApprovalDecision, ApprovalRequest, Channel, ChannelKind, Member, SharePolicy

@@ -16,7 +16,6 @@ import pytest
 from sqlalchemy import select
 
 from adapters.local.workspace import LocalWorkspace
-from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import PromptView, keywords_of, scripted_model
 from bot.asks import models
 from bot.asks.service import AskRequest, AskService
@@ -25,6 +24,7 @@ from bot.llm.client import LLMClient
 from bot.llm.provider import LLMClients, open_llm_clients
 from bot.llm.scripted import ScriptedBackend
 from bot.llm.types import LLMRequest
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.memory.fuzzy import FuzzyMemory
 from bot.memory.indexer import SessionIndexer

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from adapters.local.workspace import ApprovalResponder, LocalWorkspace
-from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskService
 from bot.llm.client import LLMClient
 from bot.llm.scripted import Script, ScriptedBackend
 from bot.llm.types import LLMBackend
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.memory.fuzzy import FuzzyMemory
 from bot.memory.history import WholeHistory

@@ -25,10 +25,10 @@ from adapters.slack.client import web_client
 from adapters.slack.http import SlackHttpApp
 from adapters.slack.port import SlackPort
 from bot import messages
-from bot.agents.memory_tools import MemoryAccess
 from bot.asks import models
 from bot.asks.service import AskRequest, AskService
 from bot.errors import PlatformStartError
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.serve.process import serve_app
 from bot.serve.runtime import running

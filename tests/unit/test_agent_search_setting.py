@@ -9,8 +9,8 @@ import pytest
 from bot.errors import InvalidSettingError
 from bot.memory.clear import ClearMemory
 from bot.memory.hybrid import HybridMemory
-from bot.memory.services import agent_search
 from bot.memory.vector_index import VectorIndex
+from bot.memory.wiring import agent_search
 from bot.settings import Settings
 from bot.store.db import Database
 

@@ -50,3 +50,138 @@ def test_adapters_depend_on_the_core_not_on_the_composition_root() -> None:
     for path in sorted((ROOT / "adapters").rglob("*.py")):
         bad = [name for name in _imports(path) if name.startswith(("bot.serve", "bot.cli"))]
         assert bad == [], f"{path.relative_to(ROOT)} imports {bad}"
+
+
+# ---------------------------------------------------------------------- layer order
+# Lowest first. A module may import its own layer or a lower one; an import of a higher layer is an arrow pointing the
+# wrong way. The base is what every layer shares (settings, errors, the port, the world file format).
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+    ("base", ("bot/__init__.py", "bot/settings.py", "bot/errors.py", "bot/port.py", "bot/logs.py",
+              "bot/json_limits.py", "bot/record_ids.py", "bot/text_fold.py", "bot/messages.py", "bot/prompts.py",
+              "bot/world.py", "bot/platforms.py")),
+    ("store", ("bot/store",)),
+    ("memory", ("bot/memory",)),
+    ("llm", ("bot/llm",)),
+    ("agents", ("bot/agents",)),
+    ("consent", ("bot/consent",)),
+    ("asks", ("bot/asks", "bot/negotiation", "bot/bench")),
+    ("surfaces", ("bot/web", "adapters")),
+    ("entry points", ("bot/cli", "bot/serve", "bot/__main__.py")),
+]  # fmt: skip
+
+# The upward arrows that still exist, as (importing file, imported module). Each is a debt with its reason; a new
+# upward arrow fails `test_no_module_imports_a_higher_layer`, and one removed must leave this list too.
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {
+    # base -> higher: the adapter contract carries the ask service, memory, indexer and LLM an adapter is handed.
+    ("bot/platforms.py", "bot.asks.service"): "PlatformRuntime holds the ask service (the contract adapters fill)",
+    ("bot/platforms.py", "bot.llm.client"): "a starter is handed the process's LLM client",
+    ("bot/platforms.py", "bot.memory.access"): "a starter is handed the process's memory access",
+    ("bot/platforms.py", "bot.memory.indexer"): "a starter is handed the session indexer",
+    ("bot/platforms.py", "bot.store.db"): "a starter is handed the database",
+    ("bot/port.py", "bot.asks.answer_view"): "type only (TYPE_CHECKING): the answer a port renders",
+    ("bot/world.py", "bot.store.sanitize"): "world text is cleaned as the database can store it (db_text)",
+    # store -> asks: forgetting a workspace deletes every workspace-scoped table, the asks' included.
+    ("bot/store/forget.py", "bot.asks"): "registers the asks' tables so the forget covers them",
+    # memory -> llm: session summaries are written by a model, and the privacy split's reader travels with memory.
+    ("bot/memory/summarizer.py", "bot.llm.client"): "session summaries are written by a model",
+    ("bot/memory/summarizer.py", "bot.llm.types"): "session summaries are written by a model",
+    ("bot/memory/services.py", "bot.llm.client"): "the process's summary model is opened with its memory",
+    ("bot/memory/services.py", "bot.llm.provider"): "the summary model is the private one under the privacy split",
+    ("bot/memory/access.py", "bot.llm.client"): "MemoryAccess.reader: the privacy split's private model",
+    ("bot/memory/wiring.py", "bot.llm.client"): "open_memory takes the privacy split's reader",
+    ("bot/memory/live.py", "bot.llm.client"): "live_access takes the privacy split's reader",
+    # agents <-> consent: an agent's turn leaves through the outbox, and the consent screens read agents' plans.
+    ("bot/agents/context.py", "bot.consent.outbox"): "an ask's context holds the outbox every turn leaves through",
+    ("bot/agents/conversation.py", "bot.consent.outbox"): "a turn's statements are sent through the outbox",
+    ("bot/agents/statements.py", "bot.consent.outbox"): "a statement's verdict comes from the outbox",
+    # consent -> asks: approvals and the consent view are stored as the asks' records.
+    ("bot/consent/pending.py", "bot.asks.models"): "pending approvals are the asks' Approval rows",
+    ("bot/consent/view.py", "bot.asks"): "the consent view reads the asks' tables",
+    ("bot/consent/view.py", "bot.asks.transcripts"): "the consent view is built from an ask's transcript",
+    # asks -> surfaces: the benchmark replays worlds through the local workspace adapter.
+    ("bot/bench/replay.py", "adapters.local.workspace"): "bench worlds are served by the local workspace port",
+    # surfaces -> entry points: the web app is served by, and drives, the serve runtime's local workspace.
+    ("bot/web/app.py", "bot.serve.runtime"): "the web app reads the running process (Runtime)",
+    ("bot/web/routes/ask_page.py", "bot.serve.local"): "the local workspace UI asks through the serve runtime",
+    ("bot/web/routes/workspace.py", "bot.serve.local"): "the local workspace UI plays members through it",
+}
+
+
+def _layer(module: str) -> int | None:
+    """The layer of a dotted module name (the longest matching prefix wins), None outside bot/ and adapters/."""
+    best: tuple[int, int] | None = None
+    for rank, (_, parts) in enumerate(LAYERS):
+        for part in parts:
+            prefix = part.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+            if (module == prefix or module.startswith(prefix + ".")) and (best is None or len(prefix) > best[1]):
+                best = (rank, len(prefix))
+    return None if best is None else best[0]
+
+
+def _module(path: Path, root: Path = ROOT) -> str:
+    return str(path.relative_to(root).with_suffix("")).removesuffix("/__init__").replace("/", ".")
+
+
+def _layered_files(root: Path = ROOT) -> list[Path]:
+    files: list[Path] = []
+    for _, parts in LAYERS:
+        for part in parts:
+            path = root / part
+            files += sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.exists() else []
+    return files
+
+
+def _imported(path: Path) -> list[str]:
+    """Every module `path` imports, type-only and function-level imports included (`from bot import messages`
+    counts as bot.messages)."""
+    names = _imports(path)
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in ("bot", "adapters"):
+            names += [f"{node.module}.{alias.name}" for alias in node.names]
+    return names
+
+
+def upward_arrows(root: Path = ROOT) -> set[tuple[str, str]]:
+    arrows: set[tuple[str, str]] = set()
+    for path in _layered_files(root):
+        own = _layer(_module(path, root))
+        assert own is not None, path
+        for name in _imported(path):
+            layer = _layer(name)
+            if layer is not None and layer > own:
+                arrows.add((str(path.relative_to(root)), name))
+    return arrows
+
+
+def test_every_core_module_has_a_layer() -> None:
+    layered = set(_layered_files())
+    assert [str(p.relative_to(ROOT)) for p in sorted((ROOT / "bot").rglob("*.py")) if p not in layered] == []
+
+
+def test_no_module_imports_a_higher_layer() -> None:
+    new = sorted(upward_arrows() - ALLOWED_UPWARD.keys())
+    rows = [f"{src} -> {dst} ({LAYERS[_layer(dst) or 0][0]})" for src, dst in new]
+    assert rows == [], "imports of a higher layer:\n" + "\n".join(rows)
+
+
+def test_the_allowed_arrows_all_still_exist() -> None:
+    """An arrow removed from the code leaves the allow-list, so it cannot come back unnoticed."""
+    assert sorted(ALLOWED_UPWARD.keys() - upward_arrows()) == []
+
+
+def test_the_layer_check_sees_an_upward_arrow(tmp_path: Path) -> None:
+    """The check itself, on a small tree: memory importing the agents (at module level, in a function or for types
+    only) is an upward arrow; memory importing the store is not."""
+    (tmp_path / "bot" / "memory").mkdir(parents=True)
+    (tmp_path / "bot" / "memory" / "live.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from bot.store.db import Database\n"
+        "if TYPE_CHECKING:\n"
+        "    from bot.agents.memory_tools import MemoryTools\n"
+        "def later():\n"
+        "    from bot import agents\n"
+    )
+    assert upward_arrows(tmp_path) == {
+        ("bot/memory/live.py", "bot.agents.memory_tools"),
+        ("bot/memory/live.py", "bot.agents"),
+    }

@@ -8,9 +8,9 @@ from sqlalchemy import select
 
 from adapters.local import LocalWorkspace
 from bot.errors import UnknownChannelError
-from bot.memory.visibility import resolve_channels
 from bot.port import Member
 from bot.store import models
+from bot.store.channel_refs import resolve_channels
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.member_settings import MemberSettingsStore

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from bot.agents.ablations import Ablations
-from bot.agents.memory_tools import ClearParams, FuzzyParams, MemoryAccess, MemoryTools
+from bot.agents.memory_tools import ClearParams, FuzzyParams, MemoryTools
+from bot.memory.access import MemoryAccess
 from bot.memory.history import HistorySize
 from bot.memory.types import ClearHit, ClearQuery, FuzzyHit, FuzzyQuery, MessageView, Viewer
 

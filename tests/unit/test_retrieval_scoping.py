@@ -28,9 +28,10 @@ from bot.memory.query import read_query, search_typed
 from bot.memory.summarizer import SessionSummarizer
 from bot.memory.types import ClearQuery, FuzzyQuery, MessageView
 from bot.memory.vector_index import VectorIndex
-from bot.memory.visibility import resolve_channels, resolve_viewer
+from bot.memory.visibility import resolve_viewer
 from bot.settings import Settings
 from bot.store import models
+from bot.store.channel_refs import resolve_channels
 from bot.store.chat_store import ChatStore
 from bot.store.db import Database
 from bot.store.world_mirror import mirror_world

@@ -11,10 +11,10 @@ from httpx import Response
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import scripted_model
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.serve.process import serve_app
 from bot.serve.runtime import Memory

@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from adapters.discord import texts
 from adapters.discord.bot import DiscordRuntime, start_discord
 from adapters.local.registry import LocalWorkspaces
-from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import scripted_model
 from bot.cli.memory import viewer_for
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.memory.types import ClearQuery
 from bot.memory.visibility import resolve_viewer

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 import pytest
 
 from adapters.discord.bot import DiscordRuntime, start_discord
-from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import scripted_model
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.memory.embeddings import HashEmbedder
 from bot.memory.fuzzy import FuzzyMemory

@@ -12,10 +12,10 @@ from discord import app_commands
 
 from adapters.discord.bot import AskwithClient, build_client, run_discord, start_discord
 from adapters.discord.port import split_message
-from bot.agents.memory_tools import MemoryAccess
 from bot.errors import MissingSettingError
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.settings import Settings
 from bot.store.db import Database

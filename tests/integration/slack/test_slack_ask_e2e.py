@@ -13,11 +13,11 @@ from adapters.slack import texts
 from adapters.slack.blocks import APPROVE_ACTION, DENY_ACTION
 from adapters.slack.services import SlackServices
 from bot import messages
-from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskService
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.port import Member, SharePolicy
 from bot.store.chat_store import WorkspaceKey

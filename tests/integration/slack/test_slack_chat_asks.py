@@ -17,12 +17,12 @@ from adapters.slack.answer_blocks import CANCEL_ACTION, GROUP_CANCEL_ACTION, GRO
 from adapters.slack.services import SlackServices
 from adapters.slack.thread_ask import MODAL, SHORTCUT, thread_ask_modal
 from bot import messages
-from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import scripted_model
 from bot.asks.feedback import vote_of
 from bot.asks.service import AskService
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.port import Channel, ChannelKind
 from bot.store.chat_store import WorkspaceKey

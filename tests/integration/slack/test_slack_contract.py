@@ -16,11 +16,11 @@ from adapters.slack.live_search import SEARCH_USER_SCOPES
 from adapters.slack.memory_source import member_scopes
 from adapters.slack.oauth_app import install_scopes
 from adapters.slack.services import SlackServices
-from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskService
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.port import Channel, ChannelKind
 from bot.settings import Settings

@@ -12,9 +12,9 @@ from collections.abc import AsyncIterator
 import pytest
 
 from adapters.slack.oauth_runtime import SlackOAuthRuntime
-from bot.agents.memory_tools import MemoryAccess
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.settings import Settings
 from bot.store.db import Database

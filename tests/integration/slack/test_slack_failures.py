@@ -9,10 +9,10 @@ import pytest
 
 from adapters.slack.runtime import SlackRuntime
 from adapters.slack.services import SlackServices
-from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import scripted_model
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey

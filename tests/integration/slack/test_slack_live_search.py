@@ -20,11 +20,11 @@ from adapters.slack.live_search import SlackLiveSearch, hearing_in
 from adapters.slack.oauth_runtime import SlackOAuthRuntime
 from adapters.slack.services import SlackServices
 from bot import messages
-from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import scripted_model
 from bot.asks import models as ask_models
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.memory.source import LiveQuery
 from bot.memory.vector_index import VectorIndex

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from adapters.slack.runtime import SlackRuntime
-from bot.agents.memory_tools import MemoryAccess
 from bot.agents.scripted_model import scripted_model
 from bot.errors import MissingSettingError
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.settings import Settings
 from bot.store.db import Database
