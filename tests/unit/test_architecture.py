@@ -60,8 +60,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
               "bot/json_limits.py", "bot/record_ids.py", "bot/text_fold.py", "bot/messages.py", "bot/prompts.py",
               "bot/world.py", "bot/platforms.py")),
     ("store", ("bot/store",)),
+    ("llm", ("bot/llm",)),  # a client library: memory's summaries and the agents both call models
     ("memory", ("bot/memory",)),
-    ("llm", ("bot/llm",)),
     ("agents", ("bot/agents",)),
     ("consent", ("bot/consent",)),
     ("asks", ("bot/asks", "bot/negotiation", "bot/bench")),
@@ -82,14 +82,6 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     ("bot/world.py", "bot.store.sanitize"): "world text is cleaned as the database can store it (db_text)",
     # store -> asks: forgetting a workspace deletes every workspace-scoped table, the asks' included.
     ("bot/store/forget.py", "bot.asks"): "registers the asks' tables so the forget covers them",
-    # memory -> llm: session summaries are written by a model, and the privacy split's reader travels with memory.
-    ("bot/memory/summarizer.py", "bot.llm.client"): "session summaries are written by a model",
-    ("bot/memory/summarizer.py", "bot.llm.types"): "session summaries are written by a model",
-    ("bot/memory/services.py", "bot.llm.client"): "the process's summary model is opened with its memory",
-    ("bot/memory/services.py", "bot.llm.provider"): "the summary model is the private one under the privacy split",
-    ("bot/memory/access.py", "bot.llm.client"): "MemoryAccess.reader: the privacy split's private model",
-    ("bot/memory/wiring.py", "bot.llm.client"): "open_memory takes the privacy split's reader",
-    ("bot/memory/live.py", "bot.llm.client"): "live_access takes the privacy split's reader",
     # agents <-> consent: an agent's turn leaves through the outbox, and the consent screens read agents' plans.
     ("bot/agents/context.py", "bot.consent.outbox"): "an ask's context holds the outbox every turn leaves through",
     ("bot/agents/conversation.py", "bot.consent.outbox"): "a turn's statements are sent through the outbox",
