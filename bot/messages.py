@@ -6,8 +6,7 @@ Adapters render these strings as they are; the model never sees them (its text l
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Iterable, Mapping
 
 from bot.port import SharePolicy
 
@@ -99,53 +98,19 @@ def approval_title(owner_requester: str, *, kind: str = "turn") -> str:
     return f"{owner_requester} asked something your agent can answer. Share this?"
 
 
-_CITATION = re.compile(r"\s*\[[^\]\s]*\d[^\]\s]*\]")  # a message id an agent cites: for agents, not people
-APPROVAL_SOURCES = 8  # sources an approval prompt names; the rest are counted
-APPROVAL_KINDS = {
-    "turn": "Your agent would say",
-    "statement": "Your agent's closing statement for the final answer",
-    "recruit": "Your agent would ask",
-    "relay": "Your words, which the asker's agent would pass on",
-}
+# A message id an agent cites by, alone or in a list: "[m0000006]", "[alice:m0000006, m0000005]", "[1700.0001]".
+_ID = r"[^\]\s,;]*\d[^\]\s,;]*"
+_CITATION = re.compile(rf"\s*\[{_ID}(?:\s*[,;]\s*{_ID})*\]")
 
 
-def approval_body(
-    question: str,
-    text: str,
-    *,
-    sources: Sequence[str] = (),
-    audience: Sequence[str] = (),
-    deadline: datetime | None = None,
-    kind: str = "turn",
-) -> str:
-    """The question, the exact text once, where it comes from, who will see it and until when to answer."""
-    readable = without_ids(text)
-    quoted = "\n".join(f"> {line.strip()}" for line in readable.splitlines() if line.strip())
-    parts = [f"Question: {question}", f"{APPROVAL_KINDS.get(kind, APPROVAL_KINDS['turn'])}:\n{quoted}"]
-    if sources:
-        shown = [f"• {s}" for s in dict.fromkeys(sources)][:APPROVAL_SOURCES]
-        if len(set(sources)) > APPROVAL_SOURCES:
-            shown.append(f"(and {len(set(sources)) - APPROVAL_SOURCES} more)")
-        parts.append("From your messages:\n" + "\n".join(shown))
-    parts.append(f"Who will see it: {approval_audience(audience)}")
-    if deadline is not None:
-        parts.append(f"Answer by {deadline:%H:%M} UTC ({deadline:%Y-%m-%d}); no answer means it is not shared.")
-    return "\n".join(parts)
+def approval_note_source() -> str:
+    """A source of an approval card that is a note the member's agent made, not a message."""
+    return "A note your agent made from your messages"
 
 
 def without_ids(text: str) -> str:
     """Text an agent wrote, without the message ids it cites by (for agents, not for people)."""
     return re.sub(r"(?<!\.)\.\.(?!\.)", ".", _CITATION.sub("", text)).replace(" ;", ";")
-
-
-def approval_audience(audience: Sequence[str]) -> str:
-    """ "alice, carol and everyone in #general" from handles and "#channel"."""
-    people = [a for a in audience if not a.startswith("#")]
-    rooms = [f"everyone in {a}" for a in audience if a.startswith("#")]
-    names = [*people, *rooms]
-    if not names:
-        return "nobody but you"
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def said_to_others() -> str:
@@ -176,7 +141,10 @@ def hidden_turn(agent_owner: str, utterance: str, depth: int) -> str:
 
 
 def share_notice(requester: str, question: str, shared: Iterable[str]) -> str:
-    lines = "\n".join(f"> {text}" for text in shared)
+    """What a colleague reads after their agent shared: `requester` by display name, each text as it left but without
+    the ids agents cite by, set off as a quote."""
+    texts = [t for t in (" ".join(without_ids(s).split()) for s in shared) if t]
+    lines = "\n".join(f"> {text}" for text in texts)
     return f"Your askwith agent answered {requester}'s question \u201c{question}\u201d and shared:\n{lines}"
 
 

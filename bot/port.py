@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from bot.asks.answer_view import AnswerView
+    from bot.consent.card import ApprovalCard
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,7 @@ class ApprovalRequest:
     body: str  # what exactly would be shared
     context: dict[str, str] = field(default_factory=dict)
     kind: ApprovalKind = ApprovalKind.SHARE
+    card: ApprovalCard | None = None  # a share's card, which every surface renders (`body` is its plain text)
 
 
 class ChatPort(ABC):

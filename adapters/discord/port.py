@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import discord
 
 from adapters.discord import texts
+from adapters.discord.approval_embed import card_embed
 from adapters.discord.calls import interaction_gone, platform_call, refused
 from adapters.discord.reader import AGENTS_CHANNEL_NAME, GuildReading
 from adapters.discord.replies import InteractionReplies
@@ -194,7 +195,10 @@ class DiscordPort(GuildReading, ChatPort):
             channel = self.client.get_partial_messageable(int(await self.open_dm(request.member_id)))
             async with platform_call(f"send {request.member_id} an approval prompt"):
                 view = approval_view(request.id, request.kind)
-                prompt = await channel.send(texts.approval_prompt(request), view=view, allowed_mentions=NO_MENTIONS)
+                embed = card_embed(request.card) if request.card is not None else discord.utils.MISSING
+                prompt = await channel.send(
+                    texts.approval_prompt(request), embed=embed, view=view, allowed_mentions=NO_MENTIONS
+                )
         except ChatPlatformError as exc:  # closed DMs (403/50007): nobody can approve, so nothing is approved
             log.warning("approval %s not asked: %s", request.id, exc)
             return ApprovalDecision.UNREACHABLE

@@ -265,6 +265,9 @@ def channel_not_known(channel_id: str) -> str:
 
 # ---------------------------------------------------------------------- approvals
 def approval_prompt(request: ApprovalRequest) -> str:
+    """The prompt's message text: a share's card is its embed (`approval_embed.card_embed`), a trade's is its body."""
+    if request.card is not None:
+        return f"**{discord_escape(request.title)}**"
     return f"**{request.title}**\n{request.body}"
 
 

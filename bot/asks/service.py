@@ -47,6 +47,7 @@ from bot.asks.progress import ProgressHub, ProgressTracker, stage_writes
 from bot.asks.record import AskRecorder
 from bot.asks.requests import AskOutcome, AskRequest
 from bot.consent.approval import SharingGate
+from bot.consent.card_facts import CardFacts
 from bot.consent.outbox import Audience, Outbox
 from bot.consent.pending import ApprovalStore
 from bot.consent.prompt_limits import ApprovalLimits
@@ -288,6 +289,8 @@ class AskService:
                     approvals=self.approvals,
                     park=lambda member_id: self._park(ask.id, member_id),
                     limits=self.approval_limits,
+                    facts=CardFacts(self.db, self.workspace_id),
+                    zone=self.settings.timezone,
                 ),
                 screen=ShareScreen(cap=self.settings.share_quote_limit(len(ask.colleagues)), asked=ask.question),
                 audience=Audience(ask.requester, tuple(ask.colleagues), await self._answer_channel(ask)),

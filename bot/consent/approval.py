@@ -13,9 +13,10 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
 from datetime import UTC, datetime, timedelta
 
-from bot import messages
 from bot.agents.roster import MemberProfile
-from bot.consent.outgoing import Outgoing, source_label
+from bot.consent.card import plain_text
+from bot.consent.card_facts import CardFacts, build_card
+from bot.consent.outgoing import Outgoing
 from bot.consent.pending import PENDING, ApprovalStore
 from bot.consent.prompt_limits import ApprovalLimits
 from bot.consent.screen import Shareable
@@ -48,6 +49,8 @@ class SharingGate:
         park: Park | None = None,
         poll_s: float = 1.0,
         limits: ApprovalLimits | None = None,
+        facts: CardFacts | None = None,
+        zone: str = "UTC",
     ) -> None:
         self.port = port
         self.ask_id = ask_id
@@ -58,6 +61,8 @@ class SharingGate:
         self.park = park or nullcontext
         self.poll_s = poll_s  # how often a parked ask looks for a decision stored by another process
         self.limits = limits  # how often a requester's asks may prompt one member (None: unlimited)
+        self.facts = facts  # display names and message places for the card (None: handles, as the lines say)
+        self.zone = zone  # the time zone the card's deadline and sources are read in (the workspace's)
 
     async def ask(
         self, member: MemberProfile, step: Shareable, outgoing: Outgoing, *, audience: list[str], kind: str,
@@ -65,11 +70,12 @@ class SharingGate:
     ) -> ApprovalDecision:  # fmt: skip
         """Ask `member` to approve `outgoing` exactly as it would leave, naming its audience and the deadline."""
         deadline = datetime.now(UTC) + timedelta(seconds=self.timeout_s)
-        body = messages.approval_body(
-            self.question, outgoing.text(), sources=[source_label(line) for line in outgoing.cited_lines],
-            audience=audience, deadline=deadline, kind=kind,
-        )  # fmt: skip
         text = outgoing.text()
+        # The card shows exactly `text` (ids aside) and only `member`'s own memory lines it rests on.
+        card = await build_card(
+            self.port, self.facts, member, question=self.question, requester=self.requester, text=text,
+            lines=outgoing.cited_lines, audience=audience, deadline=deadline, kind=kind, zone=self.zone,
+        )  # fmt: skip
         # What the member decides on: these words, to these people (and, for words an agent carries from several
         # members, which of them decides).
         decided = "\n".join([text, *sorted(audience), *([member.platform_id] if kind == "relay" else [])])
@@ -80,12 +86,13 @@ class SharingGate:
             id=f"ask{self.ask_id}-c{conversation_id}-{KIND_KEYS.get(kind, kind[0])}{step.approval_key}-"
             f"{hashlib.sha256(decided.encode()).hexdigest()[:12]}",
             member_id=member.platform_id,
-            title=messages.approval_title(self.requester, kind=kind),
-            body=body,
+            title=card.title,
+            body=plain_text(card),
             context={
                 "ask_id": str(self.ask_id), "requester": self.requester, "question": self.question, "text": text,
-                "audience": ", ".join(audience), "deadline": deadline.isoformat(timespec="seconds"),
+                "audience": card.who_sees, "deadline": deadline.isoformat(timespec="seconds"),
             },
+            card=card,
         )  # fmt: skip
         return await self._decision(request)
 

@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass, field
 
 
-_LINE_HEAD = re.compile(r"^\[[^\]]+\]\s*(?:#(?P<channel>\S+) (?P<ts>\S+ \S+)(?: (?P<sender>[^:]+))?: )?")
+# "[m0000013] #launch 2026-03-01 09:05 erin: text" (a message) or "[f2] text" (a note the agent made)
+LINE_HEAD = re.compile(r"^\[(?P<id>[^\]]+)\]\s*(?:#(?P<channel>\S+) (?P<ts>\S+ \S+)(?: (?P<sender>[^:]+))?: )?")
 
 
 @dataclass(frozen=True)
@@ -41,12 +42,12 @@ class Outgoing:
 
 def line_text(line: str) -> str:
     """A memory line's message text, without its id, channel, time and sender."""
-    return _LINE_HEAD.sub("", line)
+    return LINE_HEAD.sub("", line)
 
 
 def source_label(line: str) -> str:
     """Where a memory line comes from, as a person reads it ("#launch, 2026-03-01 09:05, erin"), never its id."""
-    head = _LINE_HEAD.match(line)
+    head = LINE_HEAD.match(line)
     if head is None or not head.group("channel"):
         return "a note your agent made from your messages"
     return ", ".join(p for p in (f"#{head.group('channel')}", head.group("ts"), head.group("sender")) if p)

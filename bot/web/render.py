@@ -13,6 +13,7 @@ from starlette.responses import HTMLResponse
 from starlette.templating import Jinja2Templates
 
 from bot import messages
+from bot.consent import card as approval_card
 from bot.web.access import Identity
 from bot.web.csrf import csrf_token
 from bot.web.redaction import withheld_label
@@ -107,5 +108,9 @@ templates.env.globals["waiting_text"] = waiting_for
 templates.env.globals["share_withheld"] = messages.share_withheld
 templates.env.globals["answer_not_yours"] = messages.answer_not_yours
 templates.env.globals["approval_confirmed"] = messages.approval_confirmed
+templates.env.globals["sources_heading"] = approval_card.SOURCES_HEADING
+templates.env.globals["audience_heading"] = approval_card.AUDIENCE_HEADING
+templates.env.globals["approve_all"] = approval_card.APPROVE_ALL
+templates.env.globals["approve_all_means"] = approval_card.APPROVE_ALL_MEANS
 templates.env.filters["answered_ask"] = answered_ask
 templates.env.globals["withheld_label"] = withheld_label

@@ -19,6 +19,7 @@ from bot.agents.scripted_model import scripted_model
 from bot.agents.scripted_reading import PromptView
 from bot.agents.steps import TurnStep
 from bot.asks.service import AskRequest
+from bot.consent.card import LEADS, names_list
 from bot.consent.outbox import Audience, Outbox, Sent, Verdict
 from bot.consent.outgoing import Outgoing
 from bot.consent.screen import ShareScreen
@@ -71,7 +72,7 @@ async def test_an_approval_is_reused_only_for_the_same_sentences_to_no_wider_aud
 def test_every_audience_names_the_readers_of_the_agents_thread() -> None:
     audience = Audience("alice", ("bob",), "#general")
     assert audience.of("bob", partner="alice")[-1] == audience.of("alice", partner="dave")[-1] != "#general"
-    assert "agents' thread" in messages.approval_audience(audience.of("bob", partner="alice"))
+    assert "agents' thread" in names_list(audience.of("bob", partner="alice"))
 
 
 def _world(policies: dict[str, MemberPolicy]) -> World:
@@ -140,8 +141,8 @@ async def test_a_recruit_question_equal_to_the_question_is_approved_under_ask(
 
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
 
-    questions = [r for r in asked if messages.APPROVAL_KINDS["recruit"] in r.body]
-    assert questions and questions[0].member_id == "bob" and "carol" in questions[0].context["audience"]
+    questions = [r for r in asked if LEADS["recruit"] in r.body]
+    assert questions and questions[0].member_id == "bob" and "Carol" in questions[0].context["audience"]
     assert not [p for p in h.backend.requests if PromptView.of(p).me == "carol"]  # denied: carol never asked
     assert "14 March" not in outcome.final_text
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+
 import json
+import re
 
 from bot import messages
 from bot.agents.scripted_model import scripted_model
@@ -52,7 +54,7 @@ async def test_ask_policy_approved_shares_and_notifies(db: Database, settings: S
 
     assert "14 March" in outcome.answer
     assert len(seen) == 1 and seen[0].member_id == "bob" and "14 March" in seen[0].body
-    assert seen[0].title == messages.approval_title("alice")
+    assert seen[0].title == messages.approval_title("Alice")  # the asker by display name
     bob = [t for t in await _all_turns(db, outcome.ask_id) if t.agent == "bob"]
     assert bob[0].data["approval"] == "approved"
     bob_dm = world.dm(world.bot_id, "bob").id
@@ -118,6 +120,9 @@ async def test_the_approval_shows_the_facts_not_only_the_words(db: Database, set
     request = seen[0]
     assert "Nothing sensitive here." in request.body
     assert "launch date" in request.body and "14 March" in request.body  # the fact it passes on
-    assert f"• #{world.dm('bob', 'erin').name}, 2026-03-01 09:07, erin" in request.body  # where the line comes from
+    # where the line comes from, as bob reads it (the workspace's zone is UTC here), never its id or channel name
+    assert re.search(r"Erin's message in your DM with Erin, 1 Mar( 2026)? 09:07", request.body)
+    assert world.dm("bob", "erin").name not in request.body
     assert "m0000007" not in request.body and request.body.count("14 March") == 1  # no internal id; the text once
-    assert "Who will see it: alice" in request.body and "Answer by" in request.body
+    assert "Who will see it: Alice" in request.body and "Answer by" in request.body and " UTC (" in request.body
+    assert request.card is not None and request.card.asker == "Alice" and request.card.zone == "UTC"

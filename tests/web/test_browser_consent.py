@@ -64,10 +64,17 @@ def test_sharing_ask_and_memory_off_apply_to_the_very_next_ask(server: str, brow
     alice.wait_for_url(f"{server}/workspace/asks/*")
     dave.goto(f"{server}/workspace/C-general")
     approval = dave.locator(".approval").first
-    expect(approval).to_contain_text("Who will see it: alice", timeout=60_000)
-    body = approval.locator(".approval-body").inner_text()
-    assert "Question: " + BUDGET_QUESTION in body and "Answer by" in body and "UTC" in body
-    assert body.count(SECRET) == 1 and "[" not in body  # the text once, no internal message id
+    expect(approval).to_contain_text("Who will see it: Alice Chen", timeout=60_000)
+    body = approval.inner_text()
+    assert "Question from Alice Chen: " + BUDGET_QUESTION in body and "Answer by" in body and "UTC" in body
+    assert approval.locator(".approval-quote").inner_text().count(SECRET) == 1 and body.count(SECRET) == 1
+    assert "[" not in body and ">" not in body and "\u2022" not in body  # no internal message id, no raw markup
+    # The card is where the page opens (a phone shows the text before the buttons), and only Approve is primary.
+    expect(approval).to_be_focused()
+    assert approval.evaluate("e => e.getBoundingClientRect().top >= 0 && e.getBoundingClientRect().top < innerHeight")
+    colours = [approval.locator(f"button.{c}").evaluate("e => getComputedStyle(e).backgroundColor")
+               for c in ("approve", "deny", "approve-all")]  # fmt: skip
+    assert colours[0] not in colours[1:], colours
     approval.screenshot(path=str(ARTIFACTS / "consent-2-approval.png"))
     approval.locator("button.deny").click()
     expect(dave.locator(".approval-confirmed")).to_contain_text("Denied: nothing of it is shared")
@@ -87,4 +94,4 @@ def test_sharing_ask_and_memory_off_apply_to_the_very_next_ask(server: str, brow
     ask_dave(alice, server)
     alice.wait_for_url(f"{server}/workspace/asks/*")
     dave.goto(f"{server}/workspace/C-general")
-    expect(dave.locator(".approval").first).to_contain_text("Who will see it: alice", timeout=60_000)
+    expect(dave.locator(".approval").first).to_contain_text("Who will see it: Alice Chen", timeout=60_000)

@@ -94,7 +94,9 @@ def test_a_share_waits_for_the_members_approve_or_deny_button(client: TestClient
     feed = "/workspace/C-general/feed"
     action = wait_for(lambda: re.search(r'action="(/workspace/approvals/[^"]+)"', client.get(feed).text))
     prompt = client.get(feed).text
-    assert "Share this?" in prompt and "Who will see it: alice" in prompt and "Answer by" in prompt
+    assert "Share this?" in prompt and "Answer by" in prompt and " UTC (" in prompt
+    assert re.search(r"Who will see it:</strong> Alice Chen\b", prompt)  # names, not handles
+    assert "Alice Chen asked something" in prompt and not re.search(r"\[(\w+:)?m\d{7}", prompt)  # no ids
     decided = post_form(client, action[1], {"decision": decision, "back": "/workspace/C-general"})
     confirmation = "Approved: your agent shares exactly this" if decision == "approve" else "Denied: nothing of it"
     assert confirmation in decided.text  # said once, on the page the member comes back to

@@ -23,7 +23,9 @@ DECISIONS = {
     "all": ApprovalDecision.APPROVED_ALL,  # everything the member's agent says in this ask
     "deny": ApprovalDecision.DENIED,
 }
-STYLES = {"approve": discord.ButtonStyle.success, "all": discord.ButtonStyle.secondary}
+# Approve is the one coloured button; Deny is safe (nothing leaves), so it is not styled as a danger; approving
+# everything in the ask comes last, beside a line on the card that says what it means.
+STYLES = {"approve": discord.ButtonStyle.success, "deny": discord.ButtonStyle.secondary}
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class ApprovalButton(
     template=r"askwith:approval:(?P<decision>approve|all|deny):(?P<approval_id>[\w.\-]{1,70})",
 ):
     def __init__(self, decision: str, approval_id: str, *, kind: ApprovalKind = ApprovalKind.SHARE) -> None:
-        style = STYLES.get(decision, discord.ButtonStyle.danger)
+        style = STYLES.get(decision, discord.ButtonStyle.secondary)
         yes, no = texts.BUTTONS[kind]
         label = {"approve": yes, "all": texts.APPROVE_ALL}.get(decision, no)
         custom_id = CUSTOM_ID.format(decision=decision, approval_id=approval_id)
@@ -69,9 +71,9 @@ class ApprovalButton(
 def approval_view(approval_id: str, kind: ApprovalKind = ApprovalKind.SHARE) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     view.add_item(ApprovalButton("approve", approval_id, kind=kind))
+    view.add_item(ApprovalButton("deny", approval_id, kind=kind))
     if kind is ApprovalKind.SHARE:
         view.add_item(ApprovalButton("all", approval_id, kind=kind))
-    view.add_item(ApprovalButton("deny", approval_id, kind=kind))
     return view
 
 

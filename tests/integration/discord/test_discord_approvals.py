@@ -56,7 +56,9 @@ async def test_approve_lets_the_agent_share(discord_bot: DiscordHarness, people:
     token = ask(discord_bot, people.alice, QUESTION, colleague=people.bob)
 
     prompt = await prompt_in_dm(discord_bot, people)
-    assert prompt.text.startswith(f"**{messages.approval_title('alice')}**") and "14 March" in prompt.text
+    card = discord_bot.api.shown(prompt.id)  # the title, then the card's embed
+    assert prompt.text.startswith(f"**{messages.approval_title('Alice')}**") and "14 March" in card
+    assert "Question from Alice" in card and "Who will see it" in card and "UTC" in card
     click = discord_bot.gateway.click(button(discord_bot, prompt, "Approve"), people.bob, prompt)
 
     answer = await final_answer(discord_bot, token)

@@ -131,7 +131,7 @@ async def test_approve_click_resolves_the_waiting_ask_and_closes_the_prompt(
     waiting = asyncio.create_task(services.port.request_approval(request, timeout_s=10))
     dm, ts = await _prompt(fake_slack, "UBOB")
     buttons = fake_slack.blocks[(dm, ts)][-1]["elements"]
-    expected = [(APPROVE_ACTION, "appr-1"), (APPROVE_ALL_ACTION, "appr-1"), (DENY_ACTION, "appr-1")]
+    expected = [(APPROVE_ACTION, "appr-1"), (DENY_ACTION, "appr-1"), (APPROVE_ALL_ACTION, "appr-1")]
     assert [(b["action_id"], b["value"]) for b in buttons] == expected
     assert (await slack.click("UBOB", dm, APPROVE_ACTION, "appr-1")).status == 200
     assert await asyncio.wait_for(waiting, 5) == ApprovalDecision.APPROVED
