@@ -293,7 +293,8 @@ def approval_decided(request: ApprovalRequest, decision: ApprovalDecision) -> st
     approved = decision in (ApprovalDecision.APPROVED, ApprovalDecision.APPROVED_ALL)
     verdict = yes if approved else no
     if request.kind is ApprovalKind.SHARE:  # what the answer means, said once
-        audience = request.context.get("audience") or "the people it named"
+        audience = request.card.who_sees if request.card is not None else request.context.get("audience")
+        audience = audience or "the people it named"
         verdict = f"{verdict} {messages.approval_confirmed(decision.value, audience)}"
     return f"{approval_prompt(request)}\n\n{verdict}"
 

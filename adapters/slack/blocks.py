@@ -3,7 +3,7 @@
 A share's prompt renders its `ApprovalCard`: the question and who asks, the exact text as a quote block, its sources
 as a list (linked where Slack gave a permalink), who will see it, the deadline, then Approve (primary), Deny (no
 style: denying is safe, and Slack keeps `danger` for what cannot be undone) and "Approve all in this ask" (plain),
-with one line on what approving all means.
+with one line above them on what approving all means.
 
     blocks = approval_prompt(request)    # request.card set: the card; else title and body (a trade)
 """
@@ -61,7 +61,8 @@ def card_blocks(card: cards.ApprovalCard, approval_id: str) -> list[dict[str, An
     blocks += [
         _mrkdwn(f"*{cards.AUDIENCE_HEADING}:* {escape(card.who_sees)}"),
         {"type": "context", "elements": [{"type": "mrkdwn", "text": escape(card.answer_by)}]},
-        {
+        {"type": "context", "elements": [{"type": "mrkdwn", "text": escape(cards.APPROVE_ALL_MEANS)}]},
+        {  # last, where the member's eye ends after reading the card
             "type": "actions",
             "block_id": APPROVAL_BLOCK,
             "elements": [
@@ -70,7 +71,6 @@ def card_blocks(card: cards.ApprovalCard, approval_id: str) -> list[dict[str, An
                 _button(APPROVE_ALL_ACTION, cards.APPROVE_ALL, approval_id, None),
             ],
         },
-        {"type": "context", "elements": [{"type": "mrkdwn", "text": escape(cards.APPROVE_ALL_MEANS)}]},
     ]
     return [b for b in blocks if b.get("type") != "context" or b["elements"][0]["text"]]
 

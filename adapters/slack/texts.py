@@ -128,7 +128,8 @@ def approval_outcome(request: ApprovalRequest, decision: ApprovalDecision) -> st
     verdict = VERDICTS[request.kind].get(decision, VERDICTS[request.kind][ApprovalDecision.DENIED])
     if request.kind is not ApprovalKind.SHARE:
         return f"{verdict}: {request.title}"
-    meaning = messages.approval_confirmed(decision.value, request.context.get("audience") or "the people it named")
+    audience = request.card.who_sees if request.card is not None else request.context.get("audience")
+    meaning = messages.approval_confirmed(decision.value, audience or "the people it named")
     question = request.context.get("question", "")
     return f"{verdict}. {meaning}" + (f"\n_Question: {question}_" if question else "")
 

@@ -90,7 +90,7 @@ class SharingGate:
             body=plain_text(card),
             context={
                 "ask_id": str(self.ask_id), "requester": self.requester, "question": self.question, "text": text,
-                "audience": card.who_sees, "deadline": deadline.isoformat(timespec="seconds"),
+                "audience": ", ".join(audience), "deadline": deadline.isoformat(timespec="seconds"),
             },
             card=card,
         )  # fmt: skip

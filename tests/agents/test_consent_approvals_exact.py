@@ -142,7 +142,7 @@ async def test_a_recruit_question_equal_to_the_question_is_approved_under_ask(
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
 
     questions = [r for r in asked if LEADS["recruit"] in r.body]
-    assert questions and questions[0].member_id == "bob" and "Carol" in questions[0].context["audience"]
+    assert questions and questions[0].member_id == "bob" and "carol" in questions[0].context["audience"]
     assert not [p for p in h.backend.requests if PromptView.of(p).me == "carol"]  # denied: carol never asked
     assert "14 March" not in outcome.final_text
 

@@ -236,7 +236,7 @@ async def test_a_policy_changed_while_the_first_question_awaits_approval_holds_t
 
 
 async def test_an_approval_covers_the_audience_it_named_not_another(db: Database, settings: Settings) -> None:
-    """Bob approves his question to carol ("Who will see it: carol and alice"); the same words to dave are put to
+    """Bob approves his question to carol ("Who will see it: Carol and Alice"); the same words to dave are put to
     him again: he never agreed to dave reading them."""
     world, script = _bob_asks_carol_and_dave(MemberPolicy(share=SharePolicy.ASK))
     asked: list[ApprovalRequest] = []
@@ -249,5 +249,5 @@ async def test_an_approval_covers_the_audience_it_named_not_another(db: Database
 
     await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
 
-    questions = [r.body for r in asked if "launch, please" in r.body]
-    assert [("carol" in body, "dave" in body) for body in questions] == [(True, False), (False, True)]
+    named = [r.card.who_sees for r in asked if "launch, please" in r.body and r.card is not None]
+    assert [("Carol" in who, "Dave" in who) for who in named] == [(True, False), (False, True)]

@@ -15,15 +15,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).parents[2]
 CONSENT = "bot.consent"
-# The package's face: the one way out of an agent, the plain record of what a turn passes on, and the per-viewer view.
-# Every other module of bot/consent (approval, pending, prompt_limits, owners, screen, paraphrase, exclusions, and
+# The package's face: the one way out of an agent, the plain record of what a turn passes on, the per-viewer view,
+# and the approval card a member reads (a plain record every surface renders). Every other module of bot/consent (approval, pending, prompt_limits, owners, screen, paraphrase, exclusions, and
 # any added later) is machinery the outbox runs.
-PUBLIC = {"bot.consent.outbox", "bot.consent.outgoing", "bot.consent.view"}
+PUBLIC = {"bot.consent.outbox", "bot.consent.outgoing", "bot.consent.view", "bot.consent.card"}
 # Who outside bot/consent may import which piece of the machinery, and why.
 MACHINERY_USERS = {
-    # the application wiring: builds each ask's outbox from its screen, gate, prompt limits and approval store
+    # the application wiring: builds each ask's outbox from its screen, gate (with what its cards name people and
+    # places by), prompt limits and approval store
     "bot/asks/service.py": {
         "bot.consent.approval", "bot.consent.pending", "bot.consent.prompt_limits", "bot.consent.screen",
+        "bot.consent.card_facts",
     },
     # cancelling an ask closes its approvals still pending
     "bot/asks/control.py": {"bot.consent.pending"},

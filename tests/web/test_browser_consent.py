@@ -69,9 +69,13 @@ def test_sharing_ask_and_memory_off_apply_to_the_very_next_ask(server: str, brow
     assert "Question from Alice Chen: " + BUDGET_QUESTION in body and "Answer by" in body and "UTC" in body
     assert approval.locator(".approval-quote").inner_text().count(SECRET) == 1 and body.count(SECRET) == 1
     assert "[" not in body and ">" not in body and "\u2022" not in body  # no internal message id, no raw markup
-    # The card is where the page opens (a phone shows the text before the buttons), and only Approve is primary.
+    # The card takes the focus when it arrives, and is where the page opens on a phone (the text above the buttons).
+    expect(approval).to_be_focused()
+    dave.set_viewport_size({"width": 390, "height": 700})
+    dave.reload()
     expect(approval).to_be_focused()
     assert approval.evaluate("e => e.getBoundingClientRect().top >= 0 && e.getBoundingClientRect().top < innerHeight")
+    # only Approve is styled as the primary button
     colours = [approval.locator(f"button.{c}").evaluate("e => getComputedStyle(e).backgroundColor")
                for c in ("approve", "deny", "approve-all")]  # fmt: skip
     assert colours[0] not in colours[1:], colours

@@ -51,9 +51,10 @@ def _bob_brings_in_carol_first():  # noqa: ANN202
     return script
 
 
-def _sentences(body: str) -> list[str]:
-    quoted = [line[2:] for line in body.splitlines() if line.startswith("> ")]
-    return [skeleton(s) for line in quoted for s in re.split(r"[.!?;\n]+", line) if len(s.split()) >= 3]
+def _sentences(request: ApprovalRequest) -> list[str]:
+    """The sentences of the text an approval prompt quoted (its card's quote)."""
+    assert request.card is not None
+    return [skeleton(s) for s in re.split(r"[.!?;\n]+", request.card.quote) if len(s.split()) >= 3]
 
 
 def _people(request: ApprovalRequest) -> set[str]:
@@ -82,9 +83,9 @@ async def test_what_bob_approved_for_alice_and_dave_never_renders_for_carol(db: 
     outcome = await h.service.ask(AskRequest("alice", ["bob", "dave"], QUESTION))
 
     assert outcome.status == "done" and "14 March" in outcome.answer
-    to_carol = {s for r in asked if "carol" in r.context.get("audience", "") for s in _sentences(r.body)}
+    to_carol = {s for r in asked if "carol" in r.context.get("audience", "") for s in _sentences(r)}
     only_alice_and_dave = [
-        s for r in asked if _people(r) == {"alice", "dave"} for s in _sentences(r.body) if s not in to_carol
+        s for r in asked if _people(r) == {"alice", "dave"} for s in _sentences(r) if s not in to_carol
     ]
     assert any("14 march" in s for s in only_alice_and_dave), [r.context for r in asked]
     ask = await load_ask_row(db, outcome.ask_id)
