@@ -16,8 +16,9 @@ from pathlib import Path
 ROOT = Path(__file__).parents[2]
 CONSENT = "bot.consent"
 # The package's face: the one way out of an agent, the plain record of what a turn passes on, the per-viewer view,
-# and the approval card a member reads (a plain record every surface renders). Every other module of bot/consent (approval, pending, prompt_limits, owners, screen, paraphrase, exclusions, and
-# any added later) is machinery the outbox runs.
+# and the approval card a member reads (a plain record every surface renders). Every other module of bot/consent
+# (approval, pending, prompt_limits, owners, screen, paraphrase, exclusions, card_facts, and any added later) is
+# machinery the outbox runs.
 PUBLIC = {"bot.consent.outbox", "bot.consent.outgoing", "bot.consent.view", "bot.consent.card"}
 # Who outside bot/consent may import which piece of the machinery, and why.
 MACHINERY_USERS = {
