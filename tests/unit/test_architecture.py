@@ -79,6 +79,7 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     ("bot/platforms.py", "bot.memory.indexer"): "a starter is handed the session indexer",
     ("bot/platforms.py", "bot.store.db"): "a starter is handed the database",
     ("bot/port.py", "bot.asks.answer_view"): "type only (TYPE_CHECKING): the answer a port renders",
+    ("bot/port.py", "bot.consent.card"): "type only (TYPE_CHECKING): the approval card a port renders",
     ("bot/world.py", "bot.store.sanitize"): "world text is cleaned as the database can store it (db_text)",
     # store -> asks: forgetting a workspace deletes every workspace-scoped table, the asks' included.
     ("bot/store/forget.py", "bot.asks"): "registers the asks' tables so the forget covers them",
