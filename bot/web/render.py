@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ from bot import messages
 from bot.web.access import Identity
 from bot.web.csrf import csrf_token
 from bot.web.redaction import withheld_label
-from bot.web.texts import ASK_PAGE, waiting_for
+from bot.web.texts import ASK_PAGE, short_time, waiting_for
 
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
@@ -93,8 +93,12 @@ def uncited(text: str | None) -> str:
     return CITATION.sub("", text or "")
 
 
-def when(ts: datetime | None) -> str:
-    return "" if ts is None else ts.strftime("%Y-%m-%d %H:%M")
+def when(ts: datetime | None) -> Markup:
+    """A <time> the browser rewrites in the member's zone; without JavaScript it reads "16 Nov 11:05 UTC"."""
+    if ts is None:
+        return Markup("")
+    utc = ts.astimezone(UTC) if ts.tzinfo else ts.replace(tzinfo=UTC)
+    return Markup('<time datetime="{}" data-local>{}</time>').format(utc.isoformat(timespec="seconds"), short_time(utc))
 
 
 templates.env.filters["message_html"] = message_html

@@ -58,6 +58,13 @@ async def local_member(request: Request) -> tuple[Identity, LocalRuntime] | Resp
     return identity, local
 
 
+def no_such_conversation(request: Request, identity: Identity) -> Response:
+    """One answer for a conversation that does not exist and for one the member is not in: the same status and the
+    same words, so an address like /workspace/D-alice-carol tells a non-member nothing."""
+    return page(request, "error.html", identity=identity, status_code=404, title=texts.NOT_FOUND_TITLE,
+                message=texts.NO_SUCH_CONVERSATION)  # fmt: skip
+
+
 async def workspace_home(request: Request) -> Response:
     found = await local_member(request)
     if isinstance(found, Response):
@@ -82,8 +89,7 @@ async def _channel(request: Request, template: str) -> Response:
     identity, local = found
     channel_id = request.path_params["channel_id"]
     if not can_read(local.port, identity.platform_id, channel_id):
-        return page(request, "error.html", identity=identity, status_code=403, title=texts.FORBIDDEN_TITLE,
-                    message=texts.UNKNOWN_CHANNEL)  # fmt: skip
+        return no_such_conversation(request, identity)
     # `?draft=` fills the message box: a suggested fix is one link away, with or without JavaScript.
     draft = request.query_params.get("draft", "")[:MAX_DRAFT]
     return page(request, template, **await _channel_context(request, identity, local, channel_id, draft=draft))
@@ -101,6 +107,7 @@ async def _channel_context(
                                    viewer=identity.member, workspace_id=local.workspace_id)  # fmt: skip
     return dict(
         identity=identity, channel_id=channel_id, channels=channels, answers=answers,
+        conversation=next(c for c in channels if c.id == channel_id),
         feed=timeline(messages, ephemerals_of(local.port, identity.platform_id, channel_id)),
         example_ask=example_ask(local.port.world, identity.platform_id) if in_bot_dm and not messages else None,
         approvals=approvals_of(local.port, identity.platform_id), draft=draft, fix=fix,
@@ -118,8 +125,7 @@ async def post_message(request: Request) -> Response:
     identity, local = found
     channel_id = request.path_params["channel_id"]
     if not can_read(local.port, identity.platform_id, channel_id):
-        return page(request, "error.html", identity=identity, status_code=403, title=texts.FORBIDDEN_TITLE,
-                    message=texts.UNKNOWN_CHANNEL)  # fmt: skip
+        return no_such_conversation(request, identity)
     text = str((await request.form()).get("text", "")).strip()
     if not text:
         return RedirectResponse(f"/workspace/{channel_id}", status_code=303)
