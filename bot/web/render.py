@@ -98,7 +98,9 @@ def when(ts: datetime | None) -> Markup:
     if ts is None:
         return Markup("")
     utc = ts.astimezone(UTC) if ts.tzinfo else ts.replace(tzinfo=UTC)
-    return Markup('<time datetime="{}" data-local>{}</time>').format(utc.isoformat(timespec="seconds"), short_time(utc))
+    return Markup('<time datetime="{}" data-local>{}</time>').format(
+        utc.isoformat(timespec="seconds"), short_time(utc)
+    )
 
 
 templates.env.filters["message_html"] = message_html

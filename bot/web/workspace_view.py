@@ -36,7 +36,11 @@ async def channels_of(port: LocalWorkspace, member_id: str) -> list[ChannelLink]
     world = port.world
     bot = world.members.get(world.bot_id)
     you = _name(world, member_id)
-    links = [ChannelLink(bot_dm, "askwith", ChannelKind.DM.value, "askwith", (bot.display_name if bot else "askwith", you), True)]
+    links = [
+        ChannelLink(
+            bot_dm, "askwith", ChannelKind.DM.value, "askwith", (bot.display_name if bot else "askwith", you), True
+        )
+    ]
     rooms, dms = [], []
     for channel in world.visible_channels(member_id):
         if channel.id == bot_dm:
