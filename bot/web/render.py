@@ -103,7 +103,16 @@ def when(ts: datetime | None) -> Markup:
     )
 
 
+def when_text(text: str | None) -> Markup | str:
+    """An agent's "YYYY-MM-DD HH:MM" (UTC) as `when` shows times; any other text as it is."""
+    try:
+        return when(datetime.strptime(text or "", "%Y-%m-%d %H:%M").replace(tzinfo=UTC))
+    except ValueError:
+        return text or ""
+
+
 templates.env.filters["message_html"] = message_html
+templates.env.filters["when_text"] = when_text
 templates.env.filters["note_html"] = note_html
 templates.env.filters["when"] = when
 templates.env.filters["fold"] = fold

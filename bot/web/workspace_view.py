@@ -54,6 +54,25 @@ async def channels_of(port: LocalWorkspace, member_id: str) -> list[ChannelLink]
     return links + sorted(rooms, key=lambda c: c.label) + sorted(dms, key=lambda c: c.title.casefold())
 
 
+@dataclass(frozen=True)
+class Places:
+    """How a member's pages name where an answer's source lies: a conversation of theirs as their sidebar does
+    ("#general", "DM with Carol Díaz"), a quote from elsewhere by its channel only when that channel is public (a DM's
+    or a private channel's name would tell a non-member it exists), and people by their display names."""
+
+    labels: dict[str, str] = field(default_factory=dict)  # channel id -> label, the member's conversations only
+    public: frozenset[str] = frozenset()  # names of public channels
+    people: dict[str, str] = field(default_factory=dict)  # handle or id -> display name
+
+
+async def places_of(port: LocalWorkspace, member_id: str) -> Places:
+    labels = {c.id: f"DM with {c.title}" if c.is_dm else f"#{c.title}" for c in await channels_of(port, member_id)}
+    world = port.world
+    public = frozenset(c.name for c in world.channels.values() if c.kind is ChannelKind.PUBLIC)
+    people = {key: m.display_name for m in world.members.values() for key in (m.id, m.name)}
+    return Places(labels, public, people)
+
+
 def _name(world: World, member_id: str) -> str:
     member = world.members.get(member_id)
     return member.display_name if member else member_id

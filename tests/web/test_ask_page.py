@@ -41,8 +41,9 @@ def test_ask_with_opens_its_live_page_which_ends_with_the_answer(client: TestCli
     assert done["status"] == "done"
     page = client.get(f"/workspace/asks/{ask_id}").text
     assert 'id="answer"' in page and "4,000" in page and 'id="cancel"' not in page
-    # The budget is in Dave's DM with Erin: Alice gets the line Dave's agent shared, attributed, and no link to it.
-    assert "shared by Dave Singh's agent (from #dave-erin)" in page and "D-dave-erin" not in page
+    # The budget is in Dave's DM with Erin: Alice gets the line Dave's agent shared, attributed, with no link to it and
+    # not a word of where it lies (that Dave and Erin have a DM is theirs).
+    assert "shared by Dave Singh's agent</span>" in page and "D-dave-erin" not in page and "dave-erin" not in page
     assert 'data-member="dave"' in page and f'href="/asks/{ask_id}" id="transcript-link"' in page
     assert "Your agent is asking @dave" in client.get("/workspace/C-general/feed").text  # the channel says so too
     dm = client.get("/workspace/D-alice-askwith/feed").text  # the answer in the DM leads back to its page

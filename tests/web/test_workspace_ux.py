@@ -112,7 +112,8 @@ def test_an_answer_in_the_dm_shows_its_question_and_links_its_sources(client: Te
     dm_feed = "/workspace/D-alice-askwith/feed"
     dm = wait_for(lambda: page if "dm-answer" in (page := client.get(dm_feed).text) else None)
     assert f"You asked @carol:</span> <strong>{QUESTION}</strong>" in dm
-    assert re.search(r'class="source-link" href="/workspace/D-alice-carol#msg-m\d+"', dm), dm
+    assert re.search(r'class="source-link" href="/workspace/D-alice-carol#msg-m\d+">DM with Carol Díaz, <time', dm), dm
+    assert "#alice-carol" not in dm  # a DM is named by the person in it
     assert not re.search(r"\(message m\d+\)", dm), "no internal message id"
 
 

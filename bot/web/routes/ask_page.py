@@ -27,7 +27,7 @@ from bot.web.jsonable import jsonable
 from bot.web.records.live_ask import FINISHED, load_ask_row, load_live_ask, waiting_approvals
 from bot.web.render import page
 from bot.web.routes.workspace import local_member
-from bot.web.workspace_view import approvals_of, channels_of
+from bot.web.workspace_view import approvals_of, channels_of, places_of
 
 
 NOTICE_KEY = "ask_notice"
@@ -71,6 +71,7 @@ async def ask_page(request: Request) -> Response:
         request, "ask.html", identity=identity, ask=live, channel_id=None, mine=identity.member == ask.requester,
         channels=await channels_of(local.port, identity.platform_id), notice=request.session.pop(NOTICE_KEY, ""),
         approvals=approvals_of(local.port, identity.platform_id),
+        places=await places_of(local.port, identity.platform_id),
     )  # fmt: skip
 
 

@@ -36,6 +36,7 @@ from bot.web.workspace_view import (
     mention_names,
     mentionable,
     messages_of,
+    places_of,
     timeline,
 )
 
@@ -108,6 +109,7 @@ async def _channel_context(
     return dict(
         identity=identity, channel_id=channel_id, channels=channels, answers=answers,
         conversation=next(c for c in channels if c.id == channel_id),
+        places=await places_of(local.port, identity.platform_id) if answers else None,
         feed=timeline(messages, ephemerals_of(local.port, identity.platform_id, channel_id)),
         example_ask=example_ask(local.port.world, identity.platform_id) if in_bot_dm and not messages else None,
         approvals=approvals_of(local.port, identity.platform_id), draft=draft, fix=fix,
