@@ -103,6 +103,12 @@ def when(ts: datetime | None) -> Markup:
     )
 
 
+def waiting_html(name: str, deadline: datetime) -> Markup:
+    """`texts.waiting_for`, its deadline a <time> the browser shows in the member's zone."""
+    text, stamp = waiting_for(name, deadline), short_time(deadline)
+    return Markup(escape(text)).replace(str(escape(stamp)), when(deadline), 1)
+
+
 def when_text(text: str | None) -> Markup | str:
     """An agent's "YYYY-MM-DD HH:MM" (UTC) as `when` shows times; any other text as it is."""
     try:
@@ -118,7 +124,7 @@ templates.env.filters["when"] = when
 templates.env.filters["fold"] = fold
 templates.env.filters["uncited"] = uncited
 templates.env.filters["message_fold"] = message_fold
-templates.env.globals["waiting_text"] = waiting_for
+templates.env.globals["waiting_text"] = waiting_html
 templates.env.globals["share_withheld"] = messages.share_withheld
 templates.env.globals["answer_not_yours"] = messages.answer_not_yours
 templates.env.globals["approval_confirmed"] = messages.approval_confirmed

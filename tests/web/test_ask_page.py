@@ -128,6 +128,11 @@ def test_the_requester_cancels_an_ask_and_nobody_else_can(client: TestClient) ->
     assert waiting.startswith("Waiting for Erin Walsh's agent") and " UTC " in waiting, waiting
     assert "approve" not in waiting and "share" not in waiting  # why it waits is Erin's
     assert 'id="waiting-for"' in client.get(f"/workspace/asks/{ask_id}").text and "Erin Walsh" in waiting
+    # The deadline says its zone ("16 Nov 11:05 UTC"), and is a <time> the browser shows in the member's own zone.
+    (deadline,) = client.get(f"/workspace/asks/{ask_id}/progress").json()["deadlines"]
+    assert re.fullmatch(r"\d{1,2} [A-Z][a-z]{2}( \d{4})? \d\d:\d\d UTC", deadline["at"]) and deadline["at"] in waiting
+    page = client.get(f"/workspace/asks/{ask_id}").text
+    assert f'<time datetime="{deadline["datetime"]}" data-local>{deadline["at"]}</time>' in page, page
     client.cookies.clear()
     sign_in(client, "bob")
     assert post_form(client, f"/workspace/asks/{ask_id}/cancel", {}).status_code == 403
@@ -143,6 +148,7 @@ def test_the_requester_cancels_an_ask_and_nobody_else_can(client: TestClient) ->
         "text": "",
         "finished": True,
         "waiting_for": [],
+        "deadlines": [],
     }
     again = post_form(client, f"/workspace/asks/{ask_id}/cancel", {})
     assert "already finished" in again.text

@@ -10,6 +10,8 @@ transcript instead (`/asks/{id}`), which keeps its own access rule. Every action
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -83,12 +85,18 @@ async def progress(request: Request) -> Response:
     _, _, ask = found
     now = await read_progress(db(request), ask.id)
     assert now is not None  # the ask was just read
+    waiting = await waiting_approvals(db(request), ask)
     body = {
         "status": ask.status,
         "stage": now.stage.value,
         "text": now.text,
         "finished": ask.status in FINISHED or now.final,
-        "waiting_for": [texts.waiting_for(w.name, w.deadline) for w in await waiting_approvals(db(request), ask)],
+        "waiting_for": [texts.waiting_for(w.name, w.deadline) for w in waiting],
+        # The same, with where its deadline is in the text, for the page to show it in the member's zone.
+        "deadlines": [
+            {"at": texts.short_time(w.deadline), "datetime": w.deadline.astimezone(UTC).isoformat(timespec="seconds")}
+            for w in waiting
+        ],
     }
     return JSONResponse(body, headers={"Cache-Control": "no-store"})
 
