@@ -78,6 +78,22 @@ def _name(world: World, member_id: str) -> str:
     return member.display_name if member else member_id
 
 
+def unread_counts(
+    world: World, member_id: str, channels: list[ChannelLink], seen: dict[str, int], open_id: str
+) -> dict[str, int]:
+    """Messages from others the member has not seen, by conversation. `seen` (conversation -> how many such messages
+    it held when last shown) is updated in place: the open conversation is seen now, and one never counted before is
+    seen as it is (what came before the member's first visit is not "new")."""
+    unread = {}
+    for channel in channels:
+        held = sum(1 for m in world.messages.get(channel.id, []) if m.sender_id != member_id)
+        if channel.id == open_id or channel.id not in seen:
+            seen[channel.id] = held
+        if held > seen[channel.id]:
+            unread[channel.id] = held - seen[channel.id]
+    return unread
+
+
 def can_read(port: LocalWorkspace, member_id: str, channel_id: str) -> bool:
     """Whether the member may open the conversation. A conversation they are not in and one that does not exist are
     both False: callers answer both alike, so nobody learns that a private DM or channel exists."""

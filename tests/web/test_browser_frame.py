@@ -119,6 +119,10 @@ def test_sidebar_sections_people_named_dms_header_approval_badge_and_a_pinned_co
         erin.evaluate("window.scrollTo(0, 0)")
         assert erin.evaluate(IN_VIEW, "#composer-text"), "the composer scrolls away with the messages"
         expect(erin.locator("#conversation-title")).to_be_in_viewport()
+        alice.goto(f"{server}/workspace/D-alice-carol")  # Erin's lines are new to Alice: counted in her sidebar
+        expect(alice.locator("#nav-channel-list a[data-channel='C-general'] .unread")).to_contain_text(
+            re.compile(r"^\d+ unread$")
+        )
         erin.click("#approvals-badge")
         erin.wait_for_url(f"{server}/settings#approvals")
         expect(erin.locator("#approvals .approval")).to_have_count(1)

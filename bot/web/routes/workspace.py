@@ -38,9 +38,11 @@ from bot.web.workspace_view import (
     messages_of,
     places_of,
     timeline,
+    unread_counts,
 )
 
 
+SEEN_KEY = "seen"  # session: conversation -> how many messages from others it held when last shown
 MAX_DRAFT = 20_000  # a `?draft=` longer than any question askwith takes is cut there
 
 DECISIONS = {
@@ -102,13 +104,16 @@ async def _channel_context(
     channels = await channels_of(local.port, identity.platform_id)
     messages = messages_of(local.port, channel_id)
     in_bot_dm = channel_id == channels[0].id
+    seen = dict(request.session.get(SEEN_KEY) or {})
+    unread = unread_counts(local.port.world, identity.platform_id, channels, seen, channel_id)
+    request.session[SEEN_KEY] = seen
     answers = {}
     if in_bot_dm:
         answers = await dm_answers(db(request), config(request).settings, local.port, messages,
                                    viewer=identity.member, workspace_id=local.workspace_id)  # fmt: skip
     return dict(
         identity=identity, channel_id=channel_id, channels=channels, answers=answers,
-        conversation=next(c for c in channels if c.id == channel_id),
+        conversation=next(c for c in channels if c.id == channel_id), unread=unread,
         places=await places_of(local.port, identity.platform_id) if answers else None,
         feed=timeline(messages, ephemerals_of(local.port, identity.platform_id, channel_id)),
         example_ask=example_ask(local.port.world, identity.platform_id) if in_bot_dm and not messages else None,
