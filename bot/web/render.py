@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from bot.consent import card as approval_card
 from bot.web.access import Identity
 from bot.web.csrf import csrf_token
 from bot.web.redaction import withheld_label
-from bot.web.texts import ASK_PAGE, waiting_for
+from bot.web.texts import ASK_PAGE, short_time, waiting_for
 
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
@@ -94,17 +94,38 @@ def uncited(text: str | None) -> str:
     return CITATION.sub("", text or "")
 
 
-def when(ts: datetime | None) -> str:
-    return "" if ts is None else ts.strftime("%Y-%m-%d %H:%M")
+def when(ts: datetime | None) -> Markup:
+    """A <time> the browser rewrites in the member's zone; without JavaScript it reads "16 Nov 11:05 UTC"."""
+    if ts is None:
+        return Markup("")
+    utc = ts.astimezone(UTC) if ts.tzinfo else ts.replace(tzinfo=UTC)
+    return Markup('<time datetime="{}" data-local>{}</time>').format(
+        utc.isoformat(timespec="seconds"), short_time(utc)
+    )
+
+
+def waiting_html(name: str, deadline: datetime) -> Markup:
+    """`texts.waiting_for`, its deadline a <time> the browser shows in the member's zone."""
+    text, stamp = waiting_for(name, deadline), short_time(deadline)
+    return Markup(escape(text)).replace(str(escape(stamp)), when(deadline), 1)
+
+
+def when_text(text: str | None) -> Markup | str:
+    """An agent's "YYYY-MM-DD HH:MM" (UTC) as `when` shows times; any other text as it is."""
+    try:
+        return when(datetime.strptime(text or "", "%Y-%m-%d %H:%M").replace(tzinfo=UTC))
+    except ValueError:
+        return text or ""
 
 
 templates.env.filters["message_html"] = message_html
+templates.env.filters["when_text"] = when_text
 templates.env.filters["note_html"] = note_html
 templates.env.filters["when"] = when
 templates.env.filters["fold"] = fold
 templates.env.filters["uncited"] = uncited
 templates.env.filters["message_fold"] = message_fold
-templates.env.globals["waiting_text"] = waiting_for
+templates.env.globals["waiting_text"] = waiting_html
 templates.env.globals["share_withheld"] = messages.share_withheld
 templates.env.globals["answer_not_yours"] = messages.answer_not_yours
 templates.env.globals["approval_confirmed"] = messages.approval_confirmed

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from bot import messages
 from bot.port import SharePolicy
@@ -21,7 +21,8 @@ TEXT_IN_PLATFORM = (
 )
 ADMINS_ONLY = "Only workspace admins can open this page."
 NO_LOCAL_WORKSPACE = "This server hosts no local workspace: members use askwith from Slack or Discord."
-UNKNOWN_CHANNEL = "You are not a member of that channel."
+# Said alike of a conversation that does not exist and of one the member is not in (never "you are not a member").
+NO_SUCH_CONVERSATION = "There is no conversation at this address. It may have moved, or the link may be mistyped."
 CSRF_REFUSED = "Refused: this form was not sent from askwith's own page. Reload the page and try again."
 METRICS_REFUSED = "Metrics need ASKWITH_METRICS_TOKEN as a bearer token, or an admin signed in."
 # The first screen's example, per sample workspace: (colleague, question) pairs whose answers its memory holds.
@@ -94,7 +95,15 @@ def asking(colleagues: list[str], ask_id: int) -> str:
 def waiting_for(name: str, deadline: datetime) -> str:
     """Whose agent the ask waits for and until when: never why (that its member is asked to approve something would
     tell what their memory holds)."""
-    return f"Waiting for {name}'s agent, until {deadline:%H:%M} UTC ({deadline:%Y-%m-%d}) at the latest."
+    return f"Waiting for {name}'s agent, until {short_time(deadline)} at the latest."
+
+
+def short_time(ts: datetime, *, now: datetime | None = None) -> str:
+    """A time as a member reads it, its zone said: "16 Nov 11:05 UTC" ("16 Nov 2025 11:05 UTC" in another year).
+    Pages print it in UTC; the browser rewrites it in the member's own zone (base.html)."""
+    utc = ts.astimezone(UTC) if ts.tzinfo else ts.replace(tzinfo=UTC)  # stored times without a zone are UTC
+    year = "" if utc.year == (now or datetime.now(UTC)).year else f" {utc.year}"
+    return f"{utc.day} {utc:%b}{year} {utc:%H:%M} UTC"
 
 
 def approval_decided(decision: str) -> str:

@@ -15,8 +15,11 @@ from bot.world import World
 @dataclass(frozen=True)
 class ChannelLink:
     id: str
-    label: str  # "#general", "@Bob Okafor", "askwith"
+    label: str  # "#general", "@Bob Okafor", "askwith": how a command names it (`/askwith exclude #general`)
     kind: str
+    title: str = ""  # as the sidebar and the header show it: "general", "Bob Okafor", "Carol Diaz, Dave Singh"
+    members: tuple[str, ...] = ()  # display names of everyone in it, the viewer included
+    is_dm: bool = False  # in "Direct messages", not in "Channels"
 
 
 @dataclass
@@ -31,20 +34,69 @@ async def channels_of(port: LocalWorkspace, member_id: str) -> list[ChannelLink]
     """The member's DM with askwith first, then channels by name, then DMs by the other person's name."""
     bot_dm = await port.open_dm(member_id)
     world = port.world
-    links = [ChannelLink(bot_dm, "askwith", ChannelKind.DM.value)]
+    bot = world.members.get(world.bot_id)
+    you = _name(world, member_id)
+    links = [
+        ChannelLink(
+            bot_dm, "askwith", ChannelKind.DM.value, "askwith", (bot.display_name if bot else "askwith", you), True
+        )
+    ]
     rooms, dms = [], []
     for channel in world.visible_channels(member_id):
         if channel.id == bot_dm:
             continue
+        members = tuple(_name(world, m) for m in channel.member_ids)
         if channel.kind in (ChannelKind.DM, ChannelKind.GROUP_DM):
-            others = [world.members[m].display_name for m in channel.member_ids if m != member_id]
-            dms.append(ChannelLink(channel.id, "@" + ", ".join(others), channel.kind.value))
+            others = ", ".join(_name(world, m) for m in channel.member_ids if m != member_id)
+            dms.append(ChannelLink(channel.id, "@" + others, channel.kind.value, others, members, True))
         else:
-            rooms.append(ChannelLink(channel.id, "#" + channel.name, channel.kind.value))
-    return links + sorted(rooms, key=lambda c: c.label) + sorted(dms, key=lambda c: c.label)
+            rooms.append(ChannelLink(channel.id, "#" + channel.name, channel.kind.value, channel.name, members))
+    return links + sorted(rooms, key=lambda c: c.label) + sorted(dms, key=lambda c: c.title.casefold())
+
+
+@dataclass(frozen=True)
+class Places:
+    """How a member's pages name where an answer's source lies: a conversation of theirs as their sidebar does
+    ("#general", "DM with Carol Díaz"), a quote from elsewhere by its channel only when that channel is public (a DM's
+    or a private channel's name would tell a non-member it exists), and people by their display names."""
+
+    labels: dict[str, str] = field(default_factory=dict)  # channel id -> label, the member's conversations only
+    public: frozenset[str] = frozenset()  # names of public channels
+    people: dict[str, str] = field(default_factory=dict)  # handle or id -> display name
+
+
+async def places_of(port: LocalWorkspace, member_id: str) -> Places:
+    labels = {c.id: f"DM with {c.title}" if c.is_dm else f"#{c.title}" for c in await channels_of(port, member_id)}
+    world = port.world
+    public = frozenset(c.name for c in world.channels.values() if c.kind is ChannelKind.PUBLIC)
+    people = {key: m.display_name for m in world.members.values() for key in (m.id, m.name)}
+    return Places(labels, public, people)
+
+
+def _name(world: World, member_id: str) -> str:
+    member = world.members.get(member_id)
+    return member.display_name if member else member_id
+
+
+def unread_counts(
+    world: World, member_id: str, channels: list[ChannelLink], seen: dict[str, int], open_id: str
+) -> dict[str, int]:
+    """Messages from others the member has not seen, by conversation. `seen` (conversation -> how many such messages
+    it held when last shown) is updated in place: the open conversation is seen now, and one never counted before is
+    seen as it is (what came before the member's first visit is not "new")."""
+    unread = {}
+    for channel in channels:
+        held = sum(1 for m in world.messages.get(channel.id, []) if m.sender_id != member_id)
+        if channel.id == open_id or channel.id not in seen:
+            seen[channel.id] = held
+        if held > seen[channel.id]:
+            unread[channel.id] = held - seen[channel.id]
+    return unread
 
 
 def can_read(port: LocalWorkspace, member_id: str, channel_id: str) -> bool:
+    """Whether the member may open the conversation. A conversation they are not in and one that does not exist are
+    both False: callers answer both alike, so nobody learns that a private DM or channel exists."""
     channel = port.world.channels.get(channel_id)
     return channel is not None and member_id in channel.member_ids
 

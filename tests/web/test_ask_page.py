@@ -41,8 +41,9 @@ def test_ask_with_opens_its_live_page_which_ends_with_the_answer(client: TestCli
     assert done["status"] == "done"
     page = client.get(f"/workspace/asks/{ask_id}").text
     assert 'id="answer"' in page and "4,000" in page and 'id="cancel"' not in page
-    # The budget is in Dave's DM with Erin: Alice gets the line Dave's agent shared, attributed, and no link to it.
-    assert "shared by Dave Singh's agent (from #dave-erin)" in page and "D-dave-erin" not in page
+    # The budget is in Dave's DM with Erin: Alice gets the line Dave's agent shared, attributed, with no link to it and
+    # not a word of where it lies (that Dave and Erin have a DM is theirs).
+    assert "shared by Dave Singh's agent</span>" in page and "D-dave-erin" not in page and "dave-erin" not in page
     assert 'data-member="dave"' in page and f'href="/asks/{ask_id}" id="transcript-link"' in page
     assert "Your agent is asking @dave" in client.get("/workspace/C-general/feed").text  # the channel says so too
     dm = client.get("/workspace/D-alice-askwith/feed").text  # the answer in the DM leads back to its page
@@ -127,6 +128,11 @@ def test_the_requester_cancels_an_ask_and_nobody_else_can(client: TestClient) ->
     assert waiting.startswith("Waiting for Erin Walsh's agent") and " UTC " in waiting, waiting
     assert "approve" not in waiting and "share" not in waiting  # why it waits is Erin's
     assert 'id="waiting-for"' in client.get(f"/workspace/asks/{ask_id}").text and "Erin Walsh" in waiting
+    # The deadline says its zone ("16 Nov 11:05 UTC"), and is a <time> the browser shows in the member's own zone.
+    (deadline,) = client.get(f"/workspace/asks/{ask_id}/progress").json()["deadlines"]
+    assert re.fullmatch(r"\d{1,2} [A-Z][a-z]{2}( \d{4})? \d\d:\d\d UTC", deadline["at"]) and deadline["at"] in waiting
+    page = client.get(f"/workspace/asks/{ask_id}").text
+    assert f'<time datetime="{deadline["datetime"]}" data-local>{deadline["at"]}</time>' in page, page
     client.cookies.clear()
     sign_in(client, "bob")
     assert post_form(client, f"/workspace/asks/{ask_id}/cancel", {}).status_code == 403
@@ -142,6 +148,7 @@ def test_the_requester_cancels_an_ask_and_nobody_else_can(client: TestClient) ->
         "text": "",
         "finished": True,
         "waiting_for": [],
+        "deadlines": [],
     }
     again = post_form(client, f"/workspace/asks/{ask_id}/cancel", {})
     assert "already finished" in again.text

@@ -85,7 +85,7 @@ def test_progress_answer_source_follow_up_settings_and_approval_in_the_page(serv
     alice.press("#composer-text", "Enter")
     alice.wait_for_url(f"{server}/workspace/asks/*")
     source = alice.locator("a.source-link").first
-    expect(source).to_contain_text("#alice-carol", timeout=30_000)
+    expect(source).to_contain_text("DM with Carol Díaz", timeout=30_000)
     source.click()
     alice.wait_for_url(re.compile(r".*/workspace/D-alice-carol#msg-.+"))
     message_id = alice.url.split("#")[1]

@@ -34,6 +34,22 @@ def client(settings: Settings) -> Iterator[TestClient]:
         yield client
 
 
+def test_a_private_dm_a_member_is_not_in_is_answered_like_one_that_does_not_exist(client: TestClient) -> None:
+    sign_in(client, "bob")  # not in Alice and Carol's DM
+    for suffix in ("", "/feed"):
+        private = client.get(f"/workspace/D-alice-carol{suffix}")
+        missing = client.get(f"/workspace/D-no-such-dm{suffix}")
+        assert private.status_code == missing.status_code == 404, (suffix, private.status_code, missing.status_code)
+        assert private.text == missing.text, suffix  # the same page, word for word
+        assert "alice-carol" not in private.text and "Carol" not in private.text
+    posted = [post_form(client, f"/workspace/{c}", {"text": "hello?"}) for c in ("D-alice-carol", "D-no-such-dm")]
+    assert posted[0].status_code == posted[1].status_code == 404 and posted[0].text == posted[1].text
+    client.cookies.clear()
+    sign_in(client, "carol")  # a member of it opens it
+    assert client.get("/workspace/D-alice-carol").status_code == 200
+    assert "hello?" not in client.get("/workspace/D-alice-carol/feed").text  # bob's post went nowhere
+
+
 def test_healthz_reports_the_database_and_the_model(client: TestClient) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200
@@ -47,7 +63,7 @@ def test_a_member_posts_and_everyone_in_the_channel_sees_it(client: TestClient) 
     client.cookies.clear()
     sign_in(client, "carol")
     assert "Coffee in the kitchen at 3?" in client.get("/workspace/C-general/feed").text
-    assert client.get("/workspace/D-alice-bob").status_code == 403  # not carol's DM
+    assert client.get("/workspace/D-alice-bob").status_code == 404  # not carol's DM: as if it did not exist
 
 
 def test_ask_answer_transcript_redaction_and_access(client: TestClient) -> None:

@@ -1,7 +1,7 @@
 """The local web workspace as a newcomer meets it: a typo'd command is never posted, questions are bounded and long
 texts folded, notes can be dismissed and sit among the messages, answers in the DM say what they answer and link
-their sources, a waiting or withheld share is said plainly, unknown addresses get a page of the app, and the first
-screen offers an ask to try."""
+their sources, a waiting or withheld share is said plainly, unknown addresses get a page of the app, the first
+screen offers an ask to try, and the sidebar counts what is new."""
 
 from __future__ import annotations
 
@@ -112,7 +112,8 @@ def test_an_answer_in_the_dm_shows_its_question_and_links_its_sources(client: Te
     dm_feed = "/workspace/D-alice-askwith/feed"
     dm = wait_for(lambda: page if "dm-answer" in (page := client.get(dm_feed).text) else None)
     assert f"You asked @carol:</span> <strong>{QUESTION}</strong>" in dm
-    assert re.search(r'class="source-link" href="/workspace/D-alice-carol#msg-m\d+"', dm), dm
+    assert re.search(r'class="source-link" href="/workspace/D-alice-carol#msg-m\d+">DM with Carol Díaz, <time', dm), dm
+    assert "#alice-carol" not in dm  # a DM is named by the person in it
     assert not re.search(r"\(message m\d+\)", dm), "no internal message id"
 
 
@@ -172,3 +173,24 @@ def test_design_notes_live_under_docs() -> None:
     root = Path(__file__).parents[2]
     assert [p.name for p in root.glob("*.md")] == ["README.md"]
     assert (root / "docs" / "UX_CORE_API.md").is_file()
+
+
+def test_the_sidebar_counts_what_others_posted_since_the_member_last_looked(client: TestClient) -> None:
+    unread = re.compile(r'data-channel="C-general">.*?</a>', re.S)
+    sign_in(client, "carol")
+    first = client.get("/workspace/D-askwith-carol").text
+    assert "data-unread" not in unread.search(first)[0], "what came before her first visit is not new"
+    carol = dict(client.cookies)
+    client.cookies.clear()
+    sign_in(client, "bob")  # another member posts twice
+    for text in ("Lunch at noon?", "Or at one?"):
+        post_form(client, "/workspace/C-general", {"text": text})
+    client.cookies.clear()
+    client.cookies.update(carol)  # carol again, in her own browser
+    assert (
+        'data-unread="2">2<span class="visually-hidden"> unread</span>'
+        in unread.search(client.get("/workspace/D-askwith-carol").text)[0]
+    )
+    client.get("/workspace/C-general")  # she reads them
+    post_form(client, "/workspace/C-general", {"text": "Noon works."})  # her own message is never unread
+    assert "data-unread" not in unread.search(client.get("/workspace/D-askwith-carol").text)[0]

@@ -10,6 +10,8 @@ transcript instead (`/asks/{id}`), which keeps its own access rule. Every action
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -27,7 +29,7 @@ from bot.web.jsonable import jsonable
 from bot.web.records.live_ask import FINISHED, load_ask_row, load_live_ask, waiting_approvals
 from bot.web.render import page
 from bot.web.routes.workspace import local_member
-from bot.web.workspace_view import approvals_of, channels_of
+from bot.web.workspace_view import approvals_of, channels_of, places_of
 
 
 NOTICE_KEY = "ask_notice"
@@ -71,6 +73,7 @@ async def ask_page(request: Request) -> Response:
         request, "ask.html", identity=identity, ask=live, channel_id=None, mine=identity.member == ask.requester,
         channels=await channels_of(local.port, identity.platform_id), notice=request.session.pop(NOTICE_KEY, ""),
         approvals=approvals_of(local.port, identity.platform_id),
+        places=await places_of(local.port, identity.platform_id),
     )  # fmt: skip
 
 
@@ -82,12 +85,18 @@ async def progress(request: Request) -> Response:
     _, _, ask = found
     now = await read_progress(db(request), ask.id)
     assert now is not None  # the ask was just read
+    waiting = await waiting_approvals(db(request), ask)
     body = {
         "status": ask.status,
         "stage": now.stage.value,
         "text": now.text,
         "finished": ask.status in FINISHED or now.final,
-        "waiting_for": [texts.waiting_for(w.name, w.deadline) for w in await waiting_approvals(db(request), ask)],
+        "waiting_for": [texts.waiting_for(w.name, w.deadline) for w in waiting],
+        # The same, with where its deadline is in the text, for the page to show it in the member's zone.
+        "deadlines": [
+            {"at": texts.short_time(w.deadline), "datetime": w.deadline.astimezone(UTC).isoformat(timespec="seconds")}
+            for w in waiting
+        ],
     }
     return JSONResponse(body, headers={"Cache-Control": "no-store"})
 

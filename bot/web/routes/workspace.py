@@ -36,10 +36,13 @@ from bot.web.workspace_view import (
     mention_names,
     mentionable,
     messages_of,
+    places_of,
     timeline,
+    unread_counts,
 )
 
 
+SEEN_KEY = "seen"  # session: conversation -> how many messages from others it held when last shown
 MAX_DRAFT = 20_000  # a `?draft=` longer than any question askwith takes is cut there
 
 DECISIONS = {
@@ -56,6 +59,13 @@ async def local_member(request: Request) -> tuple[Identity, LocalRuntime] | Resp
         return page(request, "error.html", identity=identity, status_code=404, title=texts.NOT_FOUND_TITLE,
                     message=texts.NO_LOCAL_WORKSPACE)  # fmt: skip
     return identity, local
+
+
+def no_such_conversation(request: Request, identity: Identity) -> Response:
+    """One answer for a conversation that does not exist and for one the member is not in: the same status and the
+    same words, so an address like /workspace/D-alice-carol tells a non-member nothing."""
+    return page(request, "error.html", identity=identity, status_code=404, title=texts.NOT_FOUND_TITLE,
+                message=texts.NO_SUCH_CONVERSATION)  # fmt: skip
 
 
 async def workspace_home(request: Request) -> Response:
@@ -82,8 +92,7 @@ async def _channel(request: Request, template: str) -> Response:
     identity, local = found
     channel_id = request.path_params["channel_id"]
     if not can_read(local.port, identity.platform_id, channel_id):
-        return page(request, "error.html", identity=identity, status_code=403, title=texts.FORBIDDEN_TITLE,
-                    message=texts.UNKNOWN_CHANNEL)  # fmt: skip
+        return no_such_conversation(request, identity)
     # `?draft=` fills the message box: a suggested fix is one link away, with or without JavaScript.
     draft = request.query_params.get("draft", "")[:MAX_DRAFT]
     return page(request, template, **await _channel_context(request, identity, local, channel_id, draft=draft))
@@ -95,12 +104,17 @@ async def _channel_context(
     channels = await channels_of(local.port, identity.platform_id)
     messages = messages_of(local.port, channel_id)
     in_bot_dm = channel_id == channels[0].id
+    seen = dict(request.session.get(SEEN_KEY) or {})
+    unread = unread_counts(local.port.world, identity.platform_id, channels, seen, channel_id)
+    request.session[SEEN_KEY] = seen
     answers = {}
     if in_bot_dm:
         answers = await dm_answers(db(request), config(request).settings, local.port, messages,
                                    viewer=identity.member, workspace_id=local.workspace_id)  # fmt: skip
     return dict(
         identity=identity, channel_id=channel_id, channels=channels, answers=answers,
+        conversation=next(c for c in channels if c.id == channel_id), unread=unread,
+        places=await places_of(local.port, identity.platform_id) if answers else None,
         feed=timeline(messages, ephemerals_of(local.port, identity.platform_id, channel_id)),
         example_ask=example_ask(local.port.world, identity.platform_id) if in_bot_dm and not messages else None,
         approvals=approvals_of(local.port, identity.platform_id), draft=draft, fix=fix,
@@ -118,8 +132,7 @@ async def post_message(request: Request) -> Response:
     identity, local = found
     channel_id = request.path_params["channel_id"]
     if not can_read(local.port, identity.platform_id, channel_id):
-        return page(request, "error.html", identity=identity, status_code=403, title=texts.FORBIDDEN_TITLE,
-                    message=texts.UNKNOWN_CHANNEL)  # fmt: skip
+        return no_such_conversation(request, identity)
     text = str((await request.form()).get("text", "")).strip()
     if not text:
         return RedirectResponse(f"/workspace/{channel_id}", status_code=303)
