@@ -87,7 +87,9 @@ async def progress(request: Request) -> Response:
     assert now is not None  # the ask was just read
     waiting = await waiting_approvals(db(request), ask)
     body = {
-        "status": ask.status,
+        # The ask row was read before its stage: an ask that ended in between has its final stage and, from it, its
+        # final status (a final stage is named as the status it ends with), never "running" beside "finished".
+        "status": now.stage.value if now.final else ask.status,
         "stage": now.stage.value,
         "text": now.text,
         "finished": ask.status in FINISHED or now.final,
