@@ -3,7 +3,7 @@
 It reads only the prompts a real model gets (the upper-case labels in `prompts/agent.yaml`) and plays the agent
 protocol mechanically:
 
-- plan: one rationale per question the question contains ("First: ... Second: ...", "1) ... 2) ...", each sentence
+- plan: one rationale per question the question contains (the items of a numbered list "1) ... 2) ...", each sentence
   that asks something, "... and when ..."); the other sentences are context;
 - search: each unknown rationale once, in both memories (its content words; its text); it sees every search it made;
 - fill: a line fills a rationale when it answers it: it is about someone the rationale names (its words, sender or
