@@ -81,7 +81,7 @@ def test_a_follow_up_asks_the_same_colleagues_again(client: TestClient) -> None:
     assert 'id="follow-up"' in client.get(f"/workspace/asks/{ask_id}").text
     page = post_form(client, f"/workspace/asks/{ask_id}/follow-up", {"text": "And who pays for it?"})
     follow_id = int(re.search(r"/workspace/asks/(\d+)$", str(page.url))[1])  # type: ignore[index]
-    assert follow_id != ask_id and "And who pays for it?" in page.text and "@dave" in page.text
+    assert follow_id != ask_id and "And who pays for it?" in page.text and "asked Dave Singh" in page.text
     assert 'id="thread"' in page.text and f'href="/workspace/asks/{ask_id}"' in page.text  # the earlier ask above
     wait_for(lambda: _finished(client, follow_id))
     empty = post_form(client, f"/workspace/asks/{ask_id}/follow-up", {"text": "  "})

@@ -57,6 +57,10 @@ class LiveAsk:
     tally: FeedbackTally = FeedbackTally(0, 0)
     thread: list[EarlierAsk] = field(default_factory=list)  # the follow-up chain, oldest first
     waiting_for: list[WaitingApproval] = field(default_factory=list)  # pending approvals, soonest deadline first
+    names: dict[str, str] = field(default_factory=dict)  # handle -> display name of the requester and colleagues
+
+    def name(self, handle: str) -> str:
+        return self.names.get(handle, handle)
 
     @property
     def finished(self) -> bool:
@@ -75,7 +79,7 @@ async def load_live_ask(db: Database, settings: Settings, port: ChatPort, ask: m
     live = LiveAsk(
         id=ask.id, workspace_id=ask.workspace_id, requester=ask.requester, colleagues=list(ask.colleagues),
         question=ask.question, status=ask.status, created_at=ask.created_at, progress=progress,
-        thread=await _thread(db, ask, viewer),
+        thread=await _thread(db, ask, viewer), names=await _names(db, ask),
     )  # fmt: skip
     if not live.finished:
         live.waiting_for = await waiting_approvals(db, ask)
@@ -88,6 +92,17 @@ async def load_live_ask(db: Database, settings: Settings, port: ChatPort, ask: m
     live.vote = await vote_of(db, ask.id, viewer)
     live.tally = await feedback_tally(db, ask.id)
     return live
+
+
+async def _names(db: Database, ask: models.Ask) -> dict[str, str]:
+    """Members are shown by their names; a handle no longer known stays a handle."""
+    roster, names = Roster(db, ask.workspace_id), {}
+    for handle in [ask.requester, *ask.colleagues]:
+        try:
+            names[handle] = (await roster.profile(handle)).display_name
+        except UnknownMemberError:
+            pass
+    return names
 
 
 async def waiting_approvals(db: Database, ask: models.Ask) -> list[WaitingApproval]:
