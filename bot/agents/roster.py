@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import Row, Select, bindparam, case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
@@ -69,33 +70,34 @@ class Roster:
     async def profile(self, who: str) -> MemberProfile:
         """A member by handle (with or without @) or platform id; UnknownMemberError if there is none."""
         wanted = who.strip().lstrip("@")
-        async with self.db.session() as session:
-            rows = (
-                (
-                    await session.execute(
-                        select(models.Member).where(
-                            models.Member.workspace_id == self.workspace_id,
-                            (models.Member.name == wanted)
-                            | (models.Member.platform_id == wanted)
-                            | (func.lower(models.Member.name) == wanted.lower()),  # `--as Alice` is alice
-                        )
-                    )
-                )
-                .scalars()
-                .all()
-            )
-            # An exact handle or id wins; otherwise a case-insensitive match counts only when it names one member.
-            exact = [r for r in rows if wanted in (r.name, r.platform_id)]
-            row = exact[0] if exact else (rows[0] if len(rows) == 1 else None)
-            if row is None:
-                raise UnknownMemberError(who)
-            excluded = (
-                await session.execute(
-                    select(models.Channel.name, models.Channel.platform_id)
-                    .join(models.MemberExclusion, models.MemberExclusion.channel_id == models.Channel.id)
-                    .where(models.MemberExclusion.member_id == row.id)
-                )
-            ).all()
+        params = {"workspace": self.workspace_id, "wanted": wanted, "lowered": wanted.lower()}
+        async with self.db.engine.connect() as conn:  # one statement: the member with the channels they exclude
+            rows = (await conn.execute(_PROFILE, params)).all()
+        # An exact handle or id wins; otherwise a case-insensitive match counts only when it names one member.
+        exact = [r for r in rows if wanted in (r.name, r.platform_id)]
+        found = exact or (rows if len({r.id for r in rows}) == 1 else [])
+        if not found:
+            raise UnknownMemberError(who)
+        return self._profile([r for r in rows if r.id == found[0].id])
+
+    async def profiles(self, handles: Iterable[str]) -> dict[str, MemberProfile]:
+        """`profile` of each of these handles (exact member names), read in one statement."""
+        wanted = set(handles)
+        if not wanted:
+            return {}
+        async with self.db.engine.connect() as conn:
+            rows = (await conn.execute(_PROFILES, {"workspace": self.workspace_id, "names": list(wanted)})).all()
+        by_member: dict[str, list[Row[Any]]] = {}
+        for row in rows:
+            by_member.setdefault(row.name, []).append(row)
+        found = {name: self._profile(member_rows) for name, member_rows in by_member.items()}
+        for missing in wanted - found.keys():  # not a member's exact name: looked up as `profile` does (or refused)
+            found[missing] = await self.profile(missing)
+        return found
+
+    def _profile(self, rows: list[Row[Any]]) -> MemberProfile:
+        """One member's profile from their rows of `_PROFILE` (one per channel they exclude, or one with none)."""
+        row = rows[0]
         return MemberProfile(
             handle=row.name,
             platform_id=row.platform_id,
@@ -105,7 +107,7 @@ class Roster:
             opted_in=row.opted_in,
             is_bot=row.is_bot,
             deactivated=row.deactivated,
-            excluded=frozenset(name for pair in excluded for name in pair if name),
+            excluded=frozenset(name for r in rows for name in (r.excluded_name, r.excluded_id) if name),
         )
 
     async def contacts(self, handle: str) -> list[str]:
@@ -196,3 +198,34 @@ class Roster:
         for channel_id, name in (await session.execute(stmt)).all():
             readers.setdefault(channel_id, set()).add(name)
         return {c: frozenset(names) for c, names in readers.items()}
+
+
+def _profile_statement() -> Select[Any]:
+    """Members with the channels each keeps out of memory (one row per channel, or one with none)."""
+    member, channel = models.Member, models.Channel
+    return (
+        select(
+            member.id,
+            member.name,
+            member.platform_id,
+            member.display_name,
+            member.share_policy,
+            member.opted_in,
+            member.is_bot,
+            member.deactivated,
+            channel.name.label("excluded_name"),
+            channel.platform_id.label("excluded_id"),
+        )  # fmt: skip
+        .outerjoin(models.MemberExclusion, models.MemberExclusion.member_id == member.id)
+        .outerjoin(channel, channel.id == models.MemberExclusion.channel_id)
+        .where(member.workspace_id == bindparam("workspace"))
+    )
+
+
+# Built once (bind parameters carry the values): a profile is read at every turn and every send of every ask.
+_PROFILE = _profile_statement().where(
+    (models.Member.name == bindparam("wanted"))
+    | (models.Member.platform_id == bindparam("wanted"))
+    | (func.lower(models.Member.name) == bindparam("lowered"))  # `--as Alice` is alice
+)
+_PROFILES = _profile_statement().where(models.Member.name.in_(bindparam("names", expanding=True)))

@@ -235,7 +235,7 @@ class AskService:
     async def _process(self, ask: models.Ask, recorder: AskRecorder) -> AskOutcome:
         started = time.perf_counter()
         result = None
-        requester = await self.roster.profile(ask.requester)
+        requester = await self.roster.identity(ask.requester)  # its name and id, for the posts
         if ask.cancel_requested_at is not None and ask.final_text is None:
             raise AskCancelledError(f"ask #{ask.id} was cancelled before it ran")
         if ask.final_text is None:
