@@ -166,9 +166,9 @@ class AskRecorder:
             await self._insert_calls(conn, step.llm_calls, conversation_id=conversation_id, turn_id=turn_id)
 
     async def _write_close(self, conversation_id: int, stop_reason: str, conclusion: str) -> None:
-        async with self.db.session() as session, session.begin():
-            await self.touch(session)
-            await session.execute(
+        async with self.db.begin() as conn:
+            await self.touch(conn)
+            await conn.execute(
                 update(models.Conversation)
                 .where(models.Conversation.id == conversation_id)
                 .values(status="done", stop_reason=stop_reason, conclusion=conclusion)
