@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from functools import lru_cache
 
 
 # Letters of other scripts drawn like a Latin letter (Unicode's confusables, the common subset): read as that letter.
@@ -42,6 +43,8 @@ def normalise(text: str) -> str:
     """The text as it reads: HTML entities decoded (twice, for `&amp;lt;`), NFKC (fullwidth and compatibility forms
     to their plain letters), invisible characters removed, every dash a `-`. Case and script are kept."""
     decoded = html.unescape(html.unescape(str(text)))
+    if decoded.isascii():  # NFKC leaves ASCII as it is, and no format character nor dash above is ASCII
+        return decoded
     return _DASHES.sub("-", strip_invisible(unicodedata.normalize("NFKC", decoded)))
 
 
@@ -66,6 +69,7 @@ def skeleton(text: str) -> str:
 _SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("e", ""))
 
 
+@lru_cache(maxsize=1 << 16)  # a prompt's words recur turn after turn: each is stemmed once (a pure function)
 def stem(word: str) -> str:
     """A crude stem, the same for "hike", "hikes" and "hiking", "cry" and "crying" (suffixes stripped until none is
     left, never below three letters)."""

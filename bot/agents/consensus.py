@@ -169,7 +169,7 @@ async def _visible_to_requester(ctx: AskContext, outcome: ConsensusOutcome) -> s
     if not cited or ctx.memory.history is None:  # without the history reader: only the requester's own reads
         own = (i for i in cited if outcome.evidence[i].agent == ctx.requester)
         return {i for i in own if outcome.evidence[i].line.via in ("clear", "fuzzy", "history")}
-    viewer = (await ctx.roster.profile(ctx.requester)).viewer
+    viewer = (await ctx.roster.identity(ctx.requester)).viewer  # ids only: what they may open is read now
     return await ctx.memory.history.visible_ids(viewer, cited)
 
 

@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.llm.types import LLMRequest
 from bot.prompts import CUT, DATA_CLOSE, DATA_OPEN
@@ -104,8 +105,18 @@ def _clean(part: str) -> str:
 
 
 def keywords_of(text: str) -> list[str]:
+    return list(_keywords(text))
+
+
+@lru_cache(maxsize=1 << 14)  # the same needs and lines are read at every call of an ask
+def _keywords(text: str) -> tuple[str, ...]:
     words = re.findall(r"[a-z0-9][a-z0-9'-]+", text.lower().replace("'s ", " "))
-    return [w for w in dict.fromkeys(w.removesuffix("'s") for w in words) if w not in STOPWORDS]
+    return tuple(w for w in dict.fromkeys(w.removesuffix("'s") for w in words) if w not in STOPWORDS)
+
+
+@lru_cache(maxsize=1 << 14)
+def _stems(lowered: str) -> frozenset[str]:
+    return frozenset(stems_of(lowered))
 
 
 _ID = r"[\w.:'@/-]*\d[\w.:'@/-]*"  # a message id ("m0000008", "ftv-3797", "bob:m12"): a digit, no spaces
@@ -136,7 +147,7 @@ def _same_word(word: str, keyword: str) -> bool:
 def hits_of(line: dict[str, str], keywords: list[str]) -> int:
     """How many keywords a line's text holds: a keyword's first five letters in it ("launch" ~ "launching"), or a
     word of the same stem (`text_fold.stem`: "crying" ~ "cry", which the five letters miss)."""
-    stems = stems_of(line["lowered"])
+    stems = _stems(line["lowered"])
     return sum(k[:5] in line["lowered"] or stem(k) in stems for k in keywords)
 
 

@@ -62,22 +62,21 @@ class Delivery:
 
     async def _begin(self, ask_id: int, channel_id: str) -> models.FinalPost:
         """Move none -> posting; returns the state found before (none, posting or posted)."""
-        async with self.db.session() as session, session.begin():
-            await self.recorder.touch(session)
-            current = (
-                await session.execute(select(models.Ask.final_post).where(models.Ask.id == ask_id))
-            ).scalar_one()
-            if current == models.FinalPost.NONE:
-                await session.execute(
-                    update(models.Ask)
-                    .where(models.Ask.id == ask_id, models.Ask.final_post == models.FinalPost.NONE.value)
-                    .values(final_post=models.FinalPost.POSTING.value, final_channel_id=channel_id)
-                )
+        async with self.db.begin() as conn:  # Core statements: no ORM objects are loaded here
+            await self.recorder.touch(conn)
+            moved = await conn.execute(
+                update(models.Ask)
+                .where(models.Ask.id == ask_id, models.Ask.final_post == models.FinalPost.NONE.value)
+                .values(final_post=models.FinalPost.POSTING.value, final_channel_id=channel_id)
+            )
+            if moved.rowcount == 1:  # it was none (the usual case: one statement fewer)
+                return models.FinalPost.NONE
+            current = (await conn.execute(select(models.Ask.final_post).where(models.Ask.id == ask_id))).scalar_one()
         return models.FinalPost(current)
 
     async def _finish(self, ask_id: int, status: str, *, message_id: str | None) -> None:
-        async with self.db.session() as session, session.begin():
-            result = await session.execute(
+        async with self.db.begin() as conn:
+            result = await conn.execute(
                 update(models.Ask)
                 .where(models.Ask.id == ask_id, models.Ask.claimed_by == self.recorder.worker_id)
                 .values(
@@ -124,9 +123,9 @@ class Delivery:
                 await self.port.post(channel_id, messages.share_notice(requester_display, ask.question, utterances))
             except AskwithError as exc:
                 log.warning("ask #%s: could not send %s a share notice: %s", ask.id, handle, exc)
-        async with self.db.session() as session, session.begin():
-            await self.recorder.touch(session)
-            await session.execute(update(models.Ask).where(models.Ask.id == ask.id).values(notices_posted=True))
+        async with self.db.begin() as conn:
+            await self.recorder.touch(conn)
+            await conn.execute(update(models.Ask).where(models.Ask.id == ask.id).values(notices_posted=True))
 
     async def _shared_by_member(self, ask: models.Ask) -> dict[str, list[str]]:
         stmt = (
@@ -135,8 +134,8 @@ class Delivery:
             .where(models.Conversation.ask_id == ask.id, models.Conversation.status != "abandoned")
             .order_by(models.Turn.conversation_id, models.Turn.idx)
         )
-        async with self.db.session() as session:
-            rows = (await session.execute(stmt)).all()
+        async with self.db.engine.connect() as conn:
+            rows = (await conn.execute(stmt)).all()
         shared: dict[str, list[str]] = {}
         for agent, utterance, data in rows:
             if data.get("shared_facts") and not data.get("declined"):

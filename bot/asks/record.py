@@ -121,15 +121,13 @@ class AskRecorder:
     async def open_conversation(
         self, *, parent_id: int | None, parent_turn: int | None, depth: int, participants: list[str], question: str
     ) -> int:
-        row = models.Conversation(
-            ask_id=self.ask_id, parent_id=parent_id, parent_turn=parent_turn, depth=depth,
-            participants=participants, question=question, created_at=now(),
-        )  # fmt: skip
-        async with self.db.session() as session, session.begin():
-            await self.touch(session)
-            session.add(row)
-            await session.flush()
-            return row.id
+        row = {
+            "ask_id": self.ask_id, "parent_id": parent_id, "parent_turn": parent_turn, "depth": depth,
+            "participants": participants, "question": question, "created_at": now(),
+        }  # fmt: skip
+        async with self.db.begin() as conn:  # Core statements: no ORM object to flush
+            await self.touch(conn)
+            return (await conn.execute(_INSERT_CONVERSATION, row)).scalar_one()
 
     async def save_turn(self, conversation_id: int, step: TurnStep, *, depth: int) -> None:
         self._enqueue(self._write_turn(conversation_id, step, depth))
@@ -166,9 +164,9 @@ class AskRecorder:
             await self._insert_calls(conn, step.llm_calls, conversation_id=conversation_id, turn_id=turn_id)
 
     async def _write_close(self, conversation_id: int, stop_reason: str, conclusion: str) -> None:
-        async with self.db.session() as session, session.begin():
-            await self.touch(session)
-            await session.execute(
+        async with self.db.begin() as conn:
+            await self.touch(conn)
+            await conn.execute(
                 update(models.Conversation)
                 .where(models.Conversation.id == conversation_id)
                 .values(status="done", stop_reason=stop_reason, conclusion=conclusion)
@@ -213,25 +211,22 @@ class AskRecorder:
         nothing is saved): an ask ends either answered or cancelled, never both."""
         await self.flush()
         calls = [consensus.llm_call] if consensus is not None and consensus.llm_call is not None else []
-        async with self.db.session() as session, session.begin():
-            await self.touch(session, calls)
+        async with self.db.begin() as conn:
+            await self.touch(conn, calls)
             if consensus is not None:
-                session.add(
-                    models.Consensus(
-                        ask_id=self.ask_id,
-                        answer=consensus.answer,
-                        agreed=consensus.agreed,
-                        statements_agree=consensus.statements_agree,
-                        ratio=consensus.ratio,
-                        data=consensus.dict(),
-                        created_at=now(),
-                    )  # fmt: skip
-                )
-                await self._insert_calls(session, calls, conversation_id=None, turn_id=None)
+                await conn.execute(
+                    insert(models.Consensus),
+                    {
+                        "ask_id": self.ask_id, "answer": consensus.answer, "agreed": consensus.agreed,
+                        "statements_agree": consensus.statements_agree, "ratio": consensus.ratio,
+                        "data": consensus.dict(), "created_at": now(),
+                    },
+                )  # fmt: skip
+                await self._insert_calls(conn, calls, conversation_id=None, turn_id=None)
             stmt = update(models.Ask).where(models.Ask.id == self.ask_id)
             if not cancelling:
                 stmt = stmt.where(models.Ask.cancel_requested_at.is_(None))
-            saved = await session.execute(
+            saved = await conn.execute(
                 stmt.values(answer=answer, failure=failure, final_text=final_text, wall_s=models.Ask.wall_s + wall_s)
             )
             if saved.rowcount != 1:
@@ -272,6 +267,7 @@ async def _turns_by_conversation(session: AsyncSession, ids: list[int]) -> dict[
 
 # Statements an ask runs at every turn, built once (bind parameters carry the values).
 _INSERT_TURN = insert(models.Turn.__table__).returning(models.Turn.__table__.c.id)
+_INSERT_CONVERSATION = insert(models.Conversation.__table__).returning(models.Conversation.__table__.c.id)
 
 
 @cache

@@ -236,7 +236,7 @@ class AskService:
     async def _process(self, ask: models.Ask, recorder: AskRecorder) -> AskOutcome:
         started = time.perf_counter()
         result = None
-        requester = await self.roster.profile(ask.requester)
+        requester = await self.roster.identity(ask.requester)  # its name and id, for the posts
         if ask.cancel_requested_at is not None and ask.final_text is None:
             raise AskCancelledError(f"ask #{ask.id} was cancelled before it ran")
         if ask.final_text is None:
@@ -310,9 +310,9 @@ class AskService:
             return models.AskStatus.CANCELLED
         if ask.failure:
             return models.AskStatus.FAILED
-        async with self.db.session() as session:
+        async with self.db.engine.connect() as conn:
             data = (
-                await session.execute(select(models.Consensus.data).where(models.Consensus.ask_id == ask.id))
+                await conn.execute(select(models.Consensus.data).where(models.Consensus.ask_id == ask.id))
             ).scalar_one_or_none()
         return models.AskStatus.UNSUPPORTED if data and not data.get("supported", True) else models.AskStatus.DONE
 
@@ -385,16 +385,16 @@ class AskService:
                     await self._set_status(ask_id, models.AskStatus.RUNNING)
 
     async def _set_status(self, ask_id: int, status: models.AskStatus) -> None:
-        async with self.db.session() as session, session.begin():
-            await session.execute(
+        async with self.db.begin() as conn:
+            await conn.execute(
                 update(models.Ask)
                 .where(models.Ask.id == ask_id, models.Ask.claimed_by == self.worker_id)
                 .values(status=status.value)
             )
 
     async def members_in(self, ask: models.Ask) -> set[str]:
-        async with self.db.session() as session:
-            rows = await session.execute(
+        async with self.db.engine.connect() as conn:
+            rows = await conn.execute(
                 select(models.Conversation.participants).where(models.Conversation.ask_id == ask.id)
             )
             return {handle for participants in rows.scalars() for handle in participants}
@@ -404,8 +404,8 @@ class AskService:
             return ThreadRef(ask.hidden_channel_id, ask.hidden_thread_id)
         title = messages.hidden_thread_title(ask.id, ask.requester, ask.colleagues, ask.question)
         thread = await self.port.create_hidden_thread(title)
-        async with self.db.session() as session, session.begin():
-            await session.execute(
+        async with self.db.begin() as conn:
+            await conn.execute(
                 update(models.Ask)
                 .where(models.Ask.id == ask.id)
                 .values(hidden_channel_id=thread.channel_id, hidden_thread_id=thread.thread_id)

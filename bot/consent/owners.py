@@ -184,5 +184,5 @@ class DmLines:
     async def _policies(self, authored: dict[str, Authorship]) -> dict[str, SharePolicy]:
         """Each author's policy as it is now; memory off shares nothing, as `never` does."""
         handles = {a for authorship in authored.values() for a in authorship.authors}
-        profiles = {h: await self.roster.profile(h) for h in handles}
+        profiles = await self.roster.profiles(handles)
         return {h: p.share if p.can_take_part else SharePolicy.NEVER for h, p in profiles.items()}
