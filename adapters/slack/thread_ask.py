@@ -109,20 +109,18 @@ async def thread_context(svc: SlackServices, user_id: str, channel_id: str, thre
     channel = await svc.port.lookup_channel(channel_id)
     if channel is None or user_id not in channel.member_ids:
         return None
-    said, left_out = await thread_said(svc, channel_id, thread_ts)
-    names: dict[str, str] = {}
-    for member_id in {author for author, _ in said}:
-        member = await svc.port.lookup_member(member_id) if member_id.startswith(("U", "W")) else None
-        names[member_id] = member.display_name if member else member_id
+    said, left_out, names = await thread_said(svc, channel_id, thread_ts)
     lines = [f"{names.get(author, author)}: {text}" for author, text in said]
     if left_out:
         lines.insert(1, f"({left_out} earlier replies not read)")
     return "\n".join(lines)
 
 
-async def thread_said(svc: SlackServices, channel_id: str, thread_ts: str) -> tuple[list[tuple[str, str]], int]:
-    """(author id, text with readable mentions) of the parent and the newest `THREAD_REPLIES_KEPT` replies, and how
-    many older replies were left out.
+async def thread_said(
+    svc: SlackServices, channel_id: str, thread_ts: str
+) -> tuple[list[tuple[str, str]], int, dict[str, str]]:
+    """(author id, text with readable mentions) of the parent and the newest `THREAD_REPLIES_KEPT` replies, how many
+    older replies were left out, and the display names of the authors and mentioned members (each looked up once).
 
     Slack returns a thread's replies oldest first, one page at a time; an app held to the 2025 limits gets 15 a minute.
     So Slack's page gives the parent and the oldest replies, and when the thread goes on, the newer replies come from
@@ -139,18 +137,22 @@ async def thread_said(svc: SlackServices, channel_id: str, thread_ts: str) -> tu
     else:
         after = ts_to_datetime(page[-1]["ts"]) if page else None
         stored = await stored_thread(svc.db, await svc.workspace(), parent_id, after=after) if more else None
-    names = await _mention_names(svc, [str(m.get("text", "")) for m in page])
+    mentioned = {m.group(1) for msg in page for m in MENTION.finditer(str(msg.get("text", "")))}
+    names = await _display_names(svc, mentioned, {})
     said = [(str(m.get("user", "")), readable(str(m.get("text", "")), names)) for m in page]
     if stored is not None:  # the mirror's text already carries readable mentions
         said += [(m.author_id, m.text) for m in (stored.messages if not page else stored.replies)]
     parent, replies = said[:1], said[1:]
     kept = replies[-THREAD_REPLIES_KEPT:]
-    return parent + kept, len(replies) - len(kept)
+    authors = {author for author, _ in parent + kept if author.startswith(("U", "W"))}
+    return parent + kept, len(replies) - len(kept), await _display_names(svc, authors, names)
 
 
-async def _mention_names(svc: SlackServices, texts: list[str]) -> dict[str, str]:
-    names: dict[str, str] = {}
-    for member_id in {m.group(1) for text in texts for m in MENTION.finditer(text)}:
+async def _display_names(svc: SlackServices, member_ids: set[str], known: dict[str, str]) -> dict[str, str]:
+    """`known` plus the display names of `member_ids` it lacks, one `users.info` each; a member Slack no longer knows
+    keeps no name."""
+    names = dict(known)
+    for member_id in member_ids - known.keys():
         member = await svc.port.lookup_member(member_id)
         if member is not None:
             names[member_id] = member.display_name

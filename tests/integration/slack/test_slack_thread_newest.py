@@ -124,3 +124,17 @@ async def test_a_thread_the_mirror_does_not_hold_is_refused_when_slack_would_mak
     await mirrored.port.read_replies(channel, f"{channel}:{thread_ts}")  # a backfill's call holds the minute
     with pytest.raises(PlatformRateLimitedError):
         await thread_context(mirrored, "UALICE", LATE, ts)
+
+
+async def test_each_member_of_a_thread_is_looked_up_once(
+    mirrored: SlackServices, fake_slack: FakeSlackApi, clock: FakeClock
+) -> None:
+    """An author who is also mentioned costs one `users.info`, not one per role (Slack rate-limits the method)."""
+    ts = fake_slack.timeline.add(LATE, "UBOB", "Who books the room, <@UALICE>?", None)
+    fake_slack.timeline.add(LATE, "UALICE", "I do, <@UBOB>", ts)
+    clock.advance(120)
+    before = len(fake_slack.calls_to("users.info"))
+    context = await thread_context(mirrored, "UALICE", LATE, ts)
+    assert context is not None and "Who books the room, @" in context
+    looked_up = [c.params.get("user") for c in fake_slack.calls_to("users.info")[before:]]
+    assert sorted(looked_up) == ["UALICE", "UBOB"]
