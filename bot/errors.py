@@ -284,7 +284,7 @@ class UnscopedTableError(AskwithError):
     """A table askwith cannot tie to a workspace, so it could not delete that workspace's rows in it (a bug)."""
 
     def __init__(self, table: str) -> None:
-        super().__init__(f"table {table} is not tied to a workspace; say how to forget it in bot.store.forget")
+        super().__init__(f"table {table} is not tied to a workspace; say how to forget it in bot.asks.forget")
 
 
 class MemoryQueryError(AskwithError):

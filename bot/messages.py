@@ -333,7 +333,7 @@ def memory_off_effect() -> str:
 
 
 def forgot(deleted: Mapping[str, int]) -> str:
-    """`/askwith forget` done: what was deleted (rows per kind, `bot.store.forget.forget_member`)."""
+    """`/askwith forget` done: what was deleted (rows per kind, `bot.asks.forget.forget_member`)."""
     return (
         f"Done: askwith deleted your memory: {deleted.get('channel', 0)} conversation(s) only you could see "
         f"({deleted.get('message', 0)} message(s)), {deleted.get('ask', 0)} ask(s) of yours with their transcripts, "

@@ -57,7 +57,7 @@ class PlatformContext:
     # present at start (its ingestion scheduled, its ask worker started, its transcripts viewable).
     joined: Callable[[PlatformRuntime], None] | None = None
     # A workspace that left (app uninstalled, tokens revoked, bot removed from a server), by (platform name, key):
-    # its scheduled ingestion and ask worker stop at once; the platform deletes its data (`bot.store.forget`).
+    # its scheduled ingestion and ask worker stop at once; the platform deletes its data (`bot.asks.forget`).
     left: Callable[[str, str], None] | None = None
 
 

@@ -41,12 +41,12 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.asks.forget import forget_member
 from bot.memory.indexer import SessionIndexer
 from bot.port import ChannelKind
 from bot.store import member_reads, truth
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
-from bot.store.forget import forget_member
 
 
 logger = logging.getLogger(__name__)
@@ -188,7 +188,7 @@ class LiveMemory:
     async def forget_member(
         self, workspace_id: int, member_id: str, *, other_readers: Iterable[str]
     ) -> dict[str, int]:
-        """A member's `/askwith forget` (`bot.store.forget.forget_member`): their tokens, opt-in, conversations only
+        """A member's `/askwith forget` (`bot.asks.forget.forget_member`): their tokens, opt-in, conversations only
         they could see (`other_readers`: the bot, members whose own tokens also read them) with their vectors, and
         their asks. Returns rows deleted per kind."""
         return await forget_member(self.db, workspace_id, member_id, other_readers=other_readers, vectors=self.indexer)

@@ -28,6 +28,7 @@ from adapters.discord.calls import MAX_INLINE_RATE_LIMIT_S
 from adapters.discord.command_sync import sync_if_changed
 from adapters.discord.guilds import GuildLauncher, served_guilds
 from adapters.discord.services import DiscordServices
+from bot.asks.forget import forget_workspace
 from bot.asks.worker import AskWorker
 from bot.errors import AskwithError, WorkspaceError
 from bot.llm.client import LLMClient
@@ -35,7 +36,6 @@ from bot.memory.access import MemoryAccess
 from bot.memory.indexer import SessionIndexer
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.store.forget import forget_workspace
 from memory_ingest.worker import IngestWorker
 
 
@@ -154,7 +154,7 @@ class DiscordRuntime:
 
     async def left(self, guild_id: str) -> None:
         """The bot was removed from a server: its work stops at once (scheduled ingestion, ask worker) and everything
-        askwith holds for it is deleted (`bot.store.forget`)."""
+        askwith holds for it is deleted (`bot.asks.forget`)."""
         services = self.client.guild_services.pop(guild_id, None)
         if services is None:
             return

@@ -1,6 +1,6 @@
 """A Slack workspace leaving askwith (`app_uninstalled`, or `tokens_revoked` taking the bot's token): its scheduled
 ingestion and ask worker stop at once, work it started in this process is cancelled, its installation goes (OAuth),
-and everything askwith holds for it is deleted (`bot.store.forget`: messages, tombstones, sessions, summaries,
+and everything askwith holds for it is deleted (`bot.asks.forget`: messages, tombstones, sessions, summaries,
 vectors, members' tokens, asks and transcripts).
 
 A team whose services are not open in this process (its bot token already dead, so it cannot be reopened) leaves by
@@ -15,9 +15,9 @@ import asyncio
 import logging
 
 from adapters.slack.services import SlackServices
+from bot.asks.forget import WorkspaceVectors, forget_workspace, workspace_id_of
 from bot.memory.indexer import SessionIndexer
 from bot.store.db import Database
-from bot.store.forget import WorkspaceVectors, forget_workspace, workspace_id_of
 
 
 logger = logging.getLogger(__name__)

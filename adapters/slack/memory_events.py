@@ -151,7 +151,7 @@ class SlackMemoryEvents:
             await truth.forget_readers(session, channels)
 
     async def forget_member(self, member_id: str) -> dict[str, int]:
-        """`/askwith forget`: revoke the member's token at Slack and delete their memory (`bot.store.forget`)."""
+        """`/askwith forget`: revoke the member's token at Slack and delete their memory (`bot.asks.forget`)."""
         others = await self._other_readers(member_id)
         await self.port.revoke_member_token(member_id)
         return await self.worker.live.forget_member(await self.workspace_id(), member_id, other_readers=others)

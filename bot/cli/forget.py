@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 from sqlalchemy import func, select
 
+from bot.asks.forget import count_workspace_rows, forget_workspace, workspace_id_of
 from bot.cli.printable import printable
 from bot.errors import UnknownWorkspaceError
 from bot.memory.live import memory_source
@@ -20,7 +21,6 @@ from bot.memory.vector_index import VectorIndex
 from bot.settings import Settings
 from bot.store import models
 from bot.store.db import Database, run
-from bot.store.forget import count_workspace_rows, forget_workspace, workspace_id_of
 
 
 out = Console()

@@ -10,7 +10,7 @@ decision anywhere counts.
     await confirmations.close(7, ("alice", "bob"))         # decisions now in the negotiation's row: rows go
 
 A trade's rows have no ask (`ask_id` is NULL); their id names the negotiation (`negotiation-<id>-<handle>`), which is
-how a workspace's forget finds them (`bot.store.forget`).
+how a workspace's forget finds them (`bot.asks.forget`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from bot.port import ApprovalDecision, ApprovalRequest, ChatPort
 from bot.store.db import Database
 
 
-PREFIX = "negotiation-"  # `bot.store.forget` finds a workspace's trade approvals by it
+PREFIX = "negotiation-"  # `bot.asks.forget` finds a workspace's trade approvals by it
 PROMPT_GRACE_S = 2.0  # the stored deadline ends this much after the prompt's, so the prompt closes itself first
 
 

@@ -8,10 +8,10 @@ import time
 
 import httpx
 
+from bot.asks.forget import count_workspace_rows
 from bot.serve.runtime import running
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
-from bot.store.forget import count_workspace_rows
 from bot.store.member_settings import MemberSettingsStore
 from memory_ingest.jobs.ingest_history import JOB_ID_PREFIX
 from tests.fakes.slack_api import FakeSlackApi

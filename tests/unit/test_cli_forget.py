@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from bot.asks.forget import count_workspace_rows, workspace_id_of
 from bot.cli import _register_all, app
 from bot.memory.vector_index import VectorIndex
 from bot.settings import Settings
 from bot.store.db import Database, run
-from bot.store.forget import count_workspace_rows, workspace_id_of
 from bot.store.world_mirror import mirror_world
 from tests.fakes.asks import two_fact_world
 

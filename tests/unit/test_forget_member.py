@@ -1,4 +1,4 @@
-"""A member's `/askwith forget` (`bot.store.forget.forget_member`) deletes that member's memory the way a workspace's
+"""A member's `/askwith forget` (`bot.asks.forget.forget_member`) deletes that member's memory the way a workspace's
 deletion does, scoped to them: their tokens, their opt-in, what only they could see with its sessions, summaries and
 vectors, their asks with their transcripts. Every other member's rows stay, counted table by table."""
 
@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 from sqlalchemy import func, select
 
 from bot.asks import models as ask_models
+from bot.asks.forget import count_workspace_rows, forget_member
 from bot.store import models
 from bot.store.action_tokens import ActionTokenStore
 from bot.store.db import Database
-from bot.store.forget import count_workspace_rows, forget_member
 from bot.store.user_tokens import TokenCipher, UserTokenGrant, UserTokenStore
 from bot.store.world_mirror import mirror_world
 from tests.fakes.asks import two_fact_world

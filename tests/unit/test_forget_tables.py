@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Column, Integer, MetaData, Table, Text
 
+from bot.asks import forget
 from bot.errors import UnscopedTableError
-from bot.store import forget, models
+from bot.store import models
 
 
 def test_every_table_is_tied_to_a_workspace_or_named_as_holding_none() -> None:

@@ -99,7 +99,7 @@ async def include(interaction: discord.Interaction, channel: app_commands.AppCom
 
 @askwith.command(name="forget", description="Turn memory off and delete your memory and your asks")
 async def forget(interaction: discord.Interaction) -> None:
-    """The member's memory goes (`bot.store.forget.forget_member`): what only they could see, their asks, and where
+    """The member's memory goes (`bot.asks.forget.forget_member`): what only they could see, their asks, and where
     only opted-in authors are kept, every message they wrote."""
     await interaction.response.defer(ephemeral=True, thinking=True)
     svc = services_of(interaction)

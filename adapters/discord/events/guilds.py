@@ -12,8 +12,8 @@ import logging
 
 import discord
 
+from bot.asks.forget import forget_workspace, workspaces_of
 from bot.errors import AskwithError
-from bot.store.forget import forget_workspace, workspaces_of
 
 
 log = logging.getLogger(__name__)

@@ -17,6 +17,7 @@ from adapters.discord import texts
 from adapters.discord.bot import DiscordRuntime, start_discord
 from adapters.local.registry import LocalWorkspaces
 from bot.agents.scripted_model import scripted_model
+from bot.asks.forget import count_workspace_rows
 from bot.cli.memory import viewer_for
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
@@ -27,7 +28,6 @@ from bot.memory.visibility import resolve_viewer
 from bot.port import Channel, ChannelKind, Member
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.store.forget import count_workspace_rows
 from bot.store.world_mirror import mirror_world
 from bot.world import MemberPolicy, World
 from tests.fakes.discord_api import FakeDiscordApi

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
+from bot.asks.forget import count_workspace_rows
 from bot.port import SharePolicy
 from bot.store import models
-from bot.store.forget import count_workspace_rows
 from tests.fakes.asks import QUESTION
 from tests.integration.discord.chat_helpers import answered
 from tests.integration.discord.conftest import DiscordHarness, People

@@ -12,13 +12,13 @@ from collections.abc import AsyncIterator
 import pytest
 
 from adapters.slack.oauth_runtime import SlackOAuthRuntime
+from bot.asks.forget import count_workspace_rows, workspace_id_of
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.store.forget import count_workspace_rows, workspace_id_of
 from bot.store.user_tokens import TokenCipher, UserTokenGrant, UserTokenStore
 from bot.world import World
 from tests.conftest import SAMPLE_WORKSPACE

@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from adapters.slack import texts
 from adapters.slack.services import SlackServices
+from bot.asks.forget import count_workspace_rows
 from bot.memory.clear import ClearMemory
 from bot.memory.embeddings import HashEmbedder
 from bot.memory.fuzzy import FuzzyMemory
@@ -23,7 +24,6 @@ from bot.settings import Settings
 from bot.store import models
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
-from bot.store.forget import count_workspace_rows
 from bot.store.ingest_status import IngestStatusStore, ObjectKind, ObjectStatus
 from bot.store.user_tokens import UserTokenGrant, UserTokenStore
 from bot.world import World

@@ -14,6 +14,7 @@ import pytest
 from adapters.slack.oauth_runtime import SlackOAuthRuntime
 from adapters.slack.services import SlackServices
 from bot.agents.scripted_model import scripted_model
+from bot.asks.forget import count_workspace_rows
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
 from bot.memory.access import MemoryAccess
@@ -25,7 +26,6 @@ from bot.memory.vector_index import VectorIndex
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
-from bot.store.forget import count_workspace_rows
 from bot.store.user_tokens import TokenCipher, UserTokenGrant, UserTokenStore
 from tests.fakes.asks import QUESTION, two_fact_world
 from tests.fakes.slack_api import FakeSlackApi

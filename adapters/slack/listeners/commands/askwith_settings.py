@@ -11,8 +11,8 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from adapters.slack import texts
 from adapters.slack.command_text import SettingsCommand, parse_settings
 from adapters.slack.services import SlackServices, services
+from bot.asks.forget import forget_member
 from bot.errors import UnknownChannelError, UnknownMemberError
-from bot.store.forget import forget_member
 from bot.store.member_settings import MemberSettings
 
 
