@@ -127,3 +127,21 @@ def test_sidebar_sections_people_named_dms_header_approval_badge_and_a_pinned_co
         erin.wait_for_url(f"{server}/settings#approvals")
         expect(erin.locator("#approvals .approval")).to_have_count(1)
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.slow
+def test_times_are_in_the_zone_the_member_picked_rather_than_the_browsers(server: str) -> None:
+    expect = sync_api.expect
+    with chromium(sync_api) as browser:
+        context = browser.new_context(timezone_id="UTC")
+        alice = context.new_page()
+        alice.goto(f"{server}/signin")
+        alice.click("#pick-alice")
+        alice.wait_for_url(f"{server}/workspace/**")
+        alice.goto(f"{server}/workspace/C-general")
+        expect(alice.locator("#feed time[data-local]").first).to_have_text(re.compile(r" UTC$"))  # the browser's
+        alice.fill("#composer-text", "/askwith timezone Asia/Tokyo")
+        alice.press("#composer-text", "Enter")
+        expect(alice.locator(".note")).to_contain_text("Asia/Tokyo (you chose it")
+        alice.goto(f"{server}/workspace/C-general")
+        expect(alice.locator("#feed time[data-local]").first).to_have_text(re.compile(r" (GMT\+9|JST)$"))
