@@ -10,13 +10,11 @@ directory (tests/web/browser_harness.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
-from bot.settings import Settings
-from tests.web.browser_harness import ARTIFACTS, chromium, free_port, serving
-from tests.web.harness import BUDGET_QUESTION, app_for, web_settings
+from tests.web.browser_harness import ARTIFACTS, chromium
+from tests.web.harness import BUDGET_QUESTION
 
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -38,13 +36,6 @@ IN_VIEW = """(selector) => {
   const box = document.querySelector(selector).getBoundingClientRect();
   return box.top >= 0 && box.bottom <= window.innerHeight && box.height > 0;
 }"""
-
-
-@pytest.fixture
-def server(settings: Settings) -> Iterator[str]:
-    port = free_port()
-    with serving(app_for(web_settings(settings, web_port=port)), port) as base:
-        yield base
 
 
 def _page(browser: object, base: str, member: str, size: tuple[int, int], scheme: str):  # noqa: ANN202 - a Page
