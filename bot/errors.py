@@ -58,6 +58,16 @@ class UnknownChannelError(WorkspaceError):
         self.channel_id = channel_id
 
 
+class UnknownTimeZoneError(WorkspaceError):
+    """A time zone a member typed that the zone database does not know; `close` holds the nearest names."""
+
+    def __init__(self, zone: str, close: list[str]) -> None:
+        hint = f" Did you mean {' or '.join(close)}?" if close else ""
+        super().__init__(f"{zone!r} is not a time zone I know (write it like Europe/Paris or America/New_York).{hint}")
+        self.zone = zone
+        self.close = close
+
+
 class UnknownWorkspaceError(WorkspaceError):
     def __init__(self, spec: str, known: list[str]) -> None:
         hint = f" Known: {', '.join(known)}, or a path to a workspace JSON file." if known else ""

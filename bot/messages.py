@@ -323,6 +323,15 @@ def memory_state(opted_in: bool) -> str:
     return "on: askwith remembers what you can see" if opted_in else "off: askwith does not remember anything"
 
 
+def time_zone_state(chosen: str | None, profile: str | None, workspace: str) -> str:
+    """Which zone a member reads deadlines and times in, and why (every surface's `/askwith timezone` says this)."""
+    if chosen:
+        return f"{chosen} (you chose it; `/askwith timezone auto` goes back to {profile or workspace})"
+    if profile:
+        return f"{profile} (your profile's; `/askwith timezone Europe/Paris` picks another)"
+    return f"{workspace} (the workspace's; `/askwith timezone Europe/Paris` picks your own)"
+
+
 def memory_off_effect() -> str:
     """What turning memory off does, exactly (every platform says this when a member turns it off)."""
     return (

@@ -72,6 +72,7 @@ class Member:
     display_name: str
     is_bot: bool = False
     deactivated: bool = False
+    time_zone: str | None = None  # IANA name from the platform's profile (Slack's `tz`); None when it gives none
 
 
 @dataclass(frozen=True)

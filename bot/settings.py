@@ -298,8 +298,8 @@ class Settings(BaseSettings):
     timezone: str = _setting(
         "ASKWITH_TIMEZONE",
         "UTC",
-        "The workspace's time zone (an IANA name such as Europe/Paris): how dates typed in queries are read and what "
-        "'today' is for the agents.",
+        "The workspace's time zone (an IANA name such as Europe/Paris): how dates typed in queries are read, what "
+        "'today' is for the agents, and the zone of deadlines for a member without one of their own.",
     )
     approval_timeout_seconds: float = _setting(
         "ASKWITH_APPROVAL_TIMEOUT_SECONDS",

@@ -138,7 +138,7 @@ class World:
             "bot_id": self.bot_id,
             **({"admins": list(self.admins)} if self.admins else {}),
             "members": [
-                {**asdict(m), "policy": _policy_dict(self.policies.get(m.id, MemberPolicy()))}
+                {**_member_fields(m), "policy": _policy_dict(self.policies.get(m.id, MemberPolicy()))}
                 for m in self.members.values()
             ],
             "channels": [{**asdict(c), "member_ids": list(c.member_ids)} for c in self.channels.values()],
@@ -240,6 +240,13 @@ def schema_problem(data: Any) -> str | None:
 @functools.cache
 def _validator() -> Draft202012Validator:
     return Draft202012Validator(json.loads(SCHEMA_FILE.read_text(encoding="utf-8")))
+
+
+def _member_fields(member: Member) -> dict[str, Any]:
+    fields = asdict(member)
+    if fields.get("time_zone") is None:  # most members have none: files written before the field read the same
+        fields.pop("time_zone", None)
+    return fields
 
 
 def _policy_dict(policy: MemberPolicy) -> dict[str, Any]:

@@ -190,6 +190,11 @@ def settings_summary(opted_in: bool, share: SharePolicy, excluded_channel_ids: S
     )
 
 
+def time_zone_reply(current: MemberSettings, workspace_zone: str, *, changed: bool) -> str:
+    state = messages.time_zone_state(current.time_zone, current.platform_time_zone, workspace_zone)
+    return f"{'Saved. ' if changed else ''}**Your time zone** for deadlines and times: {state}"
+
+
 PANEL_TITLE = "Your askwith settings"
 PANEL_ASKS = "Your recent asks"
 PANEL_NO_ASKS = "None yet. Mention me with colleagues and a question, or DM me."

@@ -72,10 +72,12 @@ def _colleague(word: str) -> Colleague | None:
 # ---------------------------------------------------------------------- /askwith
 @dataclass(frozen=True)
 class SettingsCommand:
-    action: str  # show | help | opt_in | opt_out | share | exclude | include | connect | disconnect | forget | invalid
+    action: str  # show | help | opt_in | opt_out | share | exclude | include | timezone | connect | disconnect |
+    # forget | invalid
     share: SharePolicy | None = None
     channel_id: str | None = None
     raw: str = ""
+    zone: str = ""  # what followed `timezone` ("Europe/Paris", "auto"); "" shows the member's zone
 
 
 SIMPLE_ACTIONS = {
@@ -101,6 +103,8 @@ def parse_settings(text: str) -> SettingsCommand:
         return SettingsCommand(SIMPLE_ACTIONS[verb], raw=raw)
     if verb == "share" and len(words) == 2 and words[1].lower() in {p.value for p in SharePolicy}:
         return SettingsCommand("share", share=SharePolicy(words[1].lower()), raw=raw)
+    if verb in ("timezone", "tz") and len(words) <= 2:
+        return SettingsCommand("timezone", zone=words[1] if len(words) == 2 else "", raw=raw)
     if verb in ("exclude", "include") and len(words) == 2 and (match := CHANNEL_MENTION.match(words[1])):
         return SettingsCommand(verb, channel_id=match.group(1), raw=raw)
     return SettingsCommand("invalid", raw=raw)

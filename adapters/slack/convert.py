@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.port import Channel, ChannelKind, ChatMessage, Member
+from bot.time_zones import known_zone
 
 
 # Message subtypes that carry something someone said; joins, topic changes and the like are not messages here.
@@ -49,6 +50,7 @@ def member_from_slack(user: dict[str, Any]) -> Member:
         display_name=display,
         is_bot=bool(user.get("is_bot")) or user["id"] == "USLACKBOT",
         deactivated=bool(user.get("deleted")),
+        time_zone=known_zone(user.get("tz")),  # the zone of the member's Slack profile ("America/Los_Angeles")
     )
 
 

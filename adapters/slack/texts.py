@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from bot import messages
 from bot.port import ApprovalDecision, ApprovalKind, ApprovalRequest, SharePolicy
+from bot.store.member_settings import MemberSettings
 
 
 # ---------------------------------------------------------------------- /ask-with
@@ -67,6 +68,7 @@ SETTINGS_HELP = (
     "• `/askwith on` / `/askwith off` — let askwith remember your conversations (opt in) or stop (opt out)\n"
     "• `/askwith share auto|ask|never` — share what your agent finds freely, only after you approve, or never\n"
     "• `/askwith exclude #channel` / `/askwith include #channel` — keep a channel out of your agent's memory\n"
+    "• `/askwith timezone Europe/Paris` — read deadlines in that zone (`auto`: your Slack profile's; alone: show it)\n"
     "• `/askwith connect` — let your agent read your DMs (a one-time Slack authorisation)\n"
     "• `/askwith disconnect` — revoke that authorisation and forget your token\n"
     "• `/askwith forget` — disconnect, turn memory off and delete your memory: what only you could see, your asks"
@@ -80,6 +82,11 @@ def settings_summary(opted_in: bool, share: SharePolicy, excluded_channel_ids: S
         f"*Your askwith settings*\n• memory: {memory}\n• sharing: `{share.value}` ({messages.SHARE_MEANING[share]})\n"
         f"• excluded channels: {excluded}"
     )
+
+
+def time_zone_reply(current: MemberSettings, workspace_zone: str, *, changed: bool) -> str:
+    state = messages.time_zone_state(current.time_zone, current.platform_time_zone, workspace_zone)
+    return f"{'Saved. ' if changed else ''}*Your time zone* for deadlines and times: {state}"
 
 
 def settings_usage_error(what: str) -> str:

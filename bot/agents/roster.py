@@ -16,6 +16,7 @@ from bot.memory.types import Viewer
 from bot.port import ChannelKind, SharePolicy
 from bot.store import models
 from bot.store.db import Database
+from bot.time_zones import known_zone
 
 
 SESSION = "session:"  # a fuzzy-memory line id: "session:<key>"
@@ -43,6 +44,7 @@ class MemberProfile:
     excluded: frozenset[str] = frozenset()  # names and platform ids of the channels kept out of their memory
     # Their agent's pending words may rest on lines of a channel excluded since it read them: nothing leaves now.
     withdrawn: bool = False
+    time_zone: str | None = None  # the zone they read times in (chosen, else their profile's); None: the workspace's
 
     @property
     def can_take_part(self) -> bool:
@@ -108,6 +110,7 @@ class Roster:
             is_bot=row.is_bot,
             deactivated=row.deactivated,
             excluded=frozenset(name for r in rows for name in (r.excluded_name, r.excluded_id) if name),
+            time_zone=known_zone(row.time_zone) or known_zone(row.platform_time_zone),
         )
 
     async def contacts(self, handle: str) -> list[str]:
@@ -169,6 +172,8 @@ def _profile_statement() -> Select[Any]:
             member.opted_in,
             member.is_bot,
             member.deactivated,
+            member.time_zone,
+            member.platform_time_zone,
             channel.name.label("excluded_name"),
             channel.platform_id.label("excluded_id"),
         )

@@ -14,7 +14,7 @@ The map, in the order a text leaves an agent:
   decides again for anyone new.
 - `approval`: asking an `ask` member to approve one exact text (`SharingGate`); no answer in time is a refusal.
 - `card`, `card_facts`: what that member reads (`ApprovalCard`, one typed view every surface renders): the text
-  once, its sources as readable references, names, the deadline in the workspace's time zone.
+  once, its sources as readable references, names, the deadline in the member's time zone (else the workspace's).
 - `prompt_limits`: how often one member's asks may prompt one colleague.
 - `pending`: approvals waiting for a click: the stored decision (`ApprovalStore`, what asks rely on) and each
   platform's in-process registry of its prompts (`ApprovalRegistry`); surfaces deliver clicks here.

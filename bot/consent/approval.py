@@ -62,7 +62,7 @@ class SharingGate:
         self.poll_s = poll_s  # how often a parked ask looks for a decision stored by another process
         self.limits = limits  # how often a requester's asks may prompt one member (None: unlimited)
         self.facts = facts  # display names and message places for the card (None: handles, as the lines say)
-        self.zone = zone  # the time zone the card's deadline and sources are read in (the workspace's)
+        self.zone = zone  # the workspace's time zone: the card's deadline and sources for a member without their own
 
     async def ask(
         self, member: MemberProfile, step: Shareable, outgoing: Outgoing, *, audience: list[str], kind: str,

@@ -1,6 +1,6 @@
 """Building an approval card (`bot.consent.card`) from what the gate holds: handles become display names, memory
-lines become readable references in the member's time zone ("Erin's message in your DM with Erin, 16 Nov 11:05"),
-with the platform's link where it has one.
+lines become readable references in the member's time zone, theirs or else the workspace's ("Erin's message in your
+DM with Erin, 16 Nov 11:05"), with the platform's link where it has one.
 
     facts = CardFacts(db, workspace_id)
     card = await build_card(port, facts, member, question=q, requester="alice", text=t, lines=cited,
@@ -84,7 +84,9 @@ async def build_card(
     port: ChatPort, facts: CardFacts | None, member: MemberProfile, *, question: str, requester: str, text: str,
     lines: list[str], audience: list[str], deadline: datetime, kind: str, zone: str,
 ) -> ApprovalCard:  # fmt: skip
-    """The card `member` reads before `text` leaves to `audience`: only their own memory lines (`lines`) and names."""
+    """The card `member` reads before `text` leaves to `audience`: only their own memory lines (`lines`) and names,
+    with times in the member's zone when they have one, else in `zone` (the workspace's)."""
+    zone = member.time_zone or zone
     heads = [(line, LINE_HEAD.match(line)) for line in dict.fromkeys(lines)]
     cited = [(h["id"], h) for _, h in heads if h is not None and h["channel"]]
     places = await facts.places(i for i, _ in cited) if facts is not None else {}

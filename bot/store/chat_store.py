@@ -19,10 +19,12 @@ from bot.errors import UnknownMemberError
 from bot.store import bulk, models, truth
 from bot.store.db import Database
 from bot.store.sanitize import db_text
+from bot.time_zones import known_zone
 from bot.world import MemberPolicy
 
 
-MEMBER_PROFILE = ("name", "display_name", "is_bot", "deactivated")  # what a later mirror may change
+# What a later mirror may change; never `time_zone`, the member's own choice (`platform_time_zone` is the profile's).
+MEMBER_PROFILE = ("name", "display_name", "is_bot", "deactivated", "platform_time_zone")
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,7 @@ class ChatStore:
                     "display_name": m.display_name,
                     "is_bot": m.is_bot,
                     "deactivated": m.deactivated,
+                    "platform_time_zone": known_zone(m.time_zone),  # a zone the database lacks is no zone
                     "opted_in": bool(policy and policy.opted_in),
                     "share_policy": str(policy.share) if policy else port.SharePolicy.AUTO.value,
                 }

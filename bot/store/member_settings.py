@@ -1,4 +1,4 @@
-"""A member's askwith settings: ingestion opt-in, share policy, channels kept out of their agent's memory.
+"""A member's askwith settings: ingestion opt-in, share policy, channels kept out of their agent's memory, time zone.
 
 Platform commands (`/askwith` in Slack, Discord's settings command, the local UI) read and write them here.
 
@@ -19,6 +19,7 @@ from bot.store import models
 from bot.store.channel_refs import resolve_channels
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
+from bot.time_zones import chosen_zone
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,8 @@ class MemberSettings:
     opted_in: bool
     share: SharePolicy
     excluded_channels: tuple[str, ...]  # platform channel ids
+    time_zone: str | None = None  # the zone the member chose (`/askwith timezone`); None: not chosen
+    platform_time_zone: str | None = None  # the zone of their platform profile (Slack's `tz`), when it gives one
 
 
 class MemberSettingsStore:
@@ -44,7 +47,10 @@ class MemberSettingsStore:
                     .order_by(models.Channel.platform_id)
                 )
             ).scalars()
-            return MemberSettings(member.opted_in, SharePolicy(member.share_policy), tuple(excluded))
+            return MemberSettings(
+                member.opted_in, SharePolicy(member.share_policy), tuple(excluded),
+                time_zone=member.time_zone, platform_time_zone=member.platform_time_zone,
+            )  # fmt: skip
 
     async def set_opted_in(self, workspace: WorkspaceKey, member_platform_id: str, opted_in: bool) -> MemberSettings:
         async with self.db.session() as session, session.begin():
@@ -56,6 +62,14 @@ class MemberSettingsStore:
     ) -> MemberSettings:
         async with self.db.session() as session, session.begin():
             (await self._member(session, workspace, member_platform_id)).share_policy = policy.value
+        return await self.get(workspace, member_platform_id)
+
+    async def set_time_zone(self, workspace: WorkspaceKey, member_platform_id: str, typed: str) -> MemberSettings:
+        """Set the zone the member reads times in from what they typed (`Europe/Paris`, any case), or clear it with
+        `auto`; a zone the database does not know raises UnknownTimeZoneError with the closest names."""
+        zone = chosen_zone(typed)
+        async with self.db.session() as session, session.begin():
+            (await self._member(session, workspace, member_platform_id)).time_zone = zone
         return await self.get(workspace, member_platform_id)
 
     async def set_excluded(

@@ -61,6 +61,10 @@ class Member(Base):
     deactivated: Mapped[bool] = mapped_column(Boolean, default=False)
     opted_in: Mapped[bool] = mapped_column(Boolean, default=False)  # ingestion is opt-in per member
     share_policy: Mapped[str] = mapped_column(String(8), default=SharePolicy.AUTO.value)
+    # The IANA zone the member reads deadlines and times in: their own choice (`/askwith timezone`), which a mirror
+    # never touches, and their platform profile's (Slack's `tz`), which every mirror refreshes. NULL: not known.
+    time_zone: Mapped[str | None] = mapped_column(String(64), default=None)
+    platform_time_zone: Mapped[str | None] = mapped_column(String(64), default=None)
 
     excluded_channels: Mapped[list[Channel]] = relationship(secondary="member_exclusion", lazy="raise")
 

@@ -17,6 +17,7 @@ class Identity:
     platform_id: str
     display_name: str
     is_admin: bool = False
+    time_zone: str | None = None  # the zone pages show times in (chosen, else the profile's); None: the browser's
 
 
 def is_admin(member: str, platform_id: str, admins: Collection[str]) -> bool:

@@ -1,5 +1,6 @@
 """What a member types in the local workspace's composer: a plain message, `/ask-with @bob [@carol …] question`, or
-`/askwith show|help|on|off|share auto|ask|never|exclude #channel|include #channel` (their own settings).
+`/askwith show|help|on|off|share auto|ask|never|exclude #channel|include #channel|timezone Europe/Paris` (their own
+settings).
 
 Anything else that starts like a command (`/ask`, `/askwith-me`) is a typo, never a message: posting it would put the
 question in front of the whole channel (`unknown_command`); a typo gets the closest known command (`suggestion`).
@@ -24,7 +25,7 @@ from bot.port import SharePolicy
 ASK_COMMAND = "/ask-with"
 SETTINGS_COMMAND = "/askwith"
 COMMANDS = (ASK_COMMAND, SETTINGS_COMMAND)
-SETTINGS_ACTIONS = ("show", "help", "on", "off", "share", "exclude", "include")
+SETTINGS_ACTIONS = ("show", "help", "on", "off", "share", "exclude", "include", "timezone")
 SHARE_VALUES = tuple(policy.value for policy in SharePolicy)
 MENTION = re.compile(r"^@([\w.\-]+)$")
 COMMAND_WORD = re.compile(r"^/[A-Za-z][\w\-]*$")  # "/askwit"; "/usr/bin is full" is a message
@@ -41,7 +42,7 @@ class AskCommand:
 @dataclass(frozen=True)
 class SettingsCommand:
     action: str  # one of SETTINGS_ACTIONS, or "" when the word after /askwith is not one
-    argument: str  # "ask" of `share ask`, "#general" of `exclude #general`
+    argument: str  # "ask" of `share ask`, "#general" of `exclude #general`, "Europe/Paris" of `timezone Europe/Paris`
 
 
 def parse_ask_command(text: str, names: Mapping[str, str] | None = None) -> AskCommand | None:

@@ -1,5 +1,5 @@
 """`/askwith …` typed in the local workspace's composer: the member's own settings, through `MemberSettingsStore`, the
-same operations as the Settings page and as Slack's and Discord's `/askwith`.
+same operations as the Settings page and as Slack's and Discord's `/askwith` (and `/askwith timezone`).
 
     reply = await run_settings(db, port, "alice", SettingsCommand("share", "ask"))
     # "Saved. Memory: on: …. Sharing: your agent asks you (by DM) before sharing anything it found. …"
@@ -8,7 +8,8 @@ same operations as the Settings page and as Slack's and Discord's `/askwith`.
 from __future__ import annotations
 
 from adapters.local.workspace import LocalWorkspace
-from bot.errors import UnknownChannelError
+from bot import messages
+from bot.errors import UnknownChannelError, UnknownTimeZoneError
 from bot.port import SharePolicy
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
@@ -22,11 +23,22 @@ class SettingRefused(Exception):
     """A setting the command names that cannot be applied; its message says why."""
 
 
-async def run_settings(db: Database, port: LocalWorkspace, member_id: str, command: SettingsCommand) -> str:
-    """Apply `command` (a known action) and say where the member's settings now stand."""
+async def run_settings(
+    db: Database, port: LocalWorkspace, member_id: str, command: SettingsCommand, *, workspace_zone: str = "UTC"
+) -> str:
+    """Apply `command` (a known action) and say where the member's settings now stand. `workspace_zone` is the zone
+    of a member without one of their own (`/askwith timezone` names it)."""
     if command.action == "help":
         return texts.SETTINGS_USAGE
     store, key = MemberSettingsStore(db), WorkspaceKey(LocalWorkspace.platform, port.world.id)
+    if command.action == "timezone":
+        try:
+            typed = command.argument
+            current = await (store.set_time_zone(key, member_id, typed) if typed else store.get(key, member_id))
+        except UnknownTimeZoneError as exc:
+            raise SettingRefused(str(exc)) from exc
+        state = messages.time_zone_state(current.time_zone, current.platform_time_zone, workspace_zone)
+        return ("Saved. " if typed else "") + texts.time_zone_summary(state)
     if command.action in ("on", "off"):
         current = await store.set_opted_in(key, member_id, command.action == "on")
     elif command.action == "share":

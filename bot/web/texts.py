@@ -38,7 +38,8 @@ ASK_USAGE = "Usage: /ask-with @colleague [@colleague …] <question>"
 
 SETTINGS_USAGE = (
     "Your own settings: /askwith show · /askwith on|off (memory) · /askwith share auto|ask|never · "
-    "/askwith exclude #channel · /askwith include #channel. The Settings page has them all."
+    "/askwith exclude #channel · /askwith include #channel · /askwith timezone Europe/Paris|auto. "
+    "The Settings page has the others."
 )
 KEPT_IN_BOX = "Your text is still in the message box."
 
@@ -57,6 +58,10 @@ def not_a_setting(typed: str, suggestion: str | None) -> str:
 def settings_summary(memory: str, share: str, excluded: list[str]) -> str:
     kept_out = ", ".join(excluded) if excluded else "none"
     return f"Memory: {memory}. Sharing: {share}. Channels kept out of memory: {kept_out}."
+
+
+def time_zone_summary(state: str) -> str:
+    return f"Deadlines and times you are sent are in {state}."
 
 
 def no_such_channel(name: str) -> str:

@@ -81,7 +81,7 @@ def database_url() -> Iterator[str]:
 
 
 def _signed_in(response: httpx.Response) -> bool:
-    return response.status_code == 200 and "@alice" in response.text
+    return response.status_code == 200 and 'id="signed-in-as" data-handle="alice"' in response.text
 
 
 def test_a_sign_in_crosses_serve_processes_and_restarts_and_sign_out_ends_it_everywhere(

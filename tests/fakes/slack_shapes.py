@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from bot.port import Channel, ChannelKind, ChatMessage, Member
 from bot.world import MemberPolicy, World
@@ -151,7 +152,16 @@ def member_json(member: Member, team_id: str) -> dict[str, Any]:
         "is_bot": member.is_bot,
         "real_name": member.display_name,
         "profile": {"display_name": member.display_name, "real_name": member.display_name},
+        **(_zone_json(member.time_zone) if member.time_zone else {}),
     }
+
+
+def _zone_json(zone: str, now: datetime | None = None) -> dict[str, Any]:
+    """A user object's zone fields as Slack writes them: the IANA name (`tz`), a label and the offset from UTC in
+    seconds at the moment of the call (`tz_offset`, -25200 for Los Angeles in summer, -28800 in winter)."""
+    local = (now or datetime.now(UTC)).astimezone(ZoneInfo(zone))
+    offset = local.utcoffset() or timedelta(0)
+    return {"tz": zone, "tz_label": local.tzname() or zone, "tz_offset": int(offset.total_seconds())}
 
 
 def channel_json(channel: Channel, viewer_id: str) -> dict[str, Any]:

@@ -60,7 +60,7 @@ def test_a_sign_in_is_recognised_by_another_serve_and_after_a_restart(shared_set
     with ExitStack() as stack:  # every process stopped and started again
         restarted = _browser(stack, shared_settings, cookies=first)
         page = restarted.get("/conversations")
-        assert page.status_code == 200 and "@alice" in page.text
+        assert page.status_code == 200 and 'id="signed-in-as" data-handle="alice"' in page.text
 
 
 def test_sign_out_on_one_serve_ends_the_session_on_the_others_at_once(shared_settings: Settings) -> None:

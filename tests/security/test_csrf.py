@@ -42,7 +42,7 @@ def test_a_forged_sign_in_switch_or_sign_out_leaves_the_member_signed_in(client:
     assert client.post("/signin", data={"member": "erin", "next": ""}, headers=EVIL).status_code == 403
     assert client.post("/signin", data={"member": "erin", "next": ""}).status_code == 403
     assert client.post("/signout").status_code == 403
-    assert "@alice" in client.get("/conversations").text
+    assert 'id="signed-in-as" data-handle="alice"' in client.get("/conversations").text
 
 
 def test_a_forged_approval_decides_nothing(client: TestClient) -> None:

@@ -30,6 +30,9 @@ def test_settings_commands() -> None:
     assert parse_settings("share never").share == SharePolicy.NEVER
     assert parse_settings("exclude <#C123|random>").channel_id == "C123"
     assert parse_settings("include <#G9>").action == "include"
+    assert parse_settings("timezone America/Los_Angeles").zone == "America/Los_Angeles"
+    assert parse_settings("timezone").action == "timezone" and parse_settings("timezone").zone == ""
+    assert parse_settings("timezone Europe Paris").action == "invalid"
     for bad in ("share maybe", "exclude random", "on please", "dance"):
         assert parse_settings(bad).action == "invalid", bad
 

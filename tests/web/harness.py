@@ -83,7 +83,7 @@ def post_form(client: TestClient, path: str, data: dict[str, str]) -> Response:
 
 def sign_in(client: TestClient, member: str) -> None:
     response = post_form(client, "/signin", {"member": member, "next": ""})
-    assert response.status_code == 200 and f"@{member}" in response.text
+    assert response.status_code == 200 and f'id="signed-in-as" data-handle="{member}"' in response.text
 
 
 def ask_and_wait(client: TestClient, member: str, colleague: str, question: str) -> int:

@@ -8,30 +8,15 @@ Screenshots go to test-artifacts/ (git-ignored; see tests/web/browser_harness.py
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 
-from bot.settings import Settings
 from bot.web.tokens import MemberClaim, sign_member_token
-from tests.web.browser_harness import ARTIFACTS, chromium, free_port, serving, signed_in_page
-from tests.web.harness import BUDGET_QUESTION, SECRET, app_for, web_settings
+from tests.web.browser_harness import ARTIFACTS, signed_in_page
+from tests.web.harness import BUDGET_QUESTION, SECRET
 
 
 sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@pytest.fixture
-def server(settings: Settings) -> Iterator[str]:
-    port = free_port()
-    with serving(app_for(web_settings(settings, web_port=port)), port) as base:
-        yield base
-
-
-@pytest.fixture
-def browser() -> Iterator[object]:
-    with chromium(sync_api) as browser:
-        yield browser
 
 
 def _sign_in(browser: object, base: str, member: str):  # noqa: ANN202 - a Playwright Page

@@ -7,32 +7,15 @@ without. No serious or critical axe-core violation on the way; screenshots go to
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from bot.settings import Settings
-from tests.web.browser_harness import chromium, free_port, screenshot, serving, signed_in_page
-from tests.web.harness import app_for, web_settings
+from tests.web.browser_harness import screenshot, signed_in_page
 
 
 sync_api = pytest.importorskip("playwright.sync_api")
 axe_sync = pytest.importorskip("axe_playwright_python.sync_playwright")
 BLOCKING = {"serious", "critical"}
 LONG_QUESTION = ("Where is the signed budget sheet for the launch party, and who holds it? " * 42).strip()  # 3,065
-
-
-@pytest.fixture
-def server(settings: Settings) -> Iterator[str]:
-    port = free_port()
-    with serving(app_for(web_settings(settings, web_port=port)), port) as base:
-        yield base
-
-
-@pytest.fixture
-def browser() -> Iterator[object]:
-    with chromium(sync_api) as browser:
-        yield browser
 
 
 def _axe_clean(page: object, where: str) -> None:

@@ -9,30 +9,14 @@ Screenshots (tests/web/browser_harness.py: ASKWITH_TEST_ARTIFACTS_DIR, else test
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from bot.settings import Settings
-from tests.web.browser_harness import ARTIFACTS, chromium, free_port, screenshot, serving, signed_in_page
-from tests.web.harness import BUDGET_QUESTION, app_for, web_settings
+from tests.web.browser_harness import ARTIFACTS, screenshot, signed_in_page
+from tests.web.harness import BUDGET_QUESTION
 
 
 sync_api = pytest.importorskip("playwright.sync_api")
 SECRET = "4,000"  # the party budget: only in Dave's DM with Erin
-
-
-@pytest.fixture
-def server(settings: Settings) -> Iterator[str]:
-    port = free_port()
-    with serving(app_for(web_settings(settings, web_port=port)), port) as base:
-        yield base
-
-
-@pytest.fixture
-def browser() -> Iterator[object]:
-    with chromium(sync_api) as browser:
-        yield browser
 
 
 def ask_dave(page: object, server: str) -> None:

@@ -10,13 +10,11 @@ directory (tests/web/browser_harness.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
-from bot.settings import Settings
-from tests.web.browser_harness import ARTIFACTS, chromium, free_port, serving
-from tests.web.harness import BUDGET_QUESTION, app_for, web_settings
+from tests.web.browser_harness import ARTIFACTS, chromium
+from tests.web.harness import BUDGET_QUESTION
 
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -38,13 +36,6 @@ IN_VIEW = """(selector) => {
   const box = document.querySelector(selector).getBoundingClientRect();
   return box.top >= 0 && box.bottom <= window.innerHeight && box.height > 0;
 }"""
-
-
-@pytest.fixture
-def server(settings: Settings) -> Iterator[str]:
-    port = free_port()
-    with serving(app_for(web_settings(settings, web_port=port)), port) as base:
-        yield base
 
 
 def _page(browser: object, base: str, member: str, size: tuple[int, int], scheme: str):  # noqa: ANN202 - a Page
@@ -127,3 +118,21 @@ def test_sidebar_sections_people_named_dms_header_approval_badge_and_a_pinned_co
         erin.wait_for_url(f"{server}/settings#approvals")
         expect(erin.locator("#approvals .approval")).to_have_count(1)
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.slow
+def test_times_are_in_the_zone_the_member_picked_rather_than_the_browsers(server: str) -> None:
+    expect = sync_api.expect
+    with chromium(sync_api) as browser:
+        context = browser.new_context(timezone_id="UTC")
+        alice = context.new_page()
+        alice.goto(f"{server}/signin")
+        alice.click("#pick-alice")
+        alice.wait_for_url(f"{server}/workspace/**")
+        alice.goto(f"{server}/workspace/C-general")
+        expect(alice.locator("#feed time[data-local]").first).to_have_text(re.compile(r" UTC$"))  # the browser's
+        alice.fill("#composer-text", "/askwith timezone Asia/Tokyo")
+        alice.press("#composer-text", "Enter")
+        expect(alice.locator(".note")).to_contain_text("Asia/Tokyo (you chose it")
+        alice.goto(f"{server}/workspace/C-general")
+        expect(alice.locator("#feed time[data-local]").first).to_have_text(re.compile(r" (GMT\+9|JST)$"))

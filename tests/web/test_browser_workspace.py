@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from bot.settings import Settings
-from tests.web.browser_harness import chromium, free_port, screenshot, serving, signed_in_page
+from tests.web.browser_harness import free_port, screenshot, serving, signed_in_page
 from tests.web.harness import BUDGET_QUESTION, QUESTION, app_for, web_settings
 
 
@@ -27,12 +27,6 @@ def server(settings: Settings) -> Iterator[str]:
     port = free_port()
     with serving(app_for(web_settings(settings, web_port=port), latency_s=MODEL_LATENCY_S), port) as base:
         yield base
-
-
-@pytest.fixture
-def browser() -> Iterator[object]:
-    with chromium(sync_api) as browser:
-        yield browser
 
 
 @pytest.mark.slow

@@ -92,6 +92,20 @@ def test_askwith_changes_the_members_own_settings(client: TestClient) -> None:
     assert _box(refused.text) == "/askwith exclude #nowhere" and 'id="did-you-mean"' not in refused.text
 
 
+def test_askwith_timezone_sets_shows_refuses_and_clears_the_members_zone(settings: Settings) -> None:
+    with TestClient(app_for(web_settings(settings, timezone="Europe/Paris"))) as client:
+        sign_in(client, "alice")
+        shown = html.unescape(post_form(client, "/workspace/C-general", {"text": "/askwith timezone"}).text)
+        assert "Deadlines and times you are sent are in Europe/Paris (the workspace's" in shown
+        saved = html.unescape(post_form(client, "/workspace/C-general", {"text": "/askwith timezone asia/tokyo"}).text)
+        assert "Saved. Deadlines and times you are sent are in Asia/Tokyo (you chose it" in saved
+        refused = post_form(client, "/workspace/C-general", {"text": "/askwith timezone Asia/Tokio"})
+        assert refused.status_code == 422 and "Did you mean Asia/Tokyo?" in html.unescape(refused.text)
+        assert _box(refused.text) == "/askwith timezone Asia/Tokio"
+        cleared = html.unescape(post_form(client, "/workspace/C-general", {"text": "/askwith timezone auto"}).text)
+        assert "Saved. Deadlines and times you are sent are in Europe/Paris (the workspace's" in cleared
+
+
 def test_the_box_offers_colleagues_to_mention_and_knows_the_question_cap(settings: Settings) -> None:
     with TestClient(app_for(web_settings(settings, max_question_chars=500))) as client:
         sign_in(client, "alice")

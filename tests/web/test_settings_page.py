@@ -85,12 +85,16 @@ def test_recent_asks_and_what_my_agent_shared_with_whom(client: TestClient) -> N
     wait_for(lambda: client.get(f"/workspace/asks/{ask_id}/progress").json()["finished"] or None)
     mine = client.get("/settings").text
     assert f'<a href="/workspace/asks/{ask_id}">{BUDGET_QUESTION}</a>' in mine
+    asked = re.search(r'<tr class="recent-ask">(.*?)</tr>', mine, re.S)
+    assert asked and "Dave Singh" in asked[1] and "@dave" not in asked[1]  # people by name, not by handle
+    assert 'data-handle="alice">Alice Chen</strong>' in mine and "(@alice)" not in mine  # the top bar: her name
     assert "Your agent has shared nothing yet." in mine  # Alice's agent asked; it shared nothing for others
     client.cookies.clear()
     sign_in(client, "dave")
     shared = client.get("/settings").text
     row = re.search(r'<tr class="shared-item">(.*?)</tr>', shared, re.S)
-    assert row and "@alice" in row[1] and BUDGET_QUESTION in row[1] and "auto" in row[1] and "4,000" in row[1]
+    assert row and "Alice Chen" in row[1] and "@alice" not in row[1]  # people by name, not by handle
+    assert BUDGET_QUESTION in row[1] and "auto" in row[1] and "4,000" in row[1]
     assert BUDGET_QUESTION not in shared.split('id="shared-by-me"')[0]  # not among Dave's own asks
 
 

@@ -1,8 +1,9 @@
-"""`/askwith show|on|off|share|exclude|include|forget`: a member's own askwith settings, answered only to them; `show`
-opens the interactive panel (settings as controls, recent asks, what their agent shared).
+"""`/askwith show|on|off|share|exclude|include|timezone|forget`: a member's own askwith settings, answered only to
+them; `show` opens the interactive panel (settings as controls, recent asks, what their agent shared).
 
 Opting in lets askwith remember what the member can see; the share policy says whether their agent shares freely,
-asks them first (Approve / Deny by DM) or declines; excluded channels never reach their agent's memory.
+asks them first (Approve / Deny by DM) or declines; excluded channels never reach their agent's memory. Discord
+gives no member's time zone, so deadlines are in the workspace's until the member picks theirs (`/askwith timezone`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from discord import app_commands
 from adapters.discord import texts
 from adapters.discord.services import DiscordServices, services_of
 from adapters.discord.views.settings_panel import panel
-from bot.errors import UnknownChannelError, UnknownMemberError
+from bot.errors import UnknownChannelError, UnknownMemberError, UnknownTimeZoneError
 from bot.port import SharePolicy
 from bot.store.member_settings import MemberSettings
 
@@ -26,9 +27,12 @@ Change = Callable[[DiscordServices, str], Awaitable[MemberSettings]]
 askwith = app_commands.Group(name="askwith", description=texts.SETTINGS_DESCRIPTION, guild_only=True)
 
 
-async def _reply(interaction: discord.Interaction, change: Change) -> None:
-    """Apply one change for the member who typed the command and show their settings (only to them). Deferred first,
-    like every command: the database work comes after Discord has its response (3 s), however busy the pool is."""
+async def _reply(
+    interaction: discord.Interaction, change: Change, render: Callable[[MemberSettings], str] | None = None
+) -> None:
+    """Apply one change for the member who typed the command and show their settings (only to them; `render` says
+    what of them, all by default). Deferred first, like every command: the database work comes after Discord has its
+    response (3 s), however busy the pool is."""
     await interaction.response.defer(ephemeral=True, thinking=True)
     svc = services_of(interaction)
     member_id = str(interaction.user.id)
@@ -42,9 +46,15 @@ async def _reply(interaction: discord.Interaction, change: Change) -> None:
         text = texts.not_known_yet()
     except UnknownChannelError as exc:
         text = texts.channel_not_known(exc.channel_id)
+    except UnknownTimeZoneError as exc:
+        text = str(exc)
     else:
-        text = texts.settings_summary(settings.opted_in, settings.share, settings.excluded_channels)
+        text = (render or _summary)(settings)
     await interaction.followup.send(text, ephemeral=True)
+
+
+def _summary(settings: MemberSettings) -> str:
+    return texts.settings_summary(settings.opted_in, settings.share, settings.excluded_channels)
 
 
 @askwith.command(name="show", description="Your settings (to change them), recent asks and what your agent shared")
@@ -94,6 +104,22 @@ async def include(interaction: discord.Interaction, channel: app_commands.AppCom
     channel_id = str(channel.id)
     await _reply(
         interaction, lambda svc, member: svc.member_settings.set_excluded(svc.workspace, member, channel_id, False)
+    )
+
+
+@askwith.command(name="timezone", description="The time zone your deadlines are shown in")
+@app_commands.describe(zone="An IANA zone such as Europe/Paris; auto: the server's. Leave it out to see yours")
+async def time_zone(interaction: discord.Interaction, zone: str | None = None) -> None:
+    typed = (zone or "").strip()
+    workspace_zone = services_of(interaction).settings.timezone
+    await _reply(
+        interaction,
+        lambda svc, member: (
+            svc.member_settings.set_time_zone(svc.workspace, member, typed)
+            if typed
+            else svc.member_settings.get(svc.workspace, member)
+        ),
+        lambda current: texts.time_zone_reply(current, workspace_zone, changed=bool(typed)),
     )
 
 

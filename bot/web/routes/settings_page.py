@@ -45,6 +45,7 @@ async def settings_page(request: Request) -> Response:
         share_meaning=texts.share_meaning, approvals=approvals_of(local.port, identity.platform_id),
         activity=activity, saved=texts.SETTINGS_SAVED.get(request.query_params.get("saved", ""), ""),
         memory_state=texts.memory_state(current.opted_in),
+        names={m.name: m.display_name or m.name for m in local.port.world.members.values()},  # people, not handles
     )  # fmt: skip
 
 

@@ -166,7 +166,9 @@ async def _compose(request: Request, local: LocalRuntime, member_id: str, channe
             await note(texts.not_a_setting(" ".join(text.split()[:2]), fix))
             return Composed(refused=True, fix=fix)
         try:
-            reply = await run_settings(db(request), local.port, member_id, setting)
+            reply = await run_settings(
+                db(request), local.port, member_id, setting, workspace_zone=config(request).settings.timezone
+            )
         except SettingRefused as exc:
             await note(str(exc) if fix is None else texts.not_a_setting(" ".join(text.split()), fix))
             return Composed(refused=True, fix=fix)

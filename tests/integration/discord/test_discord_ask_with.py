@@ -42,6 +42,26 @@ async def test_settings_commands_defer_before_they_answer(discord_bot: DiscordHa
         assert answer.ephemeral and said in api.shown(answer.id), (subcommand, api.shown(answer.id))
 
 
+async def test_askwith_timezone_sets_refuses_and_clears_the_members_zone(
+    discord_bot: DiscordHarness, people: People
+) -> None:
+    """Discord gives no member's zone: the workspace's, until the member picks one."""
+    api, zone = discord_bot.api, discord_bot.runtime.services.settings.timezone
+    for options, said in [
+        ({}, f"{zone} (the workspace's"),
+        (
+            {"zone": "america/los_angeles"},
+            "Saved. **Your time zone** for deadlines and times: America/Los_Angeles (you",
+        ),
+        ({"zone": "America/Los_Angels"}, "Did you mean America/Los_Angeles?"),
+        ({}, "America/Los_Angeles (you chose it"),
+        ({"zone": "auto"}, f"Saved. **Your time zone** for deadlines and times: {zone} (the workspace's"),
+    ]:
+        token = discord_bot.gateway.slash("askwith", people.bob, options, subcommand="timezone")
+        answer = await settings_answer(api, token)
+        assert answer.ephemeral and said in api.shown(answer.id), (options, api.shown(answer.id))
+
+
 async def test_ask_with_defers_talks_in_a_private_thread_and_follows_up_with_the_answer(
     discord_bot: DiscordHarness, people: People
 ) -> None:

@@ -1,4 +1,4 @@
-"""`/askwith`: a member's own settings — memory opt-in/out, share policy, excluded channels, DM access."""
+"""`/askwith`: a member's own settings — memory opt-in/out, share policy, excluded channels, time zone, DM access."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from adapters.slack import texts
 from adapters.slack.command_text import SettingsCommand, parse_settings
 from adapters.slack.services import SlackServices, services
 from bot.asks.forget import forget_member
-from bot.errors import UnknownChannelError, UnknownMemberError
+from bot.errors import UnknownChannelError, UnknownMemberError, UnknownTimeZoneError
 from bot.store.member_settings import MemberSettings
 
 
@@ -23,6 +23,9 @@ async def askwith_settings_callback(
     parsed = parse_settings(command.get("text", ""))
     if parsed.action in ("help", "invalid", "connect"):
         await ack(text=_static_reply(svc, parsed), response_type="ephemeral")
+        return
+    if parsed.action == "timezone":
+        await ack(text=await _time_zone(svc, parsed.zone, command["user_id"]), response_type="ephemeral")
         return
     if parsed.action in ("disconnect", "forget"):
         await ack(text=await _token_action(svc, parsed.action, command["user_id"]), response_type="ephemeral")
@@ -40,6 +43,19 @@ async def askwith_settings_callback(
         svc.port.drop_member_token(command["user_id"])  # every read with their token stops now, not at next run
         summary = texts.memory_turned_off(summary)
     await ack(text=summary, response_type="ephemeral")
+
+
+async def _time_zone(svc: SlackServices, typed: str, member_id: str) -> str:
+    """`/askwith timezone [zone|auto]`: set (or clear) the zone the member reads deadlines in, then say which it is."""
+    store, workspace = svc.member_settings, await svc.workspace()
+    try:
+        changed = store.set_time_zone(workspace, member_id, typed) if typed else store.get(workspace, member_id)
+        current = await changed
+    except UnknownMemberError:
+        return texts.settings_not_synced()
+    except UnknownTimeZoneError as exc:
+        return str(exc)
+    return texts.time_zone_reply(current, svc.settings.timezone, changed=bool(typed))
 
 
 async def _token_action(svc: SlackServices, action: str, member_id: str) -> str:
