@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import pytest
+from sqlalchemy import select
 
 from adapters.discord.bot import DiscordRuntime, start_discord
 from bot.agents.scripted_model import scripted_model
@@ -38,6 +39,7 @@ from bot.memory.vector_index import VectorIndex
 from bot.memory.visibility import resolve_viewer
 from bot.port import ChatMessage, Member
 from bot.settings import Settings
+from bot.store import models
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.member_settings import MemberSettingsStore
@@ -249,11 +251,26 @@ class Oracle:
     async def opt_in_newcomers(self) -> None:
         store = MemberSettingsStore(self.db)
         known = self.runtime.services.ingest._mirror
+        opted_in = await self._opted_in()
         for member_id in self.active():
             if known is not None and member_id not in known.member_ids:
                 await self.runtime.services.ingest.mirror()
                 known = self.runtime.services.ingest._mirror
-            await store.set_opted_in(WorkspaceKey("discord", GUILD_ID), member_id, True)
+            if member_id not in opted_in:  # one write per newcomer, not one per member and step
+                await store.set_opted_in(WorkspaceKey("discord", GUILD_ID), member_id, True)
+
+    async def _opted_in(self) -> set[str]:
+        async with self.db.session() as session:
+            found = await session.execute(
+                select(models.Member.platform_id)
+                .join(models.Workspace, models.Workspace.id == models.Member.workspace_id)
+                .where(
+                    models.Workspace.platform == "discord",
+                    models.Workspace.external_id == GUILD_ID,
+                    models.Member.opted_in.is_(True),
+                )
+            )
+            return set(found.scalars())
 
     async def divergences(self) -> list[str]:
         workspace_id = self.runtime.services.ingest.workspace_id or 0
@@ -330,6 +347,9 @@ async def oracle(sqlite_db: Database, settings: Settings) -> AsyncIterator[Oracl
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
     memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
     runtime = await start_discord(settings, db=sqlite_db, llm=llm, memory=memory, indexer=indexer, worker=False)
+    # `quiet()` waits for each step's re-index anyway: the debounce that merges a burst of changes would only add
+    # its delay to every step (as the Slack oracle does); a re-index overlapping later events is still waited for.
+    runtime.services.ingest.live.reindex_delay_s = 0.0
     gateway = FakeGateway(runtime.client, api)
     oracle = Oracle(api, gateway, runtime, sqlite_db, FuzzyMemory(sqlite_db, index), rng, channels, staff, mods)
     try:
