@@ -123,9 +123,6 @@ async def _origin(svc: DiscordServices, channel: Any) -> tuple[str, str | None] 
 
 
 # ---------------------------------------------------------------------- roles as colleagues
-GROUP_CONFIRM_OVER = 5  # a role naming more people than this is confirmed first
-
-
 def role_members(guild: discord.Guild | None, role_ids: tuple[str, ...], requester_id: int) -> list[discord.Member]:
     """The people (not bots, not the asker) holding any of the roles, each once."""
     if guild is None:
