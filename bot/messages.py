@@ -193,7 +193,7 @@ def final_unsupported(
         lines.append("What the agents tried:")
         lines.extend(f"• {t}" for t in tried[:MAX_TRIED_LINES])
         if len(tried) > MAX_TRIED_LINES:
-            lines.append(f"• … and {len(tried) - MAX_TRIED_LINES} more (see the transcript)")
+            lines.append(f"• {more_lines(len(tried) - MAX_TRIED_LINES)}")
     if disagreements := list(disagreements):
         lines.append("The agents disagreed:")
         lines.extend(f"• {d}" for d in disagreements)
@@ -201,6 +201,11 @@ def final_unsupported(
 
 
 MAX_TRIED_LINES = 8
+
+
+def more_lines(count: int) -> str:
+    """The last line of a list cut short: the rest is in the transcript."""
+    return f"\u2026 and {count} more (see the transcript)"
 
 
 def tried_search(agent: str) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 import discord
 
 from adapters.discord import texts
-from bot import messages
+from bot import chat_texts, messages
 from bot.asks.answer_view import AnswerView, ContributorView, SourceView
 
 
@@ -82,7 +82,7 @@ def _source_line(source: SourceView, permalink: Permalink) -> str:
         return f"\u2022 [{where or texts.SOURCE}]({url})"
     if source.text:
         quote = _clip(chat_text(source.text), QUOTE_CHARS)
-        return f"\u2022 > \u201c{quote}\u201d \u2014 {texts.shared_by(chat_text(source.via_name))}"
+        return f"\u2022 > \u201c{quote}\u201d \u2014 {chat_texts.shared_by(chat_text(source.via_name))}"
     return f"\u2022 {chat_text(source.withheld_text)}"
 
 
@@ -114,9 +114,9 @@ def _lines(lines: list[str]) -> str:
     for index, line in enumerate(lines):
         rest = len(lines) - index
         candidate = "\n".join([*kept, _clip(line, MAX_FIELD_VALUE)])
-        more = texts.more_lines(rest - 1) if rest > 1 else ""
+        more = messages.more_lines(rest - 1) if rest > 1 else ""
         if len(candidate) + len(more) + 1 > MAX_FIELD_VALUE:
-            return "\n".join([*kept, texts.more_lines(rest)])[:MAX_FIELD_VALUE]
+            return "\n".join([*kept, messages.more_lines(rest)])[:MAX_FIELD_VALUE]
         kept.append(_clip(line, MAX_FIELD_VALUE))
     return "\n".join(kept) or "\u200b"
 

@@ -1,13 +1,13 @@
 """An ask's final post in a Discord channel, thread or DM, as a rich message: its embed (`answer_embeds`), the
 asker's mention and the transcript reference as text, and Transcript / 👍 / 👎 buttons.
 
-The core delivers exactly one final post per ask through `ChatPort.post_answer`, with the answer as its requester
-sees it (`bot.port.FinalAnswer`); the port hands it here, which only renders and places it: when the ask has a
-status message in this process, the status message *becomes* the answer (one message from question to answer);
-otherwise a new message is posted. If the answer could not be read (no view), the plain text is posted as it is.
+The flow is the core's (`bot.asks.answer_post`): when the ask has a status message in this process, the status
+message *becomes* the answer (one message from question to answer), otherwise a new message is posted; where others
+read it, the asker's quotes go by DM. If the answer could not be read (no view), the plain text is posted as it is.
+This module gives that flow Discord's calls, and finds the thread a source was said in for its jump link.
 
     answers = AnswerPosts(port, asks)
-    answers.expect(ask_id, status, message)        # the status message to turn into the answer
+    answers.expect(ask_id, AnswerSlot(status, message))   # the status message to turn into the answer
     message_id = await answers.post(target, answer)  # None: not renderable, post its text plainly
 """
 
@@ -25,8 +25,9 @@ from adapters.discord.answer_embeds import answer_embed
 from adapters.discord.status import StatusMessage, StatusState
 from adapters.discord.views.ask_controls import answer_buttons
 from bot import messages
+from bot.asks.answer_post import RichAnswerPost
 from bot.asks.answer_view import SourceView
-from bot.errors import AskwithError
+from bot.errors import AskwithError, ChatPlatformError
 from bot.port import FinalAnswer
 from bot.store import models as store_models
 
@@ -45,41 +46,40 @@ class AnswerSlot:
     message: discord.Message
 
 
-class AnswerPosts:
+class AnswerPosts(RichAnswerPost[AnswerSlot, StatusState, discord.abc.Messageable]):
+    """The core's answer flow (`bot.asks.answer_post`) with Discord's calls; a place is the channel or thread."""
+
     def __init__(self, port: DiscordPort, asks: AskService) -> None:
+        super().__init__()
         self.port = port
         self.asks = asks
-        self.slots: dict[int, AnswerSlot] = {}
 
-    def expect(self, ask_id: int, status: StatusMessage, message: discord.Message) -> None:
-        self.slots[ask_id] = AnswerSlot(status, message)
+    @property
+    def slots(self) -> dict[int, AnswerSlot]:
+        """The status message of each ask followed in this process, waiting to become its answer."""
+        return self.statuses
 
     async def post(self, target: discord.abc.Messageable, answer: FinalAnswer) -> str | None:
         """Post (or edit into its status message) the answer as a rich message; None when it cannot be rendered
         (the caller posts its text plainly)."""
-        shared = answer.in_conversation  # asked in a server channel or thread: others read the answer there
-        state = await self.rendered(answer, shared=shared)
-        if state is None:
-            return None
-        slot = self.slots.pop(answer.ask_id, None)
-        if slot is not None and await slot.status.close(state):
-            posted = str(slot.message.id)
-        else:
-            sent = await target.send(**state.kwargs(), allowed_mentions=discord.AllowedMentions.none())
-            posted = str(sent.id)
-        if shared and state.withheld_quotes:
-            await self._quotes_to_requester(answer)
-        return posted
+        # asked in a server channel or thread: others read the answer there
+        return await self.deliver(answer, target, shared=answer.in_conversation)
 
-    async def _quotes_to_requester(self, answer: FinalAnswer) -> None:
+    async def into_status(self, status: AnswerSlot, rendered: StatusState) -> str | None:
+        return str(status.message.id) if await status.status.close(rendered) else None
+
+    async def post_new(self, place: discord.abc.Messageable, rendered: StatusState) -> str:
+        return str((await place.send(**rendered.kwargs(), allowed_mentions=discord.AllowedMentions.none())).id)
+
+    async def send_quotes(self, answer: FinalAnswer, rendered: StatusState) -> None:
         """The lines colleagues' agents released go to the asker alone, by DM, never into the channel."""
         try:
             state = await self.render(answer)
             dm = await self.port.open_dm(answer.requester_id)
             target = self.port.client.get_partial_messageable(int(dm))
             await target.send(**state.kwargs(), allowed_mentions=discord.AllowedMentions.none())
-        except (AskwithError, discord.HTTPException) as exc:
-            log.warning("ask #%s: the quoted sources could not be sent to the asker by DM: %s", answer.ask_id, exc)
+        except discord.HTTPException as exc:
+            raise ChatPlatformError("a DM to the asker", texts.refusal(exc.status, exc.code, exc.text)) from exc
 
     async def rendered(self, answer: FinalAnswer, *, shared: bool = False) -> StatusState | None:
         """The rich message for a final post (None: not renderable, so it stays plain text)."""
@@ -106,10 +106,9 @@ class AnswerPosts:
         embed = answer_embed(public, permalink=permalink)
         content = texts.answer_heading(f"<@{answer.requester_id}>", messages.transcript_ref(answer.ask_id))
         buttons = answer_buttons(answer.ask_id, view.transcript_url, votes=view.status != "cancelled")
-        withheld_quotes = shared and bool(view.released_quotes)
-        if withheld_quotes:
+        if shared and view.released_quotes:
             content = f"{content}\n{texts.QUOTES_SENT_BY_DM}"
-        return StatusState(content, view=buttons, embeds=[embed], withheld_quotes=withheld_quotes)
+        return StatusState(content, view=buttons, embeds=[embed])
 
     async def _threads_of(self, message_ids: list[str]) -> dict[str, str]:
         """Message id -> the Discord thread it was said in, for the sources said in a public thread."""

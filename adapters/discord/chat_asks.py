@@ -23,6 +23,7 @@ from adapters.discord.port import NO_MENTIONS
 from adapters.discord.progress import AskProgress
 from adapters.discord.services import DiscordServices
 from adapters.discord.status import StatusState
+from bot import chat_texts
 from bot.asks.background import resolve_follow_up
 from bot.asks.service import AskRequest
 from bot.errors import AskRejectedError
@@ -122,9 +123,6 @@ async def _origin(svc: DiscordServices, channel: Any) -> tuple[str, str | None] 
 
 
 # ---------------------------------------------------------------------- roles as colleagues
-GROUP_CONFIRM_OVER = 5  # a role naming more people than this is confirmed first
-
-
 def role_members(guild: discord.Guild | None, role_ids: tuple[str, ...], requester_id: int) -> list[discord.Member]:
     """The people (not bots, not the asker) holding any of the roles, each once."""
     if guild is None:
@@ -153,7 +151,7 @@ class GroupButton(
     finds the waiting ask by the asking message's id, registered before the prompt is sent."""
 
     def __init__(self, answer: str, key: str) -> None:
-        label = texts.CONFIRM_GROUP if answer == "yes" else texts.CANCEL
+        label = chat_texts.GROUP_CONFIRM_BUTTON if answer == "yes" else chat_texts.CANCEL_BUTTON
         style = discord.ButtonStyle.primary if answer == "yes" else discord.ButtonStyle.secondary
         super().__init__(discord.ui.Button(label=label, style=style, custom_id=f"askwith:group:{answer}:{key}"))
         self.answer = answer

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from adapters.discord import texts
+from adapters.discord.answers import AnswerSlot
 from adapters.discord.calls import interaction_gone
 from adapters.discord.status import StatusMessage, StatusState
 from adapters.discord.views.ask_controls import cancel_view
@@ -47,7 +48,7 @@ class AskProgress:
     ) -> StatusMessage:
         """Start following; the status message is registered with the port, which turns it into the answer."""
         status = StatusMessage(_Editor(message))
-        svc.answers.expect(ask_id, status, message)
+        svc.answers.expect(ask_id, AnswerSlot(status, message))
         progress = cls(svc, ask_id, status, requester.mention)
         status.show(StatusState(first.content, view=cancel_view(ask_id)))
         task = asyncio.create_task(progress.run(), name=f"askwith-discord-progress-{ask_id}")

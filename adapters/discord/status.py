@@ -33,7 +33,6 @@ class StatusState:
     content: str
     view: discord.ui.View | None = None
     embeds: list[discord.Embed] = field(default_factory=list)
-    withheld_quotes: bool = False  # an answer posted where others read it, its quoted sources left out
 
     def kwargs(self) -> dict[str, Any]:
         return {"content": self.content, "view": self.view, "embeds": self.embeds}

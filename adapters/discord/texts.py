@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
 import discord
 
-from bot import messages
+from bot import chat_texts, messages
 from bot.port import ApprovalDecision, ApprovalKind, ApprovalRequest, SharePolicy
 from bot.store.member_settings import MemberSettings
 
@@ -34,23 +34,15 @@ def by_name(refusal: str, people: Sequence[discord.abc.User]) -> str:
 
 def asking(colleagues: Sequence[str]) -> str:
     """The note after a request was accepted; `colleagues` are display names."""
-    owners = [f"{name}'s" for name in colleagues]
-    who = f"{owners[0]} agent" if len(owners) == 1 else ", ".join(owners[:-1]) + f" and {owners[-1]} agents"
-    return f"\u23f3 Your agent is asking {who}\u2026 The answer will appear here (only you can see it)."
+    return chat_texts.asking(colleagues, mark="\u23f3", then="The answer will appear here (only you can see it).")
 
 
 # ---------------------------------------------------------------------- asking in chat (mention, DM, thread)
-ASK_ABOUT_THREAD = "Ask about this thread"
-MODAL_TITLE = "Ask about this thread"
+ASK_ABOUT_THREAD = chat_texts.ASK_ABOUT_THREAD
 MODAL_COLLEAGUES = "Colleagues"
 MODAL_COLLEAGUES_HINT = "Whose agents should help (up to 10)"
 MODAL_QUESTION = "Your question"
 MODAL_QUESTION_PLACEHOLDER = "e.g. What did we decide about the launch date?"
-CANCEL = "Cancel"
-CONFIRM_GROUP = "Ask them all"
-TRANSCRIPT = "Transcript"
-THUMBS_UP = "👍"
-THUMBS_DOWN = "👎"
 
 
 def ask_usage(bot_mention: str) -> str:
@@ -100,10 +92,6 @@ def posted_by_dm(channel_id: str) -> str:
     return f"I may not post in <#{channel_id}>, so here is your ask's progress and answer, by DM."
 
 
-def feedback_recorded(vote: int) -> str:
-    return messages.feedback_thanks(vote)
-
-
 # ---------------------------------------------------------------------- the answer (embeds)
 CONTRIBUTED = "Who contributed"
 DISAGREED = "The agents disagreed"
@@ -135,25 +123,17 @@ def answer_heading(asker_mention: str, transcript_ref: str) -> str:
     return f"{asker_mention}\n-# {transcript_ref}"
 
 
-QUOTES_SENT_BY_DM = "-# The lines colleagues' agents quoted for you were sent to you by DM, not posted here."
+QUOTES_SENT_BY_DM = f"-# {chat_texts.QUOTES_SENT_BY_DM}"
 
 
 def answer_cancelled(by: str) -> str:
     return f"Cancelled by {by}; the agents stopped."
 
 
-def shared_by(name: str) -> str:
-    return f"shared by {name}'s agent"
-
-
 def contributor_line(name: str, sources: int, brought_in: bool) -> str:
     joined = " (brought in)" if brought_in else ""
-    cited = f"{sources} source{'s' if sources != 1 else ''}" if sources else "nothing from their own memory"
+    cited = chat_texts.sources_cited(sources) if sources else "nothing from their own memory"
     return f"\u2022 {name}'s agent{joined}: {cited}"
-
-
-def more_lines(count: int) -> str:
-    return f"\u2026 and {count} more (see the transcript)"
 
 
 def left_out(count: int) -> str:
@@ -167,10 +147,7 @@ NEGOTIATE_COLLEAGUE_DESCRIPTION = "The colleague to negotiate with"
 
 def negotiating(colleague: str) -> str:
     """The note after a request was accepted; `colleague` is a display name."""
-    return (
-        f"\U0001f91d Your agent is negotiating with {colleague}'s agent\u2026 "
-        "You'll both get the agreed trade by DM to accept or decline."
-    )
+    return chat_texts.negotiating(colleague, mark="\U0001f91d")
 
 
 # ---------------------------------------------------------------------- /askwith
@@ -178,13 +155,8 @@ SETTINGS_DESCRIPTION = "Your askwith agent's settings"
 
 
 def settings_summary(opted_in: bool, share: SharePolicy, excluded_channel_ids: Sequence[str]) -> str:
-    memory = messages.memory_state(opted_in)
-    excluded = ", ".join(f"<#{c}>" for c in excluded_channel_ids) or "none"
     return (
-        f"**Your askwith settings**\n"
-        f"\u2022 Memory: {memory}\n"
-        f"\u2022 Sharing: `{share.value}`: {messages.SHARE_MEANING[share]}\n"
-        f"\u2022 Kept out of your agent's memory: {excluded}\n"
+        f"**{chat_texts.SETTINGS_TITLE}**\n{settings_lines(opted_in, share, excluded_channel_ids)}\n"
         "Change them with `/askwith on|off`, `/askwith share`, `/askwith exclude`, `/askwith include`; "
         "`/askwith forget` deletes your memory."
     )
@@ -195,10 +167,7 @@ def time_zone_reply(current: MemberSettings, workspace_zone: str, *, changed: bo
     return f"{'Saved. ' if changed else ''}**Your time zone** for deadlines and times: {state}"
 
 
-PANEL_TITLE = "Your askwith settings"
-PANEL_ASKS = "Your recent asks"
 PANEL_NO_ASKS = "None yet. Mention me with colleagues and a question, or DM me."
-PANEL_SHARED = "What your agent shared, with whom"
 PANEL_NOTHING_SHARED = "Nothing yet."
 PANEL_DMS = "DMs: Discord lets no bot read your DMs, so askwith never remembers them; there is nothing to connect."
 PANEL_SHARE_PLACEHOLDER = "Sharing"
@@ -212,11 +181,14 @@ ASK_STATUS_MARKS = {"done": "\u2705", "unsupported": "\u26a0\ufe0f", "failed": "
 
 
 def panel_settings(settings: MemberSettings) -> str:
-    memory = messages.memory_state(settings.opted_in)
-    excluded = ", ".join(f"<#{c}>" for c in settings.excluded_channels) or "none"
+    return settings_lines(settings.opted_in, settings.share, settings.excluded_channels)
+
+
+def settings_lines(opted_in: bool, share: SharePolicy, excluded_channel_ids: Sequence[str]) -> str:
+    excluded = ", ".join(f"<#{c}>" for c in excluded_channel_ids) or "none"
     return (
-        f"\u2022 Memory: {memory}\n"
-        f"\u2022 Sharing: `{settings.share.value}`: {messages.SHARE_MEANING[settings.share]}\n"
+        f"\u2022 Memory: {messages.memory_state(opted_in)}\n"
+        f"\u2022 Sharing: `{share.value}`: {messages.SHARE_MEANING[share]}\n"
         f"\u2022 Kept out of your agent's memory: {excluded}"
     )
 
@@ -256,10 +228,6 @@ def discord_escape(text: str) -> str:
     return discord.utils.escape_mentions(discord.utils.escape_markdown(" ".join(text.split())))
 
 
-def forgot(deleted: Mapping[str, int]) -> str:
-    return messages.forgot(deleted)
-
-
 def not_known_yet() -> str:
     return "askwith does not know you yet (it learns the server's members every few minutes). Please try again soon."
 
@@ -276,10 +244,6 @@ def approval_prompt(request: ApprovalRequest) -> str:
     return f"**{request.title}**\n{request.body}"
 
 
-BUTTONS = {  # (yes, no) button labels per kind of approval
-    ApprovalKind.SHARE: ("Approve", "Deny"),
-    ApprovalKind.TRADE: ("Accept", "Decline"),
-}
 VERDICTS = {
     ApprovalKind.SHARE: ("\u2705 You approved this share.", "\u274c You declined."),
     ApprovalKind.TRADE: ("\u2705 You accepted the trade.", "\u274c You declined the trade."),
@@ -290,17 +254,12 @@ EXPIRED = {
 }
 
 
-APPROVE_ALL = "Approve all in this ask"
-
-
 def approval_decided(request: ApprovalRequest, decision: ApprovalDecision) -> str:
     yes, no = VERDICTS[request.kind]
     approved = decision in (ApprovalDecision.APPROVED, ApprovalDecision.APPROVED_ALL)
     verdict = yes if approved else no
     if request.kind is ApprovalKind.SHARE:  # what the answer means, said once
-        audience = request.card.who_sees if request.card is not None else request.context.get("audience")
-        audience = audience or "the people it named"
-        verdict = f"{verdict} {messages.approval_confirmed(decision.value, audience)}"
+        verdict = f"{verdict} {chat_texts.approval_meaning(request, decision)}"
     return f"{approval_prompt(request)}\n\n{verdict}"
 
 
@@ -311,8 +270,7 @@ def approval_expired(request: ApprovalRequest) -> str:
 def approval_recorded(decision: ApprovalDecision) -> str:
     """A click on a prompt another askwith process posted: the decision is stored, the ask picks it up."""
     approved = decision in (ApprovalDecision.APPROVED, ApprovalDecision.APPROVED_ALL)
-    verdict = "approved" if approved else "denied"
-    return f"You {verdict} this request; your agent goes on accordingly."
+    return chat_texts.approval_recorded("You approved" if approved else "You denied")
 
 
 def approval_not_pending() -> str:

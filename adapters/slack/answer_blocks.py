@@ -11,7 +11,7 @@ from typing import Any
 
 from adapters.slack import texts
 from adapters.slack.mrkdwn import escape, link, to_mrkdwn
-from bot import messages
+from bot import chat_texts, messages
 from bot.asks.answer_view import AnswerView, ContributorView, SourceView
 
 
@@ -31,14 +31,16 @@ Block = dict[str, Any]
 def status_blocks(ask_id: int, line: str, *, final: bool) -> list[Block]:
     blocks: list[Block] = [{"type": "context", "elements": [{"type": "mrkdwn", "text": line}]}]
     if not final:
-        blocks.append({"type": "actions", "elements": [_button(CANCEL_ACTION, texts.CANCEL_BUTTON, ask_id, "danger")]})
+        blocks.append(
+            {"type": "actions", "elements": [_button(CANCEL_ACTION, chat_texts.CANCEL_BUTTON, ask_id, "danger")]}
+        )
     return blocks
 
 
 def group_confirm_blocks(text: str, value: str) -> list[Block]:
     """ "Ask all N?" with Ask / Don't ask; `value` carries the expanded request (Slack keeps up to 2000 chars)."""
     buttons = [
-        {**_button(GROUP_CONFIRM_ACTION, texts.GROUP_CONFIRM_BUTTON, 0, "primary"), "value": value},
+        {**_button(GROUP_CONFIRM_ACTION, chat_texts.GROUP_CONFIRM_BUTTON, 0, "primary"), "value": value},
         {**_button(GROUP_CANCEL_ACTION, texts.GROUP_CANCEL_BUTTON, 0), "value": "-"},
     ]
     return [{"type": "section", "text": {"type": "mrkdwn", "text": text}}, {"type": "actions", "elements": buttons}]
@@ -106,12 +108,12 @@ def _answer_buttons(view: AnswerView) -> list[Block]:
             {
                 "type": "button",
                 "action_id": TRANSCRIPT_ACTION,
-                "text": {"type": "plain_text", "text": texts.TRANSCRIPT_BUTTON},
+                "text": {"type": "plain_text", "text": chat_texts.TRANSCRIPT_BUTTON},
                 "url": view.transcript_url,
             }
         )
-    buttons.append(_button(VOTE_UP_ACTION, texts.VOTE_UP_BUTTON, view.ask_id))
-    buttons.append(_button(VOTE_DOWN_ACTION, texts.VOTE_DOWN_BUTTON, view.ask_id))
+    buttons.append(_button(VOTE_UP_ACTION, chat_texts.VOTE_UP_BUTTON, view.ask_id))
+    buttons.append(_button(VOTE_DOWN_ACTION, chat_texts.VOTE_DOWN_BUTTON, view.ask_id))
     return buttons
 
 

@@ -1,13 +1,11 @@
 """An ask's final post in Slack as a rich Block Kit message, where the question was asked.
 
-The core delivers exactly one final post per ask through `ChatPort.post_answer`, with the answer as its requester
-sees it (`bot.port.FinalAnswer`); `SlackPort.post_answer` hands it here, which only renders and places it:
-- the ask's status message in this process *becomes* the answer (`chat.update`: one message from question to
-  answer), else a new message is posted;
-- in a channel or thread, sources keep only their permalinks (Slack itself checks who may open them) and the lines
-  colleagues' agents released to the asker go to the asker alone, by DM;
-- when Slack refuses the conversation (`not_in_channel`, archived, gone), the answer goes to the asker's DM.
-If the answer could not be read (no view), None: the port posts the plain text.
+The flow is the core's (`bot.asks.answer_post`: the status message becomes the answer, the asker's quotes go by
+DM); this module gives it Slack's calls and what only Slack has:
+- sources keep only their permalinks where others read the answer (Slack itself checks who may open them);
+- the Assistant panel's status line is no message, so its answer is posted in the thread;
+- when Slack refuses the conversation (`not_in_channel`, archived, gone), the answer goes to the asker's DM;
+- `/ask-with`'s answer in the asker's DM is the core's text, as mrkdwn.
 
     answers = AnswerPosts(port)
     answers.expect(ask_id, status)                       # the status message to turn into the answer
@@ -25,9 +23,10 @@ from adapters.slack.answer_blocks import answer_blocks, quotes_blocks
 from adapters.slack.convert import message_id, split_message_id
 from adapters.slack.mrkdwn import to_mrkdwn
 from adapters.slack.status import StatusMessage
-from bot import messages
+from bot import chat_texts, messages
+from bot.asks.answer_post import RichAnswerPost
 from bot.asks.answer_view import AnswerView
-from bot.errors import AskwithError, PlatformAccessError, PlatformObjectGoneError
+from bot.errors import AskwithError
 from bot.port import FinalAnswer
 
 
@@ -46,66 +45,62 @@ class RenderedAnswer:
     asker_id: str
 
 
-class AnswerPosts:
-    def __init__(self, port: SlackPort) -> None:
-        self.port = port
-        self.statuses: dict[int, StatusMessage] = {}
+class AnswerPosts(RichAnswerPost[StatusMessage, RenderedAnswer, tuple[str, str | None]]):
+    """The core's answer flow (`bot.asks.answer_post`) with Slack's calls; a place is (channel, thread)."""
 
-    def expect(self, ask_id: int, status: StatusMessage) -> None:
-        self.statuses[ask_id] = status
+    def __init__(self, port: SlackPort) -> None:
+        super().__init__()
+        self.port = port
 
     async def post(self, channel_id: str, answer: FinalAnswer, thread_id: str | None) -> str | None:
         """Post (or edit into its status message) the answer; None: posted nothing (the port posts the text)."""
-        status = self.statuses.pop(answer.ask_id, None)
-        where = status.channel_id if status is not None and status.ts else channel_id
-        shared = not where.startswith("D")  # a channel, group DM or thread: others read it too
+        status = self.statuses.get(answer.ask_id)
         if status is None and not answer.in_conversation:
             # `/ask-with`: the DM answer is the core's text, as mrkdwn (escaped: never raw Markdown)
             ts = await self.port.post_blocks(channel_id, to_mrkdwn(answer.text), None, thread_id=thread_id)
             return message_id(channel_id, ts)
-        try:
-            if answer.view is None:
-                raise AskwithError("the answer could not be read")
-            rendered = await self.render(answer, shared=shared)
-        except AskwithError as exc:
-            log.warning("ask #%s: answer not rendered, posted as text: %s", answer.ask_id, exc)
-            if status is not None:
-                await status.close()
+        where = status.channel_id if status is not None and status.ts else channel_id
+        shared = not where.startswith("D")  # a channel, group DM or thread: others read it too
+        return await self.deliver(answer, (channel_id, thread_id), shared=shared)
+
+    async def release(self, status: StatusMessage | None) -> None:
+        if status is not None:
+            await status.close()
+
+    async def into_status(self, status: StatusMessage, rendered: RenderedAnswer) -> str | None:
+        if not (ts := await status.close()):  # the Assistant panel's status line: no message to take
             return None
         try:
-            posted = await self._place(channel_id, thread_id, rendered, status)
-        except (PlatformAccessError, PlatformObjectGoneError) as exc:  # not_in_channel, archived, deleted
-            log.info("ask #%s: %s refused the answer (%s); sending it by DM", answer.ask_id, channel_id, exc)
-            dm = await self.port.open_dm(answer.requester_id)
-            private = await self.render(answer, shared=False)
-            ts = await self.port.post_blocks(dm, private.text, private.blocks)
-            return message_id(dm, ts)
-        if shared and rendered.view.released_quotes:
-            await self._quotes_to_asker(rendered)
-        return posted
+            await self.port.update_blocks(status.channel_id, ts, rendered.text, rendered.blocks)
+            return message_id(status.channel_id, ts)
+        except AskwithError as exc:
+            log.warning("ask #%s: status message not replaced by the answer: %s", status.ask_id, exc)
+            return None
 
-    async def _place(
-        self, channel_id: str, thread_id: str | None, rendered: RenderedAnswer, status: StatusMessage | None
-    ) -> str:
-        if status is not None and (ts := await status.close()):
-            try:
-                await self.port.update_blocks(status.channel_id, ts, rendered.text, rendered.blocks)
-                return message_id(status.channel_id, ts)
-            except AskwithError as exc:
-                log.warning("ask #%s: status message not replaced by the answer: %s", status.ask_id, exc)
+    async def post_new(self, place: tuple[str, str | None], rendered: RenderedAnswer) -> str:
+        channel_id, thread_id = place
         ts = await self.port.post_blocks(channel_id, rendered.text, rendered.blocks, thread_id=thread_id)
         return message_id(channel_id, ts)
 
+    async def refused(self, answer: FinalAnswer, exc: AskwithError) -> str:
+        """Slack refused the conversation (`not_in_channel`, archived, gone): the answer goes to the asker's DM."""
+        log.info("ask #%s: the conversation refused the answer (%s); sending it by DM", answer.ask_id, exc)
+        dm = await self.port.open_dm(answer.requester_id)
+        private = await self.render(answer, shared=False)
+        ts = await self.port.post_blocks(dm, private.text, private.blocks)
+        return message_id(dm, ts)
+
     async def render(self, answer: FinalAnswer, *, shared: bool) -> RenderedAnswer:
-        assert answer.view is not None
         view = answer.view
+        if view is None:
+            raise AskwithError("the answer could not be read")
         if view.status == "cancelled":
             view = replace(view, answer=None)  # the cancelled ending's own text (who cancelled) is the answer
         public = view.for_shared_place() if shared else view
         links = await self._permalinks(public)
         blocks = answer_blocks(public, answer.requester_id, links)
         if shared and view.released_quotes:
-            blocks.insert(-1, _context(texts.QUOTES_SENT_BY_DM))
+            blocks.insert(-1, _context(chat_texts.QUOTES_SENT_BY_DM))
         # The notification text: converted like the blocks, and always ending with the core's marker.
         reference = messages.transcript_ref(answer.ask_id)
         body = view.answer or answer.text.replace(reference, "")
@@ -122,13 +117,10 @@ class AnswerPosts:
                     links[(source.channel_id, source.message_id)] = url
         return links
 
-    async def _quotes_to_asker(self, rendered: RenderedAnswer) -> None:
-        try:
-            dm = await self.port.open_dm(rendered.asker_id)
-            blocks = quotes_blocks(rendered.view)
-            await self.port.post_blocks(dm, texts.quotes_for_you(rendered.view.question), blocks)
-        except AskwithError as exc:
-            log.warning("ask #%s: quoted sources not sent to the asker: %s", rendered.view.ask_id, exc)
+    async def send_quotes(self, answer: FinalAnswer, rendered: RenderedAnswer) -> None:
+        dm = await self.port.open_dm(rendered.asker_id)
+        blocks = quotes_blocks(rendered.view)
+        await self.port.post_blocks(dm, texts.quotes_for_you(rendered.view.question), blocks)
 
 
 def _context(text: str) -> dict:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from adapters.slack import texts
 from adapters.slack.mrkdwn import escape, link
-from bot import messages
+from bot import chat_texts, messages
 from bot.asks.member_views import recent_asks, shared_by
 from bot.errors import UnknownMemberError
 from bot.port import SharePolicy
@@ -50,20 +50,20 @@ async def home_blocks(svc: SlackServices, user_id: str) -> list[Block]:
     if svc.asks is None:
         return blocks
     handle = (await svc.asks.roster.profile(user_id)).handle
-    blocks += [{"type": "divider"}, _header(texts.HOME_RECENT_ASKS)]
+    blocks += [{"type": "divider"}, _header(chat_texts.RECENT_ASKS_TITLE)]
     asks = await recent_asks(svc.db, svc.asks.workspace_id, handle, limit=10)
     for ask in asks:
         url = svc.asks.transcript_link(ask.ask_id, handle) if svc.asks.transcript_link else None
         blocks.append(
             _section(
                 texts.home_ask_line(
-                    ask.ask_id, escape(ask.question), ask.status, url and link(url, texts.TRANSCRIPT_BUTTON)
+                    ask.ask_id, escape(ask.question), ask.status, url and link(url, chat_texts.TRANSCRIPT_BUTTON)
                 )
             )
         )
     if not asks:
         blocks.append(_section(texts.HOME_NO_ASKS))
-    blocks += [{"type": "divider"}, _header(texts.HOME_SHARED)]
+    blocks += [{"type": "divider"}, _header(chat_texts.SHARED_TITLE)]
     shared = await shared_by(svc.db, svc.asks.workspace_id, handle, limit=15)
     for item in shared:
         when = item.at.strftime("%Y-%m-%d %H:%M")

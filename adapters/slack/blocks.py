@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.slack import texts
 from adapters.slack.mrkdwn import escape
+from bot import chat_texts
 from bot.consent import card as cards
 from bot.port import ApprovalKind, ApprovalRequest
 
@@ -29,10 +29,10 @@ def approval_prompt(request: ApprovalRequest) -> list[dict[str, Any]]:
     id."""
     if request.card is not None:
         return card_blocks(request.card, request.id)
-    yes, no = texts.BUTTONS[request.kind]
+    yes, no = chat_texts.APPROVAL_BUTTONS[request.kind]
     buttons = [_button(APPROVE_ACTION, yes, request.id, "primary"), _button(DENY_ACTION, no, request.id, None)]
     if request.kind is ApprovalKind.SHARE:
-        buttons.append(_button(APPROVE_ALL_ACTION, texts.APPROVE_ALL, request.id, None))
+        buttons.append(_button(APPROVE_ALL_ACTION, cards.APPROVE_ALL, request.id, None))
     return [
         {"type": "section", "text": {"type": "mrkdwn", "text": f"*{request.title}*"}},
         {"type": "section", "text": {"type": "mrkdwn", "text": request.body[:2900]}},

@@ -26,6 +26,7 @@ from adapters.slack.command_text import parse_ask
 from adapters.slack.convert import message_id, split_message_id
 from adapters.slack.status import AssistantStatus, StatusMessage
 from bot.asks.progress import watch_progress
+from bot.asks.requests import GROUP_CONFIRM_ABOVE
 from bot.asks.service import AskRequest
 from bot.errors import AskRejectedError, AskwithError, ChatPlatformError
 
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 SUBTEAM = re.compile(r"^<!subteam\^([A-Z0-9]+)(?:\|[^>]*)?>$")
-CONFIRM_ABOVE = 5  # more colleagues than this from a user group: ask the asker first
 ASK_WORD = re.compile(r"^ask\b[:,]?\s*", re.IGNORECASE)
 
 
@@ -66,7 +66,7 @@ class ChatAsks:
         svc = self.svc
         text, group_size = await self.expand_groups(text, user_id)
         parsed = parse_ask(text)
-        if group_size and len(parsed.colleagues) > CONFIRM_ABOVE and not confirmed:
+        if group_size and len(parsed.colleagues) > GROUP_CONFIRM_ABOVE and not confirmed:
             await self.confirm(user_id, channel_id, ts, thread_ts, text, len(parsed.colleagues))
             return None
         thread_id = message_id(channel_id, thread_ts or ts)  # a top-level mention: answer in its own thread

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from bot import messages
+from bot import chat_texts, messages
 from bot.port import ApprovalDecision, ApprovalKind, ApprovalRequest, SharePolicy
 from bot.store.member_settings import MemberSettings
 
@@ -27,12 +27,7 @@ def mention(member_id: str) -> str:
 
 def asking(colleagues: Sequence[str]) -> str:
     """The immediate ephemeral ack; `colleagues` are display names or `<@U…>` mentions."""
-    owners = [f"{name}'s" for name in colleagues]
-    if len(owners) == 1:
-        who = f"{owners[0]} agent"
-    else:
-        who = ", ".join(owners[:-1]) + f" and {owners[-1]} agents"
-    return f":hourglass_flowing_sand: Your agent is asking {who}… I'll DM you the answer."
+    return chat_texts.asking(colleagues, mark=":hourglass_flowing_sand:", then="I'll DM you the answer.")
 
 
 def ask_failed_to_start() -> str:
@@ -51,10 +46,7 @@ NEGOTIATE_HELP = (
 
 def negotiating(colleague: str) -> str:
     """The immediate ephemeral ack; `colleague` is a display name or a `<@U…>` mention."""
-    return (
-        f":handshake: Your agent is negotiating with {colleague}'s agent… "
-        "You'll both get the agreed trade by DM to accept or decline."
-    )
+    return chat_texts.negotiating(colleague, mark=":handshake:")
 
 
 def negotiate_usage_error(what: str) -> str:
@@ -110,11 +102,6 @@ def connect_unavailable() -> str:
 
 
 # ---------------------------------------------------------------------- approvals
-BUTTONS = {  # (yes, no) button labels per kind of approval
-    ApprovalKind.SHARE: ("Approve", "Deny"),
-    ApprovalKind.TRADE: ("Accept", "Decline"),
-}
-APPROVE_ALL = "Approve all in this ask"
 VERDICTS = {
     ApprovalKind.SHARE: {
         ApprovalDecision.APPROVED: ":white_check_mark: You approved",
@@ -135,15 +122,14 @@ def approval_outcome(request: ApprovalRequest, decision: ApprovalDecision) -> st
     verdict = VERDICTS[request.kind].get(decision, VERDICTS[request.kind][ApprovalDecision.DENIED])
     if request.kind is not ApprovalKind.SHARE:
         return f"{verdict}: {request.title}"
-    audience = request.card.who_sees if request.card is not None else request.context.get("audience")
-    meaning = messages.approval_confirmed(decision.value, audience or "the people it named")
+    meaning = chat_texts.approval_meaning(request, decision)
     question = request.context.get("question", "")
     return f"{verdict}. {meaning}" + (f"\n_Question: {question}_" if question else "")
 
 
 def approval_recorded(decision: ApprovalDecision) -> str:
     """A click on a prompt another askwith process posted: the decision is stored, the ask picks it up."""
-    return f"{VERDICTS[ApprovalKind.SHARE][decision]} this request; your agent goes on accordingly."
+    return chat_texts.approval_recorded(VERDICTS[ApprovalKind.SHARE][decision])
 
 
 def approval_not_pending() -> str:
@@ -166,10 +152,6 @@ def install_failed(reason: str) -> str:
 # ---------------------------------------------------------------------- memory and tokens
 def memory_turned_off(summary: str) -> str:
     return f"{summary}\n{messages.memory_off_effect().replace('forget it', 'run `/askwith forget`')}"
-
-
-def forgot(deleted: Mapping[str, int]) -> str:
-    return messages.forgot(deleted)
 
 
 def disconnected(had_token: bool) -> str:
@@ -229,12 +211,6 @@ def status_line(stage_text: str, *, final: bool) -> str:
     return f"{':white_check_mark:' if final else ':hourglass_flowing_sand:'} {stage_text}"
 
 
-CANCEL_BUTTON = "Cancel"
-TRANSCRIPT_BUTTON = "Transcript"
-VOTE_UP_BUTTON = "👍"
-VOTE_DOWN_BUTTON = "👎"
-
-
 def answer_heading(asker_id: str, question: str = "") -> str:
     """`question`: escaped mrkdwn; said with the answer so a DM full of answers reads on its own."""
     return f"<@{asker_id}> asked: {question}".rstrip()
@@ -246,7 +222,7 @@ def contributors_line(names: Sequence[str]) -> str:
 
 
 def contributor(name: str, sources: int, links: Sequence[str]) -> str:
-    cited = f"{sources} source{'s' if sources != 1 else ''}"
+    cited = chat_texts.sources_cited(sources)
     return f"{name}'s agent ({cited}{': ' + ', '.join(links) if links else ''})"
 
 
@@ -256,7 +232,7 @@ def source_link(link: str, sender: str | None, when: str | None) -> str:
 
 
 def source_quote(quote: str, via_name: str) -> str:
-    return f"> {quote}\n— shared by {via_name}'s agent"
+    return f"> {quote}\n— {chat_texts.shared_by(via_name)}"
 
 
 def disagreement(text: str) -> str:
@@ -265,9 +241,6 @@ def disagreement(text: str) -> str:
 
 def tried(text: str) -> str:
     return f"Tried: {text}"
-
-
-QUOTES_SENT_BY_DM = "The lines colleagues' agents quoted for you were sent to you by DM, not posted here."
 
 
 def quotes_for_you(ask_question: str) -> str:
@@ -292,7 +265,6 @@ def cancel_requested() -> str:
 
 
 # ---------------------------------------------------------------------- "Ask about this thread" (message shortcut)
-THREAD_ASK_TITLE = "Ask about this thread"
 THREAD_ASK_SUBMIT = "Ask"
 THREAD_ASK_COLLEAGUES = "Whose agents should your agent ask?"
 THREAD_ASK_QUESTION = "Your question about this thread"
@@ -307,9 +279,7 @@ def thread_not_readable() -> str:
 
 
 # ---------------------------------------------------------------------- App Home
-HOME_SETTINGS = "Your askwith settings"
-HOME_RECENT_ASKS = "Your recent asks"
-HOME_SHARED = "What your agent shared, with whom"
+HOME_SETTINGS = chat_texts.SETTINGS_TITLE
 HOME_NO_ASKS = "You have not asked anything yet. Mention me in a channel or DM me: `@bob when is the launch?`"
 HOME_NOTHING_SHARED = "Your agent has not shared anything with anyone yet."
 HOME_TURN_ON = "Turn memory on"
@@ -352,7 +322,6 @@ ASSISTANT_PROMPTS = [
 
 
 # ---------------------------------------------------------------------- user groups
-GROUP_CONFIRM_BUTTON = "Ask them all"
 GROUP_CANCEL_BUTTON = "Don't ask"
 
 

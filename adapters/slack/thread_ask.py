@@ -21,6 +21,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack import texts
 from adapters.slack.chat_asks import ChatAsks
 from adapters.slack.convert import message_id, readable, ts_to_datetime
+from bot import chat_texts
 from bot.asks.service import AskRequest
 from bot.errors import AskRejectedError, ChatPlatformError, PlatformRateLimitedError
 from bot.store.stored_threads import stored_thread
@@ -44,7 +45,7 @@ def thread_ask_modal(channel_id: str, thread_ts: str) -> dict[str, Any]:
         "type": "modal",
         "callback_id": MODAL,
         "private_metadata": json.dumps({"channel": channel_id, "thread_ts": thread_ts}),
-        "title": {"type": "plain_text", "text": texts.THREAD_ASK_TITLE},
+        "title": {"type": "plain_text", "text": chat_texts.ASK_ABOUT_THREAD},
         "submit": {"type": "plain_text", "text": texts.THREAD_ASK_SUBMIT},
         "blocks": [
             {

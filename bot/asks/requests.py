@@ -7,6 +7,11 @@ from dataclasses import dataclass, field
 from bot.agents.multiparty import AskResult
 
 
+# An ask that a group (a user group, a role) makes this large or larger waits for its asker to confirm: one click
+# should not set many colleagues' agents working by surprise.
+GROUP_CONFIRM_ABOVE = 5
+
+
 @dataclass(frozen=True)
 class AskRequest:
     requester: str  # handle or platform id

@@ -58,7 +58,7 @@ def test_adapters_depend_on_the_core_not_on_the_composition_root() -> None:
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("bot/__init__.py", "bot/settings.py", "bot/errors.py", "bot/port.py", "bot/logs.py",
               "bot/json_limits.py", "bot/record_ids.py", "bot/text_fold.py", "bot/time_zones.py", "bot/messages.py",
-              "bot/prompts.py", "bot/world.py")),
+              "bot/chat_texts.py", "bot/prompts.py", "bot/world.py")),
     ("store", ("bot/store",)),
     ("llm", ("bot/llm",)),  # a client library: memory's summaries and the agents both call models
     ("memory", ("bot/memory",)),

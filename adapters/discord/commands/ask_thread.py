@@ -32,7 +32,7 @@ CONTEXT_CHARS = 8000  # the core trims further to its prompt budget
 MAX_COLLEAGUES = 10
 
 
-class AskThreadForm(discord.ui.Modal, title=texts.MODAL_TITLE):
+class AskThreadForm(discord.ui.Modal, title=texts.ASK_ABOUT_THREAD):
     colleagues: discord.ui.Label[Any] = discord.ui.Label(
         text=texts.MODAL_COLLEAGUES,
         description=texts.MODAL_COLLEAGUES_HINT,

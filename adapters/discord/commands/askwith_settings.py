@@ -16,6 +16,7 @@ from discord import app_commands
 from adapters.discord import texts
 from adapters.discord.services import DiscordServices, services_of
 from adapters.discord.views.settings_panel import panel
+from bot import messages
 from bot.errors import UnknownChannelError, UnknownMemberError, UnknownTimeZoneError
 from bot.port import SharePolicy
 from bot.store.member_settings import MemberSettings
@@ -134,7 +135,7 @@ async def forget(interaction: discord.Interaction) -> None:
     member_id = str(interaction.user.id)
     deleted = await svc.ingest.live.forget_member(workspace_id, member_id, other_readers={bot_id})
     deleted["message_written"] = await svc.ingest.member_opted_out(member_id)
-    await interaction.followup.send(texts.forgot(deleted), ephemeral=True)
+    await interaction.followup.send(messages.forgot(deleted), ephemeral=True)
 
 
 def register(tree: app_commands.CommandTree[discord.Client]) -> None:

@@ -15,7 +15,6 @@ import discord
 
 from adapters.discord import texts
 from adapters.discord.chat_asks import (
-    GROUP_CONFIRM_OVER,
     ChatAsk,
     PendingGroup,
     ReplyTo,
@@ -26,6 +25,7 @@ from adapters.discord.chat_asks import (
 from adapters.discord.command_text import parse_ask
 from adapters.discord.port import NO_MENTIONS
 from adapters.discord.services import DiscordServices
+from bot.asks.requests import GROUP_CONFIRM_ABOVE
 
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ async def handle(client: discord.Client, message: discord.Message) -> None:
     async def go() -> None:
         await ask_in_chat(svc, ask, where)
 
-    if len(members) > GROUP_CONFIRM_OVER:
+    if len(members) > GROUP_CONFIRM_ABOVE:  # counted on the roles' members alone
         key = str(message.id)
         svc.pending_groups[key] = PendingGroup(message.author.id, go)
         groups = [r.name for r in message.role_mentions]

@@ -12,7 +12,8 @@ from typing import Any
 
 import discord
 
-from adapters.discord import texts
+from bot import chat_texts
+from bot.consent import card as cards
 from bot.consent.pending import ApprovalStore
 from bot.port import ApprovalDecision, ApprovalKind
 
@@ -40,8 +41,8 @@ class ApprovalButton(
 ):
     def __init__(self, decision: str, approval_id: str, *, kind: ApprovalKind = ApprovalKind.SHARE) -> None:
         style = STYLES.get(decision, discord.ButtonStyle.secondary)
-        yes, no = texts.BUTTONS[kind]
-        label = {"approve": yes, "all": texts.APPROVE_ALL}.get(decision, no)
+        yes, no = chat_texts.APPROVAL_BUTTONS[kind]
+        label = {"approve": yes, "all": cards.APPROVE_ALL}.get(decision, no)
         custom_id = CUSTOM_ID.format(decision=decision, approval_id=approval_id)
         super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id))
         self.decision = decision

@@ -12,7 +12,7 @@ from typing import Any
 import discord
 
 from adapters.discord import texts
-from bot import messages
+from bot import chat_texts, messages
 from bot.asks.control import CancelResult
 from bot.asks.service import AskService
 from bot.errors import AskError, WorkspaceError
@@ -21,7 +21,7 @@ from bot.errors import AskError, WorkspaceError
 class CancelButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"askwith:cancel:(?P<ask_id>\d{1,18})"):
     def __init__(self, ask_id: int) -> None:
         button = discord.ui.Button(
-            label=texts.CANCEL, style=discord.ButtonStyle.secondary, custom_id=f"askwith:cancel:{ask_id}"
+            label=chat_texts.CANCEL_BUTTON, style=discord.ButtonStyle.secondary, custom_id=f"askwith:cancel:{ask_id}"
         )
         super().__init__(button)
         self.ask_id = ask_id
@@ -51,7 +51,7 @@ class VoteButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"askwith:vote:(?P<vote>up|down):(?P<ask_id>\d{1,18})"
 ):
     def __init__(self, vote: str, ask_id: int) -> None:
-        label = texts.THUMBS_UP if vote == "up" else texts.THUMBS_DOWN
+        label = chat_texts.VOTE_UP_BUTTON if vote == "up" else chat_texts.VOTE_DOWN_BUTTON
         button = discord.ui.Button(
             label=label, style=discord.ButtonStyle.secondary, custom_id=f"askwith:vote:{vote}:{ask_id}"
         )
@@ -75,7 +75,7 @@ class VoteButton(
         except AskError as exc:
             await interaction.followup.send(str(exc), ephemeral=True)
             return
-        await interaction.followup.send(texts.feedback_recorded(stored), ephemeral=True)
+        await interaction.followup.send(messages.feedback_thanks(stored), ephemeral=True)
 
 
 def _asks(interaction: discord.Interaction) -> AskService:
@@ -98,7 +98,9 @@ def answer_buttons(ask_id: int, transcript_url: str | None, *, votes: bool = Tru
     there is no answer to judge)."""
     view = discord.ui.View(timeout=None)
     if transcript_url and transcript_url.startswith(("http://", "https://")):
-        view.add_item(discord.ui.Button(label=texts.TRANSCRIPT, style=discord.ButtonStyle.link, url=transcript_url))
+        view.add_item(
+            discord.ui.Button(label=chat_texts.TRANSCRIPT_BUTTON, style=discord.ButtonStyle.link, url=transcript_url)
+        )
     if votes:
         view.add_item(VoteButton("up", ask_id))
         view.add_item(VoteButton("down", ask_id))

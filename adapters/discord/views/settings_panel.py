@@ -15,6 +15,7 @@ import discord
 
 from adapters.discord import texts
 from adapters.discord.services import DiscordServices
+from bot import chat_texts
 from bot.asks.member_views import RecentAsk, SharedItem, recent_asks, shared_by
 from bot.errors import UnknownChannelError
 from bot.port import SharePolicy
@@ -46,19 +47,21 @@ async def panel(svc: DiscordServices, member_id: str, note: str = "") -> dict[st
 
 
 def settings_embed(settings: MemberSettings) -> discord.Embed:
-    embed = discord.Embed(title=texts.PANEL_TITLE, description=texts.panel_settings(settings))
+    embed = discord.Embed(title=chat_texts.SETTINGS_TITLE, description=texts.panel_settings(settings))
     embed.set_footer(text=texts.PANEL_DMS)
     return embed
 
 
 def asks_embed(asks: list[RecentAsk], link: Any) -> discord.Embed:
     lines = [texts.panel_ask(a.ask_id, a.question, a.status, link(a.ask_id)) for a in asks]
-    return discord.Embed(title=texts.PANEL_ASKS, description="\n".join(lines) or texts.PANEL_NO_ASKS)
+    return discord.Embed(title=chat_texts.RECENT_ASKS_TITLE, description="\n".join(lines) or texts.PANEL_NO_ASKS)
 
 
 def shared_embed(items: list[SharedItem]) -> discord.Embed:
     lines = [texts.panel_shared(i.requester, i.with_agent, i.question, i.text, i.at, i.approval) for i in items]
-    return discord.Embed(title=texts.PANEL_SHARED, description="\n".join(lines)[:4000] or texts.PANEL_NOTHING_SHARED)
+    return discord.Embed(
+        title=chat_texts.SHARED_TITLE, description="\n".join(lines)[:4000] or texts.PANEL_NOTHING_SHARED
+    )
 
 
 class SettingsPanel(discord.ui.View):
