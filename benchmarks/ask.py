@@ -100,9 +100,10 @@ async def setup(settings: Settings, *, latency_s: float, questions: int) -> Benc
     world = next(iter(dataset.worlds.values()))
     port = LocalWorkspace(world)
     db = await Database.open(settings)
-    report = await IngestWorker(port, db).run()
     index = VectorIndex.from_settings(settings)
-    await SessionIndexer(db, settings, SessionSummarizer(db, None), index).update(report.workspace_id)
+    # Memory indexed within the ingestion run, as `askwith serve` does (the run ends refreshing statistics).
+    indexer = SessionIndexer(db, settings, SessionSummarizer(db, None), index)
+    report = await IngestWorker(port, db, indexer=indexer).run()
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(timed_scripted_model, latency_s=latency_s))
     # Agents search as in production: ASKWITH_AGENT_SEARCH (hybrid by default, or lexical).
     memory = open_memory(settings, db, index=index)
