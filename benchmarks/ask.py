@@ -2,6 +2,8 @@
 
     python benchmarks/ask.py                       # needs ASKWITH_BENCH_DATA_DIR (FriendsTV)
     python benchmarks/ask.py --latency 0.5 --questions 20 --concurrent 100 --json figures.json
+    python benchmarks/ask.py --processes 2        # this process submits, 2 `askwith worker` processes run the asks:
+                                                  # PostgreSQL only (benchmarks/ask_processes.py; target <= 1.5)
 
 Prints, in one run, on the FriendsTV workspace (140 members, 11,593 messages; SQLite, or the empty database
 ASKWITH_DATABASE_URL names; clear memory searched as ASKWITH_AGENT_SEARCH says, hybrid by default, and fuzzy memory):
@@ -34,6 +36,8 @@ if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.local.workspace import LocalWorkspace  # noqa: E402
+from benchmarks.ask_processes import report as report_processes  # noqa: E402
+from benchmarks.ask_processes import run_processes  # noqa: E402
 from benchmarks.reach_figures import critical_path  # noqa: E402
 from bot.agents.scripted_model import scripted_model  # noqa: E402
 from bot.asks.service import AskOutcome, AskRequest, AskService  # noqa: E402
@@ -96,9 +100,10 @@ async def setup(settings: Settings, *, latency_s: float, questions: int) -> Benc
     world = next(iter(dataset.worlds.values()))
     port = LocalWorkspace(world)
     db = await Database.open(settings)
-    report = await IngestWorker(port, db).run()
     index = VectorIndex.from_settings(settings)
-    await SessionIndexer(db, settings, SessionSummarizer(db, None), index).update(report.workspace_id)
+    # Memory indexed within the ingestion run, as `askwith serve` does (the run ends refreshing statistics).
+    indexer = SessionIndexer(db, settings, SessionSummarizer(db, None), index)
+    report = await IngestWorker(port, db, indexer=indexer).run()
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(timed_scripted_model, latency_s=latency_s))
     # Agents search as in production: ASKWITH_AGENT_SEARCH (hybrid by default, or lexical).
     memory = open_memory(settings, db, index=index)
@@ -231,13 +236,23 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=1.0, help="Seconds per fake LLM call.")
     parser.add_argument("--questions", type=int, default=20, help="FriendsTV questions for calls and tokens.")
     parser.add_argument("--concurrent", type=int, default=100, help="Asks run at once.")
+    parser.add_argument("--processes", type=int, default=0, help="Run the asks in this many `askwith worker`s.")
     parser.add_argument("--json", metavar="FILE", help="Also write the figures to this JSON file.")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings.load().replace(data_dir=Path(tmp), embedder="hash", llm_concurrency=4 * args.concurrent)
         settings = settings.replace(database_url="") if not settings.database_url else settings
-        figures = asyncio.run(run(settings, args))
-    print(report(figures, args))
+        if args.processes:
+            spread = run_processes(
+                settings, setup, processes=args.processes, concurrent=args.concurrent, latency_s=args.latency
+            )
+            figures = asyncio.run(spread)
+        else:
+            figures = asyncio.run(run(settings, args))
+    if args.processes:
+        print(report_processes(figures, concurrent=args.concurrent, latency_s=args.latency))
+    else:
+        print(report(figures, args))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2, sort_keys=True))
 

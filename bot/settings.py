@@ -192,6 +192,14 @@ class Settings(BaseSettings):
         ge=0,
         le=60,
     )
+    scripted_latency_seconds: float = _setting(
+        "ASKWITH_SCRIPTED_LATENCY_SECONDS",
+        0.0,
+        "Seconds the scripted stand-in model (`--scripted`) waits before each reply, as a real model would take "
+        "(benchmarks across processes); 0 = answer at once.",
+        ge=0,
+        le=60,
+    )
     llm_max_tokens: int = _setting(
         "ASKWITH_LLM_MAX_TOKENS",
         0,
@@ -329,6 +337,13 @@ class Settings(BaseSettings):
         gt=0,
         le=3600,
     )
+    worker_concurrency: int = _setting(
+        "ASKWITH_WORKER_CONCURRENCY",
+        4,
+        "Most asks one worker (each process's, `askwith serve`'s too) runs at once; more wait queued in the database.",
+        ge=1,
+        le=1024,
+    )
     worker_stale_seconds: float = _setting(
         "ASKWITH_WORKER_STALE_SECONDS",
         60.0,
@@ -341,7 +356,8 @@ class Settings(BaseSettings):
         True,
         "Whether `askwith serve` runs Slack and Discord asks itself. false = it only takes them in (messages, "
         "commands, approval clicks) and leaves them in the database for `askwith worker` processes, which must then "
-        "run (see docs/deploy.md). A local workspace's asks still run in `askwith serve`: no worker hosts it.",
+        "run (see docs/deploy.md). A local workspace's asks still run in `askwith serve` (and in `askwith worker "
+        "--workspace` ones).",
     )
     # ------------------------------------------------------------------ local LLM
     local_llm: str = _setting(

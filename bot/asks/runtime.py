@@ -20,12 +20,14 @@ SCRIPTED_MODEL = "scripted-demo"
 SCRIPTED_PRIVATE_MODEL = "scripted-private"
 
 
-def scripted_backend(model: str = SCRIPTED_MODEL) -> ScriptedBackend:
-    return ScriptedBackend(scripted_model, model=model)
+def scripted_backend(model: str = SCRIPTED_MODEL, *, latency_s: float = 0.0) -> ScriptedBackend:
+    """The scripted stand-in; `latency_s` (ASKWITH_SCRIPTED_LATENCY_SECONDS) is how long each reply takes."""
+    return ScriptedBackend(scripted_model, model=model, latency_s=latency_s)
 
 
 def build_llm(settings: Settings, *, scripted: bool = False) -> LLMClient:
-    return LLMClient.from_settings(settings, backend=scripted_backend() if scripted else None)
+    latency_s = settings.scripted_latency_seconds
+    return LLMClient.from_settings(settings, backend=scripted_backend(latency_s=latency_s) if scripted else None)
 
 
 def build_private_llm(settings: Settings, *, scripted: bool = False) -> LLMClient | None:
@@ -34,7 +36,9 @@ def build_private_llm(settings: Settings, *, scripted: bool = False) -> LLMClien
     if not settings.privacy_split:
         return None
     if scripted:
-        return LLMClient.from_settings(settings, backend=scripted_backend(SCRIPTED_PRIVATE_MODEL))
+        return LLMClient.from_settings(
+            settings, backend=scripted_backend(SCRIPTED_PRIVATE_MODEL, latency_s=settings.scripted_latency_seconds)
+        )
     if resolve_local_model(settings.private_local_llm) is not None:
         raise LocalLLMError(
             "This command cannot start a local private model (ASKWITH_PRIVATE_LOCAL_LLM); "

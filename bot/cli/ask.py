@@ -59,8 +59,10 @@ async def _ask_with_models(
     settings: Settings, spec: str, request: AskRequest, *, scripted: bool, responder: ApprovalResponder | None = None
 ) -> tuple[AskOutcome, Transcript]:
     # Opening the models comes first, so a missing model is one line before any work (and local servers start).
-    backend = scripted_backend() if scripted else None
-    private_backend = scripted_backend(SCRIPTED_PRIVATE_MODEL) if scripted else None
+    backend = scripted_backend(latency_s=settings.scripted_latency_seconds) if scripted else None
+    private_backend = (
+        scripted_backend(SCRIPTED_PRIVATE_MODEL, latency_s=settings.scripted_latency_seconds) if scripted else None
+    )
     async with open_llm_clients(settings, backend=backend, private_backend=private_backend) as llms:
         return await ask_on_local_workspace(
             settings, spec, request, llm=llms.main, private_llm=llms.private, responder=responder

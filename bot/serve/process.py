@@ -91,12 +91,18 @@ async def _when_started(server: uvicorn.Server, on_ready: Callable[[], None]) ->
 
 
 async def work_forever(
-    settings: Settings, *, on_ready: Callable[[Runtime], None], llm: LLMClient | None = None
+    settings: Settings,
+    *,
+    on_ready: Callable[[Runtime], None],
+    llm: LLMClient | None = None,
+    workspace: str | None = None,
 ) -> None:
-    """`askwith worker`: run the platforms' queued (and abandoned) asks from the shared database until stopped."""
+    """`askwith worker`: run the platforms' queued (and abandoned) asks from the shared database until stopped, and
+    those of the local `workspace` when one is named."""
     stop = asyncio.Event()
     with stop_on_signals(lambda _signal: stop.set()):
-        async with running(settings, secret=link_secret(settings), llm=llm, serving=False) as runtime:
+        secret = link_secret(settings)
+        async with running(settings, secret=secret, llm=llm, local_workspace=workspace, serving=False) as runtime:
             on_ready(runtime)
             await stop.wait()
 

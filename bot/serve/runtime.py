@@ -6,8 +6,10 @@
 With no platform token set, the local workspace named by ASKWITH_SERVE_WORKSPACE is hosted (the web workspace UI
 plays its members). Platform adapters plug in through `bot.serve.platforms`; shutdown runs in reverse: schedule, ask
 workers (a grace period for running asks), platforms, LLM client, database. `askwith worker` runs the same process
-without its inbound side (`serving=False`). With ASKWITH_SERVE_RUNS_ASKS=false, `askwith serve` runs no ask worker
-for its platforms: their asks wait in the database for `askwith worker` processes. Without a configured language
+without its inbound side (`serving=False`); given a local workspace (`askwith worker --workspace SPEC`), it runs that
+workspace's asks too, on the copy of the workspace it opens (the process that serves the workspace keeps its file and
+its memory up to date; the worker only reads them). With ASKWITH_SERVE_RUNS_ASKS=false, `askwith serve` runs no ask
+worker for its platforms: their asks wait in the database for `askwith worker` processes. Without a configured language
 model the process still starts: asks are answered with one message saying how to configure one.
 """
 
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from adapters.local.registry import LocalWorkspaces
+from adapters.local.workspace import LocalWorkspace
 from bot.asks.service import AskService
 from bot.asks.worker import AskWorker
 from bot.errors import NoPlatformError
@@ -82,7 +85,8 @@ class Runtime:
                 interval = self.settings.ingest_interval_seconds
                 jobs.register_all(self.scheduler, workers={key: platform.ingest}, ingest_interval_seconds=interval)
         if platform.asks is not None and self.runs_asks and not self.stopping.is_set():
-            task = asyncio.create_task(AskWorker(platform.asks).run(stop=self.stopping))
+            worker = AskWorker(platform.asks, concurrency=self.settings.worker_concurrency)
+            task = asyncio.create_task(worker.run(stop=self.stopping))
             self.ask_workers.append(task)
             self.worker_of[_ingest_key(platform)] = task
 
@@ -119,7 +123,8 @@ async def running(
     """Start the whole process; `llm` / `memory` replace the configured ones (tests, offline demos).
 
     `serving=False` is `askwith worker`: the platforms' ask services and the ask workers only (no endpoint,
-    socket, gateway, local workspace or ingestion schedule); it needs a platform (NoPlatformError otherwise)."""
+    socket, gateway or ingestion schedule), plus `local_workspace`'s asks when one is named; it needs one or the other
+    (NoPlatformError otherwise)."""
     db = await Database.open(settings)
     async with AsyncExitStack() as stack:
         stack.push_async_callback(db.close)
@@ -139,9 +144,11 @@ async def running(
             settings, db, llm=llm, memory=mem.access, indexer=mem.indexer, links=TranscriptLinks(settings, secret),
             stack=stack, listen=serving, joined=runtime.join, left=runtime.leave,
         )  # fmt: skip
-        if not runtime.platforms and not serving:
+        if not runtime.platforms and not serving and local_workspace is None:
             raise NoPlatformError()
-        if not runtime.platforms:
+        if not serving and local_workspace is not None:
+            runtime.local = await start_local(settings, db, local_workspace, llm=llm, memory=mem, ingests=False)
+        elif not runtime.platforms:
             spec = local_workspace or settings.serve_workspace
             runtime.local = await start_local(settings, db, spec, llm=llm, memory=mem)
         elif not runtime.runs_asks:
@@ -150,16 +157,16 @@ async def running(
         # What start-up built lives as long as the process: moved out of the cyclic collector's reach, it is not
         # walked again by every full collection while asks run (gc.freeze).
         gc.freeze()
-        async with _background(runtime, schedule=serving):
+        async with _background(runtime, serving=serving):
             yield runtime
 
 
 @asynccontextmanager
-async def _background(runtime: Runtime, *, schedule: bool) -> AsyncIterator[None]:
-    """The ask workers (and the local workspace's saving), and the ingestion schedule when `schedule`."""
+async def _background(runtime: Runtime, *, serving: bool) -> AsyncIterator[None]:
+    """The ask workers, and when `serving` the local workspace's saving and the ingestion schedule."""
     stop = runtime.stopping
-    runtime.ask_workers = _start_background(runtime, stop)
-    scheduler = build_scheduler(runtime.settings, workers=runtime.ingest) if schedule else None
+    runtime.ask_workers = _start_background(runtime, stop, saves=serving)
+    scheduler = build_scheduler(runtime.settings, workers=runtime.ingest) if serving else None
     if scheduler is not None:
         scheduler.start()
         runtime.scheduler = scheduler
@@ -170,18 +177,27 @@ async def _background(runtime: Runtime, *, schedule: bool) -> AsyncIterator[None
             scheduler.shutdown(wait=False)
         stop.set()
         await _drain(runtime.ask_workers)
-        if runtime.local is not None:
+        if runtime.local is not None and serving:
             await runtime.local.save()
 
 
 async def start_local(
-    settings: Settings, db: Database, spec: str, *, llm: LLMClient | None, memory: Memory
+    settings: Settings, db: Database, spec: str, *, llm: LLMClient | None, memory: Memory, ingests: bool = True
 ) -> LocalRuntime:
-    """Open the local workspace and bring its memory up to date once before serving (incremental after that)."""
+    """Open the local workspace and bring its memory up to date once before serving (incremental after that).
+
+    `ingests=False` (`askwith worker`): the memory the serving process keeps is only read; a workspace never
+    ingested is mirrored (members and channels) so its asks can be taken."""
     port = LocalWorkspaces(settings).open(spec)
+    if not ingests:  # an in-memory copy: the serving process alone writes the world file and its journal
+        port = LocalWorkspace(port.world, web_base_url=port.web_base_url)
     ingest = IngestWorker(port, db, indexer=memory.indexer, page_size=settings.ingest_page_size)
-    report = await ingest.run()
-    log.info("local workspace %s: %d messages added to memory", spec, report.messages_added)
+    if ingests:
+        report = await ingest.run()
+        workspace_id = report.workspace_id
+        log.info("local workspace %s: %d messages added to memory", spec, report.messages_added)
+    else:
+        workspace_id = await ingest.known_workspace_id()
     asks = None
     if llm is not None:  # the workspace's own admins (its file's "admins") are admins of its asks too
         admins = ",".join(filter(None, [settings.web_admins, *port.world.admins]))
@@ -191,9 +207,9 @@ async def start_local(
             port=port,
             llm=llm,
             memory=memory.access,
-            workspace_id=report.workspace_id,
+            workspace_id=workspace_id,
         )
-    return LocalRuntime(spec, port, ingest, report.workspace_id, asks)
+    return LocalRuntime(spec, port, ingest, workspace_id, asks)
 
 
 def _collect_workers(runtime: Runtime) -> None:
@@ -218,15 +234,15 @@ async def _drain(tasks: list[asyncio.Task[None]]) -> None:
     await asyncio.gather(*pending, return_exceptions=True)
 
 
-def _start_background(runtime: Runtime, stop: asyncio.Event) -> list[asyncio.Task[None]]:
-    tasks = []
+def _start_background(runtime: Runtime, stop: asyncio.Event, *, saves: bool) -> list[asyncio.Task[None]]:
+    tasks, concurrency = [], runtime.settings.worker_concurrency
     for platform in runtime.platforms:
         if platform.asks is not None and runtime.runs_asks:
-            task = asyncio.create_task(AskWorker(platform.asks).run(stop=stop))
+            task = asyncio.create_task(AskWorker(platform.asks, concurrency=concurrency).run(stop=stop))
             runtime.worker_of[_ingest_key(platform)] = task
             tasks.append(task)
     if runtime.local is not None and runtime.local.asks is not None:
-        tasks.append(asyncio.create_task(AskWorker(runtime.local.asks).run(stop=stop)))
-    if runtime.local is not None:
+        tasks.append(asyncio.create_task(AskWorker(runtime.local.asks, concurrency=concurrency).run(stop=stop)))
+    if runtime.local is not None and saves:  # a worker's copy of the workspace is never written back
         tasks.append(asyncio.create_task(runtime.local.keep_saved(stop)))
     return tasks

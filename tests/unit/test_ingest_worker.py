@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 from sqlalchemy import func, select
+from sqlalchemy import text as sql
 
 from adapters.local import LocalWorkspace
 from adapters.local.workspace import HIDDEN_CHANNEL_ID
@@ -10,6 +11,7 @@ from bot.port import Channel, ChannelKind, HistoryPage, Member
 from bot.store import models
 from bot.store.db import Database
 from bot.world import MemberPolicy, World
+from memory_ingest import worker as ingest_worker
 from memory_ingest.report import Stage
 from memory_ingest.worker import IngestWorker
 
@@ -266,3 +268,23 @@ async def test_members_keep_their_stored_policy_on_later_runs(sqlite_db: Databas
 def test_page_size_must_be_positive(sample_world: World) -> None:
     with pytest.raises(ValueError, match="page_size"):
         IngestWorker(LocalWorkspace(sample_world), None, page_size=0)  # type: ignore[arg-type]
+
+
+async def _planner_rows(db: Database, table: str) -> float | None:
+    """PostgreSQL's planner estimate of a table's rows (-1: never analyzed); None on SQLite."""
+    if db.dialect != "postgresql":
+        return None
+    async with db.session() as session:
+        return (await session.execute(sql("SELECT reltuples FROM pg_class WHERE relname = :t"), {"t": table})).scalar()
+
+
+@pytest.mark.parametrize(("threshold", "analyzed"), [(15, True), (16, False)])
+async def test_an_ingest_of_many_messages_refreshes_the_planners_statistics(
+    db: Database, sample_world: World, monkeypatch: pytest.MonkeyPatch, threshold: int, analyzed: bool
+) -> None:
+    monkeypatch.setattr(ingest_worker, "ANALYZE_AFTER_MESSAGES", threshold)
+    report = await IngestWorker(LocalWorkspace(sample_world), db).run()
+    assert report.messages_added == 15
+    rows = await _planner_rows(db, "message")
+    if db.dialect == "postgresql":  # SQLite has no such statistics to refresh
+        assert rows == (15.0 if analyzed else -1.0)

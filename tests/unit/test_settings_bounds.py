@@ -9,7 +9,9 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as run
 from hypothesis import strategies as st
 
+from bot.asks.runtime import build_llm
 from bot.errors import InvalidSettingError, SettingsError
+from bot.llm.scripted import ScriptedBackend
 from bot.settings import Settings, documented_settings
 
 
@@ -103,3 +105,17 @@ def test_every_bounded_setting_says_its_bounds_in_env_example() -> None:
     documented = {env: doc for env, _default, doc in documented_settings()}
     assert "at most 65,535" in documented["ASKWITH_WEB_PORT"]
     assert "in seconds" in documented["ASKWITH_APPROVAL_TIMEOUT_SECONDS"]
+
+
+@pytest.mark.parametrize("raw", ["-0.1", "61", "nan", "inf", "a second"])
+def test_the_scripted_models_latency_is_refused_out_of_its_bounds(raw: str) -> None:
+    with pytest.raises(InvalidSettingError) as refused:
+        Settings.load(env={"ASKWITH_SCRIPTED_LATENCY_SECONDS": raw}, env_file=None)
+    assert str(refused.value).startswith("ASKWITH_SCRIPTED_LATENCY_SECONDS=")
+
+
+def test_the_scripted_model_waits_the_latency_set_and_not_at_all_by_default() -> None:
+    slow = build_llm(Settings.load(env={"ASKWITH_SCRIPTED_LATENCY_SECONDS": "0.3"}, env_file=None), scripted=True)
+    instant = build_llm(Settings.load(env={}, env_file=None), scripted=True)
+    assert isinstance(slow.backend, ScriptedBackend) and isinstance(instant.backend, ScriptedBackend)
+    assert (slow.backend.latency_s, instant.backend.latency_s) == (0.3, 0.0)
