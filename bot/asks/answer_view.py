@@ -152,7 +152,7 @@ async def answer_view(
         raise AskNotAllowedError(messages.answer_not_allowed()) from exc
     if not await may_view(db, settings, ask, profile):
         raise AskNotAllowedError(messages.answer_not_allowed())
-    view = view_for(await load_transcript(db, ask_id), await viewer_of(db, ask.workspace_id, profile.handle))
+    view = view_for(await load_transcript(db, ask_id, ask=ask), await viewer_of(db, ask.workspace_id, profile.handle))
     released = {message_id for _, message_id in view.released_ids()}  # lines that left to the viewer
     evidence = view.evidence
     lines = [SharedLine(s.member, s.text) for s in view.sent if s.kind != "recruit" and s.text and s.verdict == "sent"]

@@ -52,7 +52,7 @@ async def test_a_cancelled_ask_hands_its_ending_to_the_port_too(db: Database, se
     assert answers[0].view is not None and answers[0].view.status == "cancelled"
 
 
-async def test_the_final_post_reads_the_ending_once_and_names_from_the_services_roster(
+async def test_the_final_post_reads_the_ending_and_the_ask_once_and_names_from_the_services_roster(
     db: Database, settings: Settings
 ) -> None:
     h = await build(db, two_fact_world(), settings=settings)
@@ -86,3 +86,5 @@ async def test_the_final_post_reads_the_ending_once_and_names_from_the_services_
     assert sum(sql.startswith("SELECT consensus.data") for _, sql in statements) == 1
     member_reads = [sql for at, sql in statements if at == "view" and sql.startswith("SELECT member.id")]
     assert len(member_reads) == 1
+    # The view reads the ask's row once, for its access check and its transcript alike.
+    assert sum(at == "view" and sql.startswith("SELECT ask.") for at, sql in statements) == 1
