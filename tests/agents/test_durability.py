@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from sqlalchemy import event, update
+from sqlalchemy import event, func, update
 
 from bot.asks import models
 from bot.asks.delivery import Delivery
@@ -207,3 +207,39 @@ async def test_the_final_writes_renew_the_claim_in_the_same_statement_and_a_stal
     assert row.heartbeat_at is not None and (ask.heartbeat_at is None or row.heartbeat_at > ask.heartbeat_at)
     # One statement renews the claim and marks the notices; one renews it and begins the post, one ends it.
     assert (notices_updates, len(updates)) == (1, 3)
+
+
+async def test_the_end_of_an_ask_is_saved_with_its_claim_renewed_in_one_statement(
+    db: Database, settings: Settings
+) -> None:
+    h = await build(db, two_fact_world(), settings=settings)
+    ask_id = await h.service.submit(AskRequest("alice", ["bob"], QUESTION))
+    assert await h.service.claim_next() == ask_id
+    before = await h.service.load(ask_id)
+
+    def recorder(worker_id: str) -> AskRecorder:
+        return AskRecorder(db, h.port, h.service.roster, ask_id=ask_id, worker_id=worker_id, thread=ThreadRef("", ""))
+
+    async with db.session() as session, session.begin():  # cancelled too: the lost claim is what a stale worker hears
+        await session.execute(update(models.Ask).where(models.Ask.id == ask_id).values(cancel_requested_at=func.now()))
+    with pytest.raises(ClaimLostError):
+        await recorder("worker-gone").save_outcome(None, answer="x", failure=None, final_text="x", wall_s=1.0)
+    assert (await h.service.load(ask_id)).final_text is None
+
+    updates: list[str] = []
+
+    def note(conn: Any, cursor: Any, statement: str, params: Any, context: Any, executemany: bool) -> None:  # noqa: ANN401
+        if statement.lstrip().upper().startswith("UPDATE"):
+            updates.append(statement)
+
+    event.listen(db.engine.sync_engine, "before_cursor_execute", note)
+    try:
+        await recorder(h.service.worker_id).save_outcome(
+            None, answer="x", failure=None, final_text="x", wall_s=1.0, cancelling=True
+        )
+    finally:
+        event.remove(db.engine.sync_engine, "before_cursor_execute", note)
+    row = await h.service.load(ask_id)
+    assert (row.answer, row.final_text, row.wall_s) == ("x", "x", before.wall_s + 1.0)
+    assert row.heartbeat_at is not None and (before.heartbeat_at is None or row.heartbeat_at > before.heartbeat_at)
+    assert len(updates) == 1
