@@ -134,22 +134,25 @@ async def answer_view(
     settings: Settings,
     workspace_id: int | None = None,
     transcript_link: TranscriptLink | None = None,
+    roster: Roster | None = None,
 ) -> AnswerView:
     """`viewer`: handle or platform id. AskNotFoundError (or another workspace's ask), AskNotAllowedError when
     the viewer may not see this ask (bot.asks.access). Built from the viewer's `AskView` (bot.consent.view): the
-    answer, its claims and "who contributed" from what the agents let out to the viewer."""
+    answer, its claims and "who contributed" from what the agents let out to the viewer. `roster`: the caller's, whose
+    remembered names are used again (policies are read afresh either way)."""
     async with db.session() as session:
         ask = await session.get(models.Ask, ask_id)
     if ask is None or (workspace_id is not None and ask.workspace_id != workspace_id):
         raise AskNotFoundError(ask_id)
-    roster = Roster(db, ask.workspace_id)
+    if roster is None or roster.workspace_id != ask.workspace_id:  # the caller's keeps the names it read already
+        roster = Roster(db, ask.workspace_id)
     try:
         profile = await roster.profile(viewer)
     except UnknownMemberError as exc:
         raise AskNotAllowedError(messages.answer_not_allowed()) from exc
     if not await may_view(db, settings, ask, profile):
         raise AskNotAllowedError(messages.answer_not_allowed())
-    view = view_for(await load_transcript(db, ask_id), await viewer_of(db, ask.workspace_id, profile.handle))
+    view = view_for(await load_transcript(db, ask_id, ask=ask), await viewer_of(db, ask.workspace_id, profile.handle))
     released = {message_id for _, message_id in view.released_ids()}  # lines that left to the viewer
     evidence = view.evidence
     lines = [SharedLine(s.member, s.text) for s in view.sent if s.kind != "recruit" and s.text and s.verdict == "sent"]

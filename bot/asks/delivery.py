@@ -17,12 +17,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import Update, bindparam, select, update
 
 from bot import messages
 from bot.asks import models
 from bot.asks.answer_view import AnswerView
+from bot.asks.claims import held_by_worker
 from bot.asks.record import AskRecorder
 from bot.errors import AskwithError, ClaimLostError
 from bot.port import ChatPort, FinalAnswer
@@ -63,14 +65,11 @@ class Delivery:
     async def _begin(self, ask_id: int, channel_id: str) -> models.FinalPost:
         """Move none -> posting; returns the state found before (none, posting or posted)."""
         async with self.db.begin() as conn:  # Core statements: no ORM objects are loaded here
-            await self.recorder.touch(conn)
-            moved = await conn.execute(
-                update(models.Ask)
-                .where(models.Ask.id == ask_id, models.Ask.final_post == models.FinalPost.NONE.value)
-                .values(final_post=models.FinalPost.POSTING.value, final_channel_id=channel_id)
-            )
-            if moved.rowcount == 1:  # it was none (the usual case: one statement fewer)
+            # The usual case (none, the claim held) is one statement: the claim renewed as the post begins.
+            moved = await conn.execute(_BEGIN_POST, self._claim(ask_id) | {"channel_id": channel_id})
+            if moved.rowcount == 1:
                 return models.FinalPost.NONE
+            await self.recorder.touch(conn)  # ClaimLostError when the claim is gone; else the post had begun
             current = (await conn.execute(select(models.Ask.final_post).where(models.Ask.id == ask_id))).scalar_one()
         return models.FinalPost(current)
 
@@ -123,9 +122,13 @@ class Delivery:
                 await self.port.post(channel_id, messages.share_notice(requester_display, ask.question, utterances))
             except AskwithError as exc:
                 log.warning("ask #%s: could not send %s a share notice: %s", ask.id, handle, exc)
-        async with self.db.begin() as conn:
-            await self.recorder.touch(conn)
-            await conn.execute(update(models.Ask).where(models.Ask.id == ask.id).values(notices_posted=True))
+        async with self.db.begin() as conn:  # the claim renewed and the notices marked in one statement
+            if (await conn.execute(_NOTICES_POSTED, self._claim(ask.id))).rowcount != 1:
+                raise ClaimLostError(f"ask #{ask.id} was taken over by another worker")
+
+    def _claim(self, ask_id: int) -> dict[str, Any]:
+        """The parameters of a statement renewing this worker's claim on `ask_id` (`_claimed_update`)."""
+        return {"ask_id": ask_id, "worker": self.recorder.worker_id, "beat": datetime.now(UTC)}
 
     async def _shared_by_member(self, ask: models.Ask) -> dict[str, list[str]]:
         stmt = (
@@ -141,3 +144,20 @@ class Delivery:
             if data.get("shared_facts") and not data.get("declined"):
                 shared.setdefault(agent, []).append(utterance)
         return shared
+
+
+def _claimed_update(**values: Any) -> Update:  # noqa: ANN401 - column values
+    """Renew the claim (`ask_id`, `worker`, `beat`, as `AskRecorder.touch` does) and set `values`, in one statement."""
+    ask = models.Ask.__table__
+    return (
+        update(ask)
+        .where(held_by_worker())
+        .values(heartbeat_at=bindparam("beat", type_=ask.c.heartbeat_at.type), **values)
+    )
+
+
+# Built once (bind parameters carry the values).
+_BEGIN_POST = _claimed_update(
+    final_post=models.FinalPost.POSTING.value, final_channel_id=bindparam("channel_id")
+).where(models.Ask.__table__.c.final_post == models.FinalPost.NONE.value)
+_NOTICES_POSTED = _claimed_update(notices_posted=True)

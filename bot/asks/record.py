@@ -212,7 +212,24 @@ class AskRecorder:
         await self.flush()
         calls = [consensus.llm_call] if consensus is not None and consensus.llm_call is not None else []
         async with self.db.begin() as conn:
-            await self.touch(conn, calls)
+            # First, one statement renews the claim (as `touch` does), counts the consensus call and saves the end;
+            # when it changes nothing, `touch` tells a lost claim from a cancel.
+            ask = models.Ask
+            stmt = update(ask).where(ask.id == self.ask_id, ask.claimed_by == self.worker_id)
+            if not cancelling:
+                stmt = stmt.where(ask.cancel_requested_at.is_(None))
+            cost = {
+                "llm_calls": ask.llm_calls + len(calls),
+                "prompt_tokens": ask.prompt_tokens + sum(c.prompt_tokens for c in calls),
+                "completion_tokens": ask.completion_tokens + sum(c.completion_tokens for c in calls),
+            }
+            saved = await conn.execute(
+                stmt.values(heartbeat_at=now(), **(cost if calls else {}), answer=answer, failure=failure,
+                            final_text=final_text, wall_s=ask.wall_s + wall_s)
+            )  # fmt: skip
+            if saved.rowcount != 1:
+                await self.touch(conn)  # ClaimLostError when another worker holds the ask now
+                raise AskCancelledError(f"ask #{self.ask_id} was cancelled before its end was saved")
             if consensus is not None:
                 await conn.execute(
                     insert(models.Consensus),
@@ -223,14 +240,6 @@ class AskRecorder:
                     },
                 )  # fmt: skip
                 await self._insert_calls(conn, calls, conversation_id=None, turn_id=None)
-            stmt = update(models.Ask).where(models.Ask.id == self.ask_id)
-            if not cancelling:
-                stmt = stmt.where(models.Ask.cancel_requested_at.is_(None))
-            saved = await conn.execute(
-                stmt.values(answer=answer, failure=failure, final_text=final_text, wall_s=models.Ask.wall_s + wall_s)
-            )
-            if saved.rowcount != 1:
-                raise AskCancelledError(f"ask #{self.ask_id} was cancelled before its end was saved")
 
     # ------------------------------------------------------------------ resuming
     async def load_saved(self) -> dict[str, SavedConversation]:

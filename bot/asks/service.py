@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
+from functools import partial
 from typing import TypeVar
 
 from sqlalchemy import select, update
@@ -253,10 +254,11 @@ class AskService:
                 wall_s=time.perf_counter() - started,
             )  # fmt: skip
             ask = await self.load(ask.id)
-        delivery = Delivery(self.db, self.port, recorder, view_of=self.final_view)
+        delivery = Delivery(self.db, self.port, recorder)
         platform_ids = {h: (await self.roster.identity(h)).platform_id for h in await self.members_in(ask)}
         await delivery.notices(ask, requester.display_name, platform_ids)
         status = await self._status(ask)
+        delivery.view_of = partial(self.final_view, status=status)  # the view shows this status: not read twice
         await delivery.final_post(ask, requester.platform_id, status=status.value)
         await self._tracker(ask.id).finish(Stage(status.value))
         await self.settle_record(ask.id)
@@ -466,19 +468,19 @@ class AskService:
         """The ask's rich answer as `viewer` may see it (bot.asks.answer_view), with their transcript link."""
         return await answer_view(
             self.db, ask_id, viewer=viewer, settings=self.settings, workspace_id=self.workspace_id,
-            transcript_link=self.transcript_link,
+            transcript_link=self.transcript_link, roster=self.roster,
         )  # fmt: skip
 
-    async def final_view(self, ask: models.Ask) -> AnswerView | None:
+    async def final_view(self, ask: models.Ask, *, status: models.AskStatus | None = None) -> AnswerView | None:
         """The answer of the ask's final post as its requester sees it, for the platform to render (None: it cannot
-        be read, and the final post is its text alone)."""
+        be read, and the final post is its text alone). `status`: `ask`'s, when the caller read it already."""
         try:
             view = await self.answer_view(ask.id, viewer=ask.requester)
         except AskwithError as exc:
             log.warning("ask #%s: answer not rendered, posted as text: %s", ask.id, exc)
             return None
         if view.status not in models.FINISHED:  # the final post goes out just before the row says how the ask ended
-            view.status = (await self._status(ask)).value
+            view.status = (status if status is not None else await self._status(ask)).value
         view.final_text = ask.final_text
         return view
 

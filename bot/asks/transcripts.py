@@ -75,9 +75,11 @@ async def list_asks(db: Database, *, limit: int = 20) -> list[models.Ask]:
         return list(rows.scalars())
 
 
-async def load_transcript(db: Database, ask_id: int) -> Transcript:
+async def load_transcript(db: Database, ask_id: int, *, ask: models.Ask | None = None) -> Transcript:
+    """The stored ask, whole; `ask`: its row, when the caller has just read it (not read again)."""
     async with db.session() as session:
-        ask = await session.get(models.Ask, ask_id)
+        if ask is None or ask.id != ask_id:
+            ask = await session.get(models.Ask, ask_id)
         if ask is None:
             raise AskNotFoundError(ask_id)
         conversations = list(

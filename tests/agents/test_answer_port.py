@@ -3,6 +3,10 @@ sees it, so a platform renders it without reading the text back (no pattern matc
 
 from __future__ import annotations
 
+from typing import Any
+
+from sqlalchemy import event
+
 from bot.asks.service import AskRequest
 from bot.port import FinalAnswer
 from bot.settings import Settings
@@ -46,3 +50,41 @@ async def test_a_cancelled_ask_hands_its_ending_to_the_port_too(db: Database, se
     await h.service.cancel(ask_id, by="alice")
     assert [a.ask_id for a in answers] == [ask_id]
     assert answers[0].view is not None and answers[0].view.status == "cancelled"
+
+
+async def test_the_final_post_reads_the_ending_and_the_ask_once_and_names_from_the_services_roster(
+    db: Database, settings: Settings
+) -> None:
+    h = await build(db, two_fact_world(), settings=settings)
+    statements: list[tuple[str, str]] = []  # (where: "view" or "ask", the SQL)
+    where = ["ask"]
+
+    def note(conn: Any, cursor: Any, statement: str, params: Any, context: Any, executemany: bool) -> None:  # noqa: ANN401
+        statements.append((where[0], " ".join(statement.split())))
+
+    final_view = h.service.final_view
+
+    async def viewing(*args: Any, **kwargs: Any) -> Any:  # noqa: ANN401 - the view or None
+        where[0] = "view"
+        try:
+            return await final_view(*args, **kwargs)
+        finally:
+            where[0] = "ask"
+
+    h.service.final_view = viewing  # type: ignore[method-assign]
+    event.listen(db.engine.sync_engine, "before_cursor_execute", note)
+    try:
+        outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
+    finally:
+        event.remove(db.engine.sync_engine, "before_cursor_execute", note)
+
+    assert outcome.status == "done", outcome.final_text
+    contributors = (await h.service.answer_view(outcome.ask_id, viewer="alice")).contributors
+    assert "bob" in {c.handle for c in contributors}  # the view names Bob: it needs his display name
+    # The ending (the consensus row's word on support) is read once; the view is built with the service's roster,
+    # whose names were read during the ask: only the viewer's own profile is read afresh there.
+    assert sum(sql.startswith("SELECT consensus.data") for _, sql in statements) == 1
+    member_reads = [sql for at, sql in statements if at == "view" and sql.startswith("SELECT member.id")]
+    assert len(member_reads) == 1
+    # The view reads the ask's row once, for its access check and its transcript alike.
+    assert sum(at == "view" and sql.startswith("SELECT ask.") for at, sql in statements) == 1

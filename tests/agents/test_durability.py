@@ -4,11 +4,13 @@ gets exactly one final post."""
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import event, func, update
 
 from bot.asks import models
+from bot.asks.delivery import Delivery
 from bot.asks.record import AskRecorder
 from bot.asks.service import AskRequest, AskService
 from bot.asks.worker import AskWorker
@@ -165,3 +167,79 @@ async def test_an_ask_run_in_this_process_is_stored_claimed_so_no_worker_takes_i
     assert outcome.status == "done" and taken == [None]
     ask = await h.service.load(outcome.ask_id)
     assert (ask.attempts, ask.claimed_by) == (1, h.service.worker_id)
+
+
+async def test_the_final_writes_renew_the_claim_in_the_same_statement_and_a_stale_worker_makes_none(
+    db: Database, settings: Settings
+) -> None:
+    h = await build(db, two_fact_world(), settings=settings)
+    ask_id = await h.service.submit(AskRequest("alice", ["bob"], QUESTION))
+    assert await h.service.claim_next() == ask_id
+    ask = await h.service.load(ask_id)
+
+    def recorder(worker_id: str) -> AskRecorder:
+        return AskRecorder(db, h.port, h.service.roster, ask_id=ask_id, worker_id=worker_id, thread=ThreadRef("", ""))
+
+    stale = Delivery(db, h.port, recorder("worker-gone"))
+    with pytest.raises(ClaimLostError):
+        await stale.notices(ask, "Alice", {})
+    with pytest.raises(ClaimLostError):
+        await stale.final_post(ask, "alice", status="done")
+    row = await h.service.load(ask_id)
+    assert (row.notices_posted, row.final_post, row.heartbeat_at) == (False, "none", ask.heartbeat_at)
+
+    updates: list[str] = []
+
+    def note(conn: Any, cursor: Any, statement: str, params: Any, context: Any, executemany: bool) -> None:  # noqa: ANN401
+        if statement.lstrip().upper().startswith("UPDATE"):
+            updates.append(statement)
+
+    holder = Delivery(db, h.port, recorder(h.service.worker_id))
+    event.listen(db.engine.sync_engine, "before_cursor_execute", note)
+    try:
+        await holder.notices(ask, "Alice", {})
+        notices_updates = len(updates)
+        await holder.final_post(ask, "alice", status="done")
+    finally:
+        event.remove(db.engine.sync_engine, "before_cursor_execute", note)
+    row = await h.service.load(ask_id)
+    assert (row.notices_posted, row.final_post, row.status) == (True, "posted", "done")
+    assert row.heartbeat_at is not None and (ask.heartbeat_at is None or row.heartbeat_at > ask.heartbeat_at)
+    # One statement renews the claim and marks the notices; one renews it and begins the post, one ends it.
+    assert (notices_updates, len(updates)) == (1, 3)
+
+
+async def test_the_end_of_an_ask_is_saved_with_its_claim_renewed_in_one_statement(
+    db: Database, settings: Settings
+) -> None:
+    h = await build(db, two_fact_world(), settings=settings)
+    ask_id = await h.service.submit(AskRequest("alice", ["bob"], QUESTION))
+    assert await h.service.claim_next() == ask_id
+    before = await h.service.load(ask_id)
+
+    def recorder(worker_id: str) -> AskRecorder:
+        return AskRecorder(db, h.port, h.service.roster, ask_id=ask_id, worker_id=worker_id, thread=ThreadRef("", ""))
+
+    async with db.session() as session, session.begin():  # cancelled too: the lost claim is what a stale worker hears
+        await session.execute(update(models.Ask).where(models.Ask.id == ask_id).values(cancel_requested_at=func.now()))
+    with pytest.raises(ClaimLostError):
+        await recorder("worker-gone").save_outcome(None, answer="x", failure=None, final_text="x", wall_s=1.0)
+    assert (await h.service.load(ask_id)).final_text is None
+
+    updates: list[str] = []
+
+    def note(conn: Any, cursor: Any, statement: str, params: Any, context: Any, executemany: bool) -> None:  # noqa: ANN401
+        if statement.lstrip().upper().startswith("UPDATE"):
+            updates.append(statement)
+
+    event.listen(db.engine.sync_engine, "before_cursor_execute", note)
+    try:
+        await recorder(h.service.worker_id).save_outcome(
+            None, answer="x", failure=None, final_text="x", wall_s=1.0, cancelling=True
+        )
+    finally:
+        event.remove(db.engine.sync_engine, "before_cursor_execute", note)
+    row = await h.service.load(ask_id)
+    assert (row.answer, row.final_text, row.wall_s) == ("x", "x", before.wall_s + 1.0)
+    assert row.heartbeat_at is not None and (before.heartbeat_at is None or row.heartbeat_at > before.heartbeat_at)
+    assert len(updates) == 1
