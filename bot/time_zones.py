@@ -5,7 +5,7 @@ member reads times in (their own choice, else their platform profile's, else the
     known_zone("Mars/Olympus")     # None
     chosen_zone("auto")            # None: back to the profile's or the workspace's zone
     close_zones("Europe/Pari")     # ["Europe/Paris"]
-    zone_of(None, "America/Los_Angeles", "UTC")  # "America/Los_Angeles"
+    member_zone(None, "America/Los_Angeles")  # "America/Los_Angeles"; None when neither names a zone
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ def chosen_zone(typed: str) -> str | None:
     return zone
 
 
-def zone_of(chosen: str | None, platform: str | None, workspace: str) -> str:
-    """The zone a member reads times in: the one they chose, else their platform profile's, else the workspace's."""
-    return known_zone(chosen) or known_zone(platform) or workspace
+def member_zone(chosen: str | None, platform: str | None) -> str | None:
+    """The zone a member reads times in: the one they chose, else their platform profile's; None means the
+    workspace's (the caller's default)."""
+    return known_zone(chosen) or known_zone(platform)

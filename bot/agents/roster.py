@@ -16,7 +16,7 @@ from bot.memory.types import Viewer
 from bot.port import ChannelKind, SharePolicy
 from bot.store import models
 from bot.store.db import Database
-from bot.time_zones import known_zone
+from bot.time_zones import member_zone
 
 
 SESSION = "session:"  # a fuzzy-memory line id: "session:<key>"
@@ -110,7 +110,7 @@ class Roster:
             is_bot=row.is_bot,
             deactivated=row.deactivated,
             excluded=frozenset(name for r in rows for name in (r.excluded_name, r.excluded_id) if name),
-            time_zone=known_zone(row.time_zone) or known_zone(row.platform_time_zone),
+            time_zone=member_zone(row.time_zone, row.platform_time_zone),
         )
 
     async def contacts(self, handle: str) -> list[str]:

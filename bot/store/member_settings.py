@@ -64,6 +64,13 @@ class MemberSettingsStore:
             (await self._member(session, workspace, member_platform_id)).share_policy = policy.value
         return await self.get(workspace, member_platform_id)
 
+    async def time_zone(self, workspace: WorkspaceKey, member_platform_id: str, typed: str) -> MemberSettings:
+        """`/askwith timezone [zone|auto]` on every surface: set (or clear) the member's zone when something was
+        typed, else only read their settings."""
+        if typed:
+            return await self.set_time_zone(workspace, member_platform_id, typed)
+        return await self.get(workspace, member_platform_id)
+
     async def set_time_zone(self, workspace: WorkspaceKey, member_platform_id: str, typed: str) -> MemberSettings:
         """Set the zone the member reads times in from what they typed (`Europe/Paris`, any case), or clear it with
         `auto`; a zone the database does not know raises UnknownTimeZoneError with the closest names."""

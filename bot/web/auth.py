@@ -29,7 +29,7 @@ from bot.errors import LinkInvalidError
 from bot.settings import Settings
 from bot.store import models
 from bot.store.db import Database
-from bot.time_zones import known_zone
+from bot.time_zones import member_zone
 from bot.web.access import Identity, is_admin
 from bot.web.sessions import SessionStore
 from bot.web.tokens import MemberClaim, verify_member_token
@@ -119,7 +119,7 @@ async def load_identity(request: Request, claim: MemberClaim) -> Identity | None
         platform_id=member.platform_id,
         display_name=member.display_name or member.name,
         is_admin=served and is_admin(member.name, member.platform_id, admins),
-        time_zone=known_zone(member.time_zone) or known_zone(member.platform_time_zone),
+        time_zone=member_zone(member.time_zone, member.platform_time_zone),
     )
 
 

@@ -34,7 +34,7 @@ async def run_settings(
     if command.action == "timezone":
         try:
             typed = command.argument
-            current = await (store.set_time_zone(key, member_id, typed) if typed else store.get(key, member_id))
+            current = await store.time_zone(key, member_id, typed)
         except UnknownTimeZoneError as exc:
             raise SettingRefused(str(exc)) from exc
         state = messages.time_zone_state(current.time_zone, current.platform_time_zone, workspace_zone)

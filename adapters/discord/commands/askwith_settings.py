@@ -115,11 +115,7 @@ async def time_zone(interaction: discord.Interaction, zone: str | None = None) -
     workspace_zone = services_of(interaction).settings.timezone
     await _reply(
         interaction,
-        lambda svc, member: (
-            svc.member_settings.set_time_zone(svc.workspace, member, typed)
-            if typed
-            else svc.member_settings.get(svc.workspace, member)
-        ),
+        lambda svc, member: svc.member_settings.time_zone(svc.workspace, member, typed),
         lambda current: texts.time_zone_reply(current, workspace_zone, changed=bool(typed)),
     )
 

@@ -50,8 +50,7 @@ async def _time_zone(svc: SlackServices, typed: str, member_id: str) -> str:
     """`/askwith timezone [zone|auto]`: set (or clear) the zone the member reads deadlines in, then say which it is."""
     store, workspace = svc.member_settings, await svc.workspace()
     try:
-        changed = store.set_time_zone(workspace, member_id, typed) if typed else store.get(workspace, member_id)
-        current = await changed
+        current = await store.time_zone(workspace, member_id, typed)
     except UnknownMemberError:
         return texts.settings_not_synced()
     except UnknownTimeZoneError as exc:
