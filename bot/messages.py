@@ -157,12 +157,6 @@ def transcript_link(link: str | None) -> str:
     return f"\nOpen the transcript: {link}" if link else ""
 
 
-def final_answer(ask_id: int, answer: str, citations: Iterable[str], *, link: str | None = None) -> str:
-    cited = "\n".join(f"• {line}" for line in citations)
-    based_on = f"\nBased on:\n{cited}" if cited else ""
-    return f"{answer}{based_on}\n{transcript_ref(ask_id)}{transcript_link(link)}"
-
-
 def final_cited_answer(
     ask_id: int,
     answer: str,
@@ -285,10 +279,6 @@ def failure_llm_output() -> str:
     return "the language model kept answering in a form I could not read. Please try again."
 
 
-def failure_no_conversation() -> str:
-    return "none of the agents could take part in the conversation."
-
-
 def failure_unanswerable() -> str:
     return "the agents could not find what is needed to answer it in what their members can see."
 
@@ -309,11 +299,6 @@ def memory_unavailable_note() -> str:
         "Note: part of askwith's memory search was unavailable while the agents worked, so this answer may miss "
         "something. Asking again in a few minutes may find more."
     )
-
-
-def citation(need: str, value: str, owner: str, source: str) -> str:
-    where = f" [{source}]" if source else ""
-    return f"{need}: {value} ({owner}'s agent{where})"
 
 
 # ---------------------------------------------------------------------- member settings (every platform)

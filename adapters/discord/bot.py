@@ -1,11 +1,9 @@
 """Build the Discord bot: a discord.py client with its command tree, askwith's port, services, commands, views and
-events; start it; run it until told to stop.
+events; start it and connect it to the gateway.
 
     runtime = await start_discord(settings, db=db, llm=llm, memory=memory)   # log in, mirror, sync if changed
     await runtime.connect()                                                 # the gateway: events, interactions
     await runtime.close()
-
-    await run_discord(settings, db=db, llm=llm, memory=memory, stop=stop)   # all of the above until `stop` is set
 
 `askwith serve` starts it through `adapters.discord.serve` when DISCORD_BOT_TOKEN is set; `runtime.ingest` is the
 ingestion worker its scheduler runs for this server.
@@ -226,19 +224,3 @@ def register(client: AskwithClient) -> None:
     views.register(client)
     chat_asks.register(client)  # its button: the views sit below the asks and know nothing of them
     events.register(client)
-
-
-async def run_discord(
-    settings: Settings, *, db: Database, llm: LLMClient, memory: MemoryAccess, stop: asyncio.Event
-) -> None:
-    """Run the Discord bot until `stop` is set (or the gateway gives up)."""
-    runtime = await start_discord(settings, db=db, llm=llm, memory=memory)
-    gateway = asyncio.create_task(runtime.connect(), name="askwith-discord-gateway")
-    stopping = asyncio.create_task(stop.wait())
-    try:
-        await asyncio.wait({gateway, stopping}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        stopping.cancel()
-        await runtime.close()
-        if gateway.done() and not gateway.cancelled() and gateway.exception() is not None:
-            raise gateway.exception()  # type: ignore[misc]

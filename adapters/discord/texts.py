@@ -64,10 +64,6 @@ def cancelling() -> str:
     return "⏹ Cancelling…"
 
 
-def cancel_not_yours() -> str:
-    return "Only the member who asked can cancel this ask."
-
-
 def status_finished(asker_mention: str, stage_text: str) -> str:
     return f"{asker_mention}: {stage_text} The answer is in its own message."
 

@@ -30,10 +30,6 @@ def asking(colleagues: Sequence[str]) -> str:
     return chat_texts.asking(colleagues, mark=":hourglass_flowing_sand:", then="I'll DM you the answer.")
 
 
-def ask_failed_to_start() -> str:
-    return "Sorry, something went wrong before your agent could start. Please try again in a minute."
-
-
 # ---------------------------------------------------------------------- /negotiate
 NEGOTIATE_HELP = (
     "*/negotiate @colleague*\n"
@@ -199,10 +195,6 @@ MENTION_HELP = (
 )
 
 
-def follow_up_started() -> str:
-    return ":speech_balloon: Following up with the same colleagues…"
-
-
 def status_starting() -> str:
     return ":hourglass_flowing_sand: Your agent is starting…"
 
@@ -250,10 +242,6 @@ def quotes_for_you(ask_question: str) -> str:
 def answer_fallback(answer: str, transcript_ref: str) -> str:
     """The notification text of a rich answer (Slack shows it where blocks are not rendered)."""
     return f"{answer[:2800]}\n{transcript_ref}"
-
-
-def answer_posted_by_dm() -> str:
-    return "I could not post in that conversation, so the answer is in our DM."
 
 
 def cancel_refused(reason: str) -> str:

@@ -13,7 +13,7 @@ under `auto` both then and now. Otherwise its place holds a note naming those me
 agent again, which asks them.
 
     request = await resolve_follow_up(db, roster, settings, workspace_id, request)  # colleagues default, checks
-    earlier, thread, cut = await background(db, ask, budget_tokens=settings.evidence_budget // 4)
+    earlier, thread, cut = await background(db, ask, budget_tokens=settings.evidence_budget // BACKGROUND_SHARE)
     ask_id = await ask_in_thread(db, workspace_id, channel_id, thread_id)
 """
 

@@ -37,7 +37,7 @@ from bot.agents.progress import Stage
 from bot.agents.roster import Roster
 from bot.asks import models
 from bot.asks.answer_view import AnswerView, answer_view
-from bot.asks.background import ask_in_thread, background, resolve_follow_up
+from bot.asks.background import BACKGROUND_SHARE, ask_in_thread, background, resolve_follow_up
 from bot.asks.claims import AskClaims
 from bot.asks.control import CancelResult, cancel_ask, end_cancelled
 from bot.asks.delivery import Delivery
@@ -320,7 +320,7 @@ class AskService:
 
     async def _grounding(self, ask: models.Ask) -> Grounding:
         names = {h: (await self.roster.identity(h)).display_name for h in [ask.requester, *ask.colleagues]}
-        budget = self.settings.evidence_budget // 4  # the background's share of what a prompt may show
+        budget = self.settings.evidence_budget // BACKGROUND_SHARE  # the background's share of what a prompt may show
         earlier, thread, cut = await background(self.db, ask, budget_tokens=budget)
         return Grounding.at(
             self.settings.timezone, requester=ask.requester, colleagues=tuple(ask.colleagues),

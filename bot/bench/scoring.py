@@ -49,9 +49,6 @@ class ScoreMethod(StrEnum):
 CONCISE_EXTRA = 25  # tokens an answer may add to the gold (a sentence around it), beyond which it is a dump
 
 
-LLM_METHODS = {ScoreMethod.LLM_JUDGE, ScoreMethod.EXACT_COUNT_LLM, ScoreMethod.NAME_F1_LLM, ScoreMethod.SLOT_IOU_LLM}
-
-
 @dataclass(frozen=True)
 class Score:
     value: float  # 0..1

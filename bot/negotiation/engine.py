@@ -25,7 +25,7 @@ from bot.negotiation.model import Allocation, Proposal, Scenario
 from bot.negotiation.pareto import OutcomeSpace, outcome_space
 from bot.negotiation.protocol import Move, MoveKind, parse_consideration, parse_move
 from bot.negotiation.transcript import Attempt, NegotiationOptions, NegotiationResult, Outcome, Phase, Turn
-from bot.negotiation.validation import check_proposal, feedback, validate_move
+from bot.negotiation.validation import feedback, is_executable, validate_move
 from bot.prompts import render_prompt
 
 
@@ -139,9 +139,9 @@ class NegotiationEngine:
         if move is None:  # an unparseable message delivered without validation changes nothing
             return
         if move.kind is MoveKind.PROPOSE and move.proposal is not None:
-            executable = not check_proposal(
+            executable = is_executable(
                 move.proposal, scenario=self.scenario, allocation=self.scenario.initial, proposer=agent
-            )[1]
+            )
             self.table = _Table(move.proposal, agent, executable)
         elif move.kind is MoveKind.REJECT:
             self.table = None
@@ -234,7 +234,7 @@ class NegotiationEngine:
         if trade is None:
             return self.scenario.utility(counterpart, self.scenario.initial)
         proposal, proposer = trade
-        if check_proposal(proposal, scenario=self.scenario, allocation=self.scenario.initial, proposer=proposer)[1]:
+        if not is_executable(proposal, scenario=self.scenario, allocation=self.scenario.initial, proposer=proposer):
             return None
         after = self.scenario.initial.apply(proposal, proposer, self.scenario.counterpart(proposer))
         return self.scenario.utility(counterpart, after)

@@ -82,9 +82,6 @@ class Scenario:
     def task(self, task_id: str) -> AtomicTask:
         return self._by_id[task_id]
 
-    def has_task(self, task_id: str) -> bool:
-        return task_id in self._by_id
-
     def counterpart(self, agent: str) -> str:
         first, second = self.agents
         return second if agent == first else first

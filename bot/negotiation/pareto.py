@@ -73,11 +73,6 @@ def skyline(u_a: FloatArray, u_b: FloatArray) -> FloatArray:
     return np.column_stack((a_sorted[keep], b_sorted[keep]))
 
 
-def allocation_mask(scenario: Scenario, allocation: Allocation) -> int:
-    second = scenario.agents[1]
-    return sum(1 << bit for bit, task_id in enumerate(scenario.task_ids) if allocation.holder[task_id] == second)
-
-
 def allocation_from_mask(scenario: Scenario, mask: int) -> Allocation:
     first, second = scenario.agents
     return Allocation({t: second if mask >> bit & 1 else first for bit, t in enumerate(scenario.task_ids)})

@@ -93,10 +93,6 @@ def profiles_from_scenario(scenario: Scenario) -> list[MemberProfile]:
     ]
 
 
-def profiles_to_dict(profiles: list[MemberProfile]) -> dict[str, Any]:
-    return {"profiles": [{"member": p.member, "tasks": p.to_row()[0], "preferences": p.to_row()[1]} for p in profiles]}
-
-
 # ---------------------------------------------------------------------- storage
 async def save_profile(session: AsyncSession, workspace_id: int, member_id: int, profile: MemberProfile) -> None:
     tasks, preferences = profile.to_row()

@@ -300,13 +300,6 @@ class ChatStore:
             )
         ).scalar_one_or_none()
 
-    async def bot_member_ids(self, session: AsyncSession, workspace_id: int) -> set[str]:
-        """Platform ids of the workspace's bots (askwith itself included): their posts are never memory."""
-        result = await session.execute(
-            select(models.Member.platform_id).where(models.Member.workspace_id == workspace_id, models.Member.is_bot)
-        )
-        return set(result.scalars())
-
     async def ingestable_channel_ids(
         self, session: AsyncSession, workspace_id: int, *, channel_id: int | None = None
     ) -> set[int]:

@@ -1,10 +1,10 @@
 """Build FriendsTV items the authors' way: two FriendsQA answers of one scene, each heard by a third party.
 
 Per scene: the questions' answers are tied to chat lines (`rationale`), question pairs pass the authors' filter
-(`pairing.scene_pairs`), a question is composed (`compose`), and an asking pair is drawn from the social network so
-that most items need a third party's agent (`pairing.choose_asking`). Every item records, per part, the hops the
-pair needs and the third parties who hold the rationale. With `anchor="hidden"` (the "find who knows" variant,
-`hidden`) no part's question or anchor names the people the pair has to find.
+(`pairing.scene_candidates`, `pairing.dropped_by`), a question is composed (`compose`), and an asking pair is drawn
+from the social network so that most items need a third party's agent (`pairing.choose_asking`). Every item
+records, per part, the hops the pair needs and the third parties who hold the rationale. With `anchor="hidden"` (the
+"find who knows" variant, `hidden`) no part's question or anchor names the people the pair has to find.
 """
 
 from __future__ import annotations

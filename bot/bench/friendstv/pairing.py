@@ -49,11 +49,6 @@ class Asked:
         return max(part.hops for part in self.parts)
 
 
-def authors_filter(first: Rationale, second: Rationale) -> bool:
-    """The authors' pair filter, and no answer given away by the other question."""
-    return third_parties_differ(first, second) and not gives_away(first, second)
-
-
 def third_parties_differ(first: Rationale, second: Rationale) -> bool:
     """The authors' `QA1_third_party` / `QA2_third_party`: each line has a holder the other line lacks, no speaker."""
     if first.question.id == second.question.id or first.viewers == second.viewers:
@@ -129,13 +124,6 @@ def dropped_by(first: Rationale, second: Rationale) -> str | None:
     if not third_parties_differ(first, second):
         return NOT_HUMAN
     return GIVEN_AWAY if gives_away(first, second) else None
-
-
-def scene_pairs(rationales: list[Rationale]) -> Iterator[tuple[Rationale, Rationale]]:
-    """Pairs of rationales of a scene that pass every filter, in file order."""
-    for first, second in scene_candidates(rationales):
-        if dropped_by(first, second) is None:
-            yield first, second
 
 
 class Network:

@@ -3,14 +3,12 @@ the fake speaks JSON exactly as Discord does."""
 
 from __future__ import annotations
 
-import asyncio
-
 import aiohttp
 import discord
 import pytest
 from discord import app_commands
 
-from adapters.discord.bot import AskwithClient, build_client, run_discord, start_discord
+from adapters.discord.bot import AskwithClient, build_client, start_discord
 from adapters.discord.port import split_message
 from bot.errors import MissingSettingError
 from bot.llm.client import LLMClient
@@ -29,8 +27,6 @@ async def test_missing_token_is_one_clear_line(settings: Settings, sqlite_db: Da
         await start_discord(settings, db=sqlite_db, llm=llm, memory=memory)
     assert str(raised.value).startswith("DISCORD_BOT_TOKEN is not set: Discord bot token")
     assert "\n" not in str(raised.value)
-    with pytest.raises(MissingSettingError):
-        await run_discord(settings, db=sqlite_db, llm=llm, memory=memory, stop=asyncio.Event())
 
 
 async def test_fake_answers_with_exactly_application_json(fake_discord: FakeDiscordApi) -> None:
