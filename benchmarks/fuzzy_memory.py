@@ -43,7 +43,6 @@ from sqlalchemy import func, select  # noqa: E402
 from adapters.local.workspace import LocalWorkspace  # noqa: E402
 from benchmarks.scratch_postgres import scratch_postgres  # noqa: E402
 from benchmarks.timing import Spent, Timings, percentile, spent  # noqa: E402
-from bot.memory import session_store  # noqa: E402
 from bot.memory.embeddings import HashEmbedder, MiniLMEmbedder  # noqa: E402
 from bot.memory.fuzzy import FuzzyMemory  # noqa: E402
 from bot.memory.indexer import EMBED_BATCH, SessionIndexer, window_doc  # noqa: E402
@@ -52,7 +51,7 @@ from bot.memory.summarizer import SessionSummarizer  # noqa: E402
 from bot.memory.types import FuzzyQuery, Viewer  # noqa: E402
 from bot.memory.vector_index import VectorIndex  # noqa: E402
 from bot.settings import Settings  # noqa: E402
-from bot.store import models  # noqa: E402
+from bot.store import memory_sessions, models  # noqa: E402
 from bot.store.db import Database  # noqa: E402
 from memory_ingest.report import IngestReport  # noqa: E402
 from memory_ingest.sources.friendstv import load_friendstv  # noqa: E402
@@ -119,7 +118,7 @@ async def embedded_documents(db: Database, workspace_id: int, window_messages: i
                 .order_by(models.MemorySession.id)
             )
         ).all()
-        lines = await session_store.session_lines(session, [row[0] for row in rows]) if window_messages else {}
+        lines = await memory_sessions.session_lines(session, [row[0] for row in rows]) if window_messages else {}
     documents: list[str] = []
     for start in range(0, len(rows), EMBED_BATCH):
         batch = rows[start : start + EMBED_BATCH]

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import discord
-from sqlalchemy import select
 
 from adapters.discord import texts
 from adapters.discord.answer_embeds import answer_embed
@@ -29,7 +28,7 @@ from bot.asks.answer_post import RichAnswerPost
 from bot.asks.answer_view import SourceView
 from bot.errors import AskwithError, ChatPlatformError
 from bot.port import FinalAnswer
-from bot.store import models as store_models
+from bot.store.message_places import thread_parents
 
 
 if TYPE_CHECKING:
@@ -114,11 +113,4 @@ class AnswerPosts(RichAnswerPost[AnswerSlot, StatusState, discord.abc.Messageabl
         """Message id -> the Discord thread it was said in, for the sources said in a public thread."""
         if not message_ids:
             return {}
-        message = store_models.Message
-        stmt = select(message.platform_id, message.thread_parent_platform_id).where(
-            message.workspace_id == self.asks.workspace_id,
-            message.platform_id.in_(message_ids),
-            message.thread_parent_platform_id.is_not(None),
-        )
-        async with self.asks.db.session() as session:
-            return {m: t for m, t in (await session.execute(stmt)).all() if t}
+        return await thread_parents(self.asks.db, self.asks.workspace_id, message_ids)

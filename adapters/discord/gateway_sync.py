@@ -20,13 +20,12 @@ import asyncio
 import logging
 
 import discord
-from sqlalchemy import select
 
 from adapters.discord.guild_visibility import GuildVisibility
 from adapters.discord.port import DiscordPort
 from bot.errors import AskwithError
-from bot.store import models
-from bot.store.chat_store import ChatStore
+from bot.store.channel_refs import workspace_channel_ids
+from bot.store.message_places import thread_reply_ids
 from memory_ingest.worker import IngestWorker
 
 
@@ -123,14 +122,7 @@ class GatewaySync:
         everyone): a channel or private thread whole, a public thread's replies (filed under its parent)."""
         workspace_id = await self._workspace_id()
         await self.memory.delete_channel(workspace_id, channel_id)
-        async with self.ingest.db.session() as session:
-            replies = await session.execute(
-                select(models.Message.platform_id).where(
-                    models.Message.workspace_id == workspace_id,
-                    models.Message.thread_parent_platform_id == channel_id,
-                )
-            )
-            reply_ids = list(replies.scalars())
+        reply_ids = await thread_reply_ids(self.ingest.db, workspace_id, channel_id)
         await self.memory.delete_messages(workspace_id, reply_ids)
         if (model := self.port.visibility) is None:
             self.visibility_changed(f"channel {channel_id} deleted")
@@ -142,8 +134,7 @@ class GatewaySync:
     async def forget_server(self) -> None:
         """The bot left the server: no channel's readers can be verified any more, so nobody reads any of them."""
         workspace_id = await self._workspace_id()
-        async with self.ingest.db.session() as session:
-            channels = await ChatStore(self.ingest.db).channel_ids(session, workspace_id)
+        channels = await workspace_channel_ids(self.ingest.db, workspace_id)
         for channel_id in channels:
             await self.memory.forget_channel_readers(workspace_id, channel_id)
 

@@ -18,13 +18,16 @@ from itsdangerous import BadSignature, TimestampSigner
 from slack_sdk.oauth.installation_store import Bot, Installation
 from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
 from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
-from sqlalchemy import delete, select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from bot.store import models
 from bot.store.db import Database
 from bot.store.deliveries import DeliveryLog
+from bot.store.slack_installations import (
+    all_installations,
+    delete_installation,
+    find_installation,
+    save_installation,
+)
 from bot.store.user_tokens import TokenCipher
 
 
@@ -41,7 +44,6 @@ class EncryptedInstallationStore(AsyncInstallationStore):
 
     async def async_save_bot(self, bot: Bot) -> None:
         """Store or replace the workspace's bot (a reinstall brings a new token and maybe new scopes)."""
-        insert = pg_insert if self.db.dialect == "postgresql" else sqlite_insert
         values = {
             "enterprise_id": bot.enterprise_id or "",
             "team_id": bot.team_id or "",
@@ -54,26 +56,12 @@ class EncryptedInstallationStore(AsyncInstallationStore):
             "installer_user_id": "",
             "installed_at": datetime.now(UTC),
         }
-        stmt = insert(models.SlackInstallation).values(**values)
-        stmt = stmt.on_conflict_do_update(
-            index_elements=["enterprise_id", "team_id"],
-            set_={k: stmt.excluded[k] for k in values if k not in ("enterprise_id", "team_id")},
-        )
-        async with self.db.session() as session, session.begin():
-            await session.execute(stmt)
+        await save_installation(self.db, values)
 
     async def async_find_bot(
         self, *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None = False
     ) -> Bot | None:
-        async with self.db.session() as session:
-            row = (
-                await session.execute(
-                    select(models.SlackInstallation).where(
-                        models.SlackInstallation.enterprise_id == (enterprise_id or ""),
-                        models.SlackInstallation.team_id == (team_id or ""),
-                    )
-                )
-            ).scalar_one_or_none()
+        row = await find_installation(self.db, enterprise_id=enterprise_id or "", team_id=team_id or "")
         return None if row is None else self._bot(row)
 
     async def async_find_installation(
@@ -96,13 +84,7 @@ class EncryptedInstallationStore(AsyncInstallationStore):
         )  # fmt: skip
 
     async def async_delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
-        async with self.db.session() as session, session.begin():
-            await session.execute(
-                delete(models.SlackInstallation).where(
-                    models.SlackInstallation.enterprise_id == (enterprise_id or ""),
-                    models.SlackInstallation.team_id == (team_id or ""),
-                )
-            )
+        await delete_installation(self.db, enterprise_id=enterprise_id or "", team_id=team_id or "")
 
     async def async_delete_installation(
         self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None
@@ -112,9 +94,7 @@ class EncryptedInstallationStore(AsyncInstallationStore):
 
     async def bots(self) -> list[Bot]:
         """Every installed workspace's bot, for start-up."""
-        async with self.db.session() as session:
-            rows = (await session.execute(select(models.SlackInstallation))).scalars().all()
-        return [self._bot(row) for row in rows]
+        return [self._bot(row) for row in await all_installations(self.db)]
 
     def _bot(self, row: models.SlackInstallation) -> Bot:
         return Bot(

@@ -43,7 +43,6 @@ from typing import Any
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
-from sqlalchemy import select
 
 from adapters.slack import texts
 from adapters.slack.convert import SLACK_MENTION, message_id, readable
@@ -52,9 +51,10 @@ from adapters.slack.interactions import KnownPermalinks
 from bot.errors import LiveSearchGrantError, LiveSearchUnavailableError
 from bot.memory.source import LiveQuery, LiveResult
 from bot.memory.types import MessageView
-from bot.store import models
 from bot.store.action_tokens import ActionTokenStore
+from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
+from bot.store.member_directory import roster
 from bot.store.user_tokens import UserTokenStore
 
 
@@ -298,14 +298,7 @@ class SlackLiveSearch:
     async def _roster(self, user_ids: set[str]) -> Roster:
         """Members' handles as the agents know them, and their display names for mentions (as the mirror renders
         them, `convert.readable`): the directory is mirrored, messages are not."""
-        async with self.db.session() as session:
-            rows = await session.execute(
-                select(models.Member.platform_id, models.Member.name, models.Member.display_name)
-                .join(models.Workspace, models.Workspace.id == models.Member.workspace_id)
-                .where(models.Workspace.platform == "slack", models.Workspace.external_id == self.team_id)
-                .where(models.Member.platform_id.in_(user_ids))
-            )
-            found = rows.all()
+        found = await roster(self.db, WorkspaceKey("slack", self.team_id), user_ids)
         return Roster({p: name for p, name, _ in found}, {p: shown or name for p, name, shown in found})
 
 

@@ -28,9 +28,9 @@ from adapters.slack import texts
 from adapters.slack.convert import member_from_slack, message_from_slack, message_id
 from adapters.slack.port import SlackPort
 from bot.port import ChannelKind
-from bot.store import truth
 from bot.store.chat_store import WorkspaceKey
 from bot.store.ingest_status import ObjectKind
+from bot.store.member_reads import unread_token_channels
 from memory_ingest.worker import IngestWorker
 
 
@@ -145,10 +145,7 @@ class SlackMemoryEvents:
     async def unread_token_channels(self, member_id: str) -> None:
         ws = await self.workspace_id()
         others = await self._other_readers(member_id)
-        async with self.worker.db.session() as session:
-            channels = await truth.token_only_channels(session, ws, member_id, other_readers=others)
-        async with self.worker.db.session() as session, session.begin():
-            await truth.forget_readers(session, channels)
+        await unread_token_channels(self.worker.db, ws, member_id, other_readers=others)
 
     async def forget_member(self, member_id: str) -> dict[str, int]:
         """`/askwith forget`: revoke the member's token at Slack and delete their memory (`bot.asks.forget`)."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 import typer
 from rich.console import Console
 from rich.table import Table
-from sqlalchemy import func, select
 
 from bot.asks.forget import count_workspace_rows, forget_workspace, workspace_id_of
 from bot.cli.printable import printable
@@ -19,8 +18,8 @@ from bot.errors import UnknownWorkspaceError
 from bot.memory.live import memory_source
 from bot.memory.vector_index import VectorIndex
 from bot.settings import Settings
-from bot.store import models
 from bot.store.db import Database, run
+from bot.store.workspace_totals import workspace_totals
 
 
 out = Console()
@@ -87,23 +86,11 @@ async def _status(settings: Settings) -> list[tuple[str, str, str, int, int, int
     db = await Database.open(settings)
     index = VectorIndex.from_settings(settings)
     try:
-        async with db.session() as session:
-            workspaces = (await session.execute(select(models.Workspace))).scalars().all()
-            rows = []
-            for ws in workspaces:
-                messages = select(func.count()).select_from(models.Message).where(models.Message.workspace_id == ws.id)
-                tokens = (
-                    select(func.count())
-                    .select_from(models.UserToken)
-                    .where(
-                        models.UserToken.platform == ws.platform,
-                        models.UserToken.workspace_external_id == ws.external_id,
-                    )
-                )
-                source = memory_source(settings, ws.platform)
-                rows.append((f"{ws.platform}:{ws.external_id}", ws.name, source, int(await session.scalar(messages)),
-                             await index.count(ws.id), int(await session.scalar(tokens))))  # fmt: skip
-        return rows
+        return [
+            (f"{ws.platform}:{ws.external_id}", ws.name, memory_source(settings, ws.platform), ws.messages,
+             await index.count(ws.id), ws.tokens)
+            for ws in await workspace_totals(db)
+        ]  # fmt: skip
     finally:
         await db.close()
 

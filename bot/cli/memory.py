@@ -27,10 +27,11 @@ from bot.cli import memory_view
 from bot.errors import WorkspaceNotIngestedError
 from bot.memory.query import DEFAULT_CONTEXT, ReadQuery, read_query, search_typed
 from bot.memory.types import ClearHit, FuzzyHit, FuzzyQuery, Viewer
-from bot.memory.visibility import resolve_viewer
+from bot.memory.visibility import named_viewer
 from bot.settings import Settings
-from bot.store.chat_store import ChatStore, WorkspaceKey
+from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database, run
+from bot.store.member_directory import workspace_member
 
 
 memory_app = typer.Typer(help="Look inside members' memories: exactly what a member's agent can see.")
@@ -136,11 +137,10 @@ async def viewer_for(db: Database, workspaces: LocalWorkspaces, spec: str, membe
         key = WorkspaceKey(platform, external_id)
     else:
         key = WorkspaceKey(LocalWorkspace.platform, workspaces.world_id(spec))
-    async with db.session() as session:
-        workspace_id = await ChatStore(db).find_workspace(session, key)
-        if workspace_id is None:
-            raise WorkspaceNotIngestedError(spec)
-        return await resolve_viewer(session, workspace_id, member)
+    workspace_id, found = await workspace_member(db, key, member)
+    if workspace_id is None:
+        raise WorkspaceNotIngestedError(spec)
+    return named_viewer(workspace_id, member, found)
 
 
 def parse_when(value: str | None, option: str, *, end_of_day: bool) -> datetime | None:

@@ -16,16 +16,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
-
 from bot import messages
 from bot.agents.roster import MemberProfile
 from bot.consent.card import LEADS, MAX_SOURCES, ApprovalCard, SourceRef
 from bot.consent.outgoing import LINE_HEAD
 from bot.errors import AskwithError
 from bot.port import ChannelKind, ChatPort
-from bot.store import models
 from bot.store.db import Database
+from bot.store.member_directory import display_names
+from bot.store.message_places import message_places
 
 
 @dataclass(frozen=True)
@@ -49,31 +48,13 @@ class CardFacts:
         wanted = set(handles)
         if not wanted:
             return {}
-        stmt = select(models.Member.name, models.Member.display_name).where(
-            models.Member.workspace_id == self.workspace_id, models.Member.name.in_(wanted)
-        )
-        async with self.db.session() as session:
-            return {name: display or name for name, display in (await session.execute(stmt)).all()}
+        return await display_names(self.db, self.workspace_id, wanted)
 
     async def places(self, message_ids: Iterable[str]) -> dict[str, Place]:
         wanted = set(message_ids)
         if not wanted:
             return {}
-        stmt = (
-            select(models.Message.platform_id, models.Channel.id, models.Channel.platform_id, models.Channel.kind,
-                   models.Channel.name)
-            .join(models.Channel, models.Channel.id == models.Message.channel_id)
-            .where(models.Message.workspace_id == self.workspace_id, models.Message.platform_id.in_(wanted))
-        )  # fmt: skip
-        async with self.db.session() as session:
-            rows = (await session.execute(stmt)).all()
-            members = (
-                await session.execute(
-                    select(models.Membership.channel_id, models.Member.name)
-                    .join(models.Member, models.Member.id == models.Membership.member_id)
-                    .where(models.Membership.channel_id.in_({r[1] for r in rows}), models.Member.is_bot.is_(False))
-                )
-            ).all()
+        rows, members = await message_places(self.db, self.workspace_id, wanted)
         by_channel: dict[int, list[str]] = {}
         for channel, name in members:
             by_channel.setdefault(channel, []).append(name)

@@ -17,9 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
-from sqlalchemy import update
-
-from bot.asks.models import Approval
+from bot.asks.approval_rows import Approval, approval, insert_approval, settle_approval
 from bot.port import ApprovalDecision, ApprovalRequest
 from bot.store.db import Database, as_utc
 
@@ -100,24 +98,17 @@ class ApprovalStore:
             "id": request.id, "ask_id": ask_id, "member_id": request.member_id, "status": PENDING, "created_at": now,
             "deadline_at": now + timedelta(seconds=timeout_s),
         }  # fmt: skip
-        async with self.db.session() as session, session.begin():
-            await session.execute(self.db.insert(Approval).values(**row).on_conflict_do_nothing())
+        await insert_approval(self.db, row)
         return await self.get(request.id)  # type: ignore[return-value]  # inserted or already there
 
     async def get(self, approval_id: str) -> Approval | None:
-        async with self.db.session() as session:
-            return await session.get(Approval, approval_id)
+        return await approval(self.db, approval_id)
 
     async def decide(self, approval_id: str, decision: ApprovalDecision, *, member_id: str | None = None) -> bool:
         """Record a decision; False when it was already decided (or expired) or `member_id` is not the one asked."""
-        conditions = [Approval.id == approval_id, Approval.status == PENDING]
-        if member_id is not None:
-            conditions.append(Approval.member_id == member_id)
-        async with self.db.session() as session, session.begin():
-            result = await session.execute(
-                update(Approval).where(*conditions).values(status=decision.value, decided_at=datetime.now(UTC))
-            )
-        return result.rowcount == 1
+        return await settle_approval(
+            self.db, approval_id, from_status=PENDING, to_status=decision.value, member_id=member_id
+        )
 
     async def wait(self, approval_id: str, *, poll_s: float) -> ApprovalDecision:
         """Poll until decided; at the deadline, TIMEOUT (unless a click got in first)."""

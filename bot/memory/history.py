@@ -16,12 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Select, func, select
-
 from bot.memory.types import MessageView, Viewer
 from bot.memory.visibility import read_visible_channel_versions, visible_channels
-from bot.store import models
 from bot.store.db import Database, as_utc
+from bot.store.history_reads import history_rows, history_size, visible_message_ids
 
 
 @dataclass(frozen=True)
@@ -40,34 +38,19 @@ class WholeHistory:
     ) -> HistorySize:
         """How much is in scope; with `limit`, stop counting after that many messages (a large history is only
         ever asked whether it fits, so it is never scanned whole)."""
-        lengths = _filtered(_scoped(select(func.length(models.Message.text).label("chars")), viewer), channel, sender)
-        if limit is not None:
-            lengths = lengths.limit(limit + 1)
-        # Counted in the database: one row comes back, not one per message.
-        scope = lengths.subquery()
-        stmt = select(func.count(), func.coalesce(func.sum(scope.c.chars), 0))
-        async with self.db.engine.connect() as conn:
-            messages, chars = (await conn.execute(stmt)).one()
-        return HistorySize(int(messages), int(chars), limit is not None and messages > limit)
+        visible = visible_channels(viewer)
+        messages, chars = await history_size(
+            self.db, viewer.workspace_id, visible, channel=channel, sender=sender, limit=limit
+        )
+        return HistorySize(messages, chars, limit is not None and messages > limit)
 
     async def read(
         self, viewer: Viewer, *, channel: str | None = None, sender: str | None = None
     ) -> list[MessageView]:
         """Every visible message in scope, oldest first; copies of one line (same sender, text, time) once."""
-        stmt = _scoped(
-            select(
-                models.Message.platform_id,
-                models.Channel.platform_id,
-                models.Channel.name,
-                models.Member.name,
-                models.Message.ts,
-                models.Message.text,
-            ),
-            viewer,
+        rows = await history_rows(
+            self.db, viewer.workspace_id, visible_channels(viewer), channel=channel, sender=sender
         )
-        stmt = _filtered(stmt, channel, sender).order_by(models.Message.ts, models.Message.id)
-        async with self.db.session() as session:
-            rows = (await session.execute(stmt)).all()
         seen: set[tuple[str, str, str]] = set()
         views = []
         for message_id, channel_id, channel_name, sender_name, ts, text in rows:
@@ -85,30 +68,4 @@ class WholeHistory:
         """Which of these messages (platform ids) the viewer can see now."""
         if not message_ids:
             return set()
-        stmt = _scoped(select(models.Message.platform_id), viewer).where(
-            models.Message.platform_id.in_(list(message_ids))
-        )
-        async with self.db.session() as session:
-            return set((await session.execute(stmt)).scalars())
-
-
-def _scoped(stmt: Select, viewer: Viewer) -> Select:  # type: ignore[type-arg]
-    return (
-        stmt.select_from(models.Message)
-        .join(models.Channel, models.Channel.id == models.Message.channel_id)
-        .join(models.Member, models.Member.id == models.Message.sender_id)
-        .where(
-            models.Message.workspace_id == viewer.workspace_id,
-            models.Message.channel_id.in_(visible_channels(viewer)),
-        )
-    )
-
-
-def _filtered(stmt: Select, channel: str | None, sender: str | None) -> Select:  # type: ignore[type-arg]
-    if channel:
-        name = channel.strip().lstrip("#")
-        stmt = stmt.where((models.Channel.name == name) | (models.Channel.platform_id == name))
-    if sender:
-        name = sender.strip().lstrip("@")
-        stmt = stmt.where((models.Member.name == name) | (models.Member.platform_id == name))
-    return stmt
+        return await visible_message_ids(self.db, viewer.workspace_id, visible_channels(viewer), message_ids)

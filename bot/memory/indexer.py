@@ -23,15 +23,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from chromadb.api.types import Embeddings
-from sqlalchemy import select
 
-from bot.memory import session_store as store
 from bot.memory.sessions import SessionLine, sessionize, windows
 from bot.memory.summarizer import SessionSummarizer
 from bot.memory.vector_index import VectorDoc, VectorIndex
 from bot.memory.vector_keys import window_key
 from bot.settings import Settings
-from bot.store import models, truth
+from bot.store import session_index as store
 from bot.store.db import Database
 
 
@@ -99,15 +97,12 @@ class SessionIndexer:
 
     # ------------------------------------------------------------------ stage 1: sessions
     async def _resessionize(self, workspace_id: int, stats: IndexStats) -> None:
-        async with self.db.session() as session:
-            changed = await store.changed_channels(session, workspace_id)
+        changed = await store.changed_channels(self.db, workspace_id)
         for start in range(0, len(changed), CHANNELS_PER_PASS):
             await self._resessionize_channels(workspace_id, changed[start : start + CHANNELS_PER_PASS], stats)
 
     async def _resessionize_channels(self, workspace_id: int, channel_ids: list[int], stats: IndexStats) -> None:
-        async with self.db.session() as session:
-            lines = await store.channel_lines(session, channel_ids)
-            stored = await store.stored_sessions(session, channel_ids)
+        lines, stored = await store.channel_sessions(self.db, channel_ids)
         spans = [
             span
             for channel_id in channel_ids
@@ -119,9 +114,7 @@ class SessionIndexer:
         # Vectors go first: a kill before the rows are deleted leaves the channel marked changed, and the rerun
         # deletes again. Deleting the rows first could leave vectors no row points to.
         await self.drop_vectors(workspace_id, [s.key for s in gone if s.embedded])
-        async with self.db.session() as session, session.begin():
-            await truth.delete_sessions(session, [s.id for s in gone])
-            stats.sessions_new += await store.insert_sessions(self.db, session, workspace_id, new)
+        stats.sessions_new += await store.replace_sessions(self.db, workspace_id, gone=[s.id for s in gone], new=new)
         stats.sessions_removed += len(gone)
 
     async def drop_vectors(self, workspace_id: int, session_keys: list[str]) -> None:
@@ -131,16 +124,7 @@ class SessionIndexer:
             await self.index.windows().delete_sessions(workspace_id, session_keys)
 
     async def _pending_work(self, workspace_id: int) -> int:
-        async with self.db.session() as session:
-            flags = (
-                await session.execute(
-                    select(models.MemorySession.summarized, models.MemorySession.embedded).where(
-                        models.MemorySession.workspace_id == workspace_id,
-                        ~(models.MemorySession.summarized & models.MemorySession.embedded),
-                    )
-                )
-            ).all()
-        return sum((not summarized) + (not embedded) for summarized, embedded in flags)
+        return await store.pending_work(self.db, workspace_id)
 
     # ------------------------------------------------------------------ stage 2: summaries
     async def _summarize(self, workspace_id: int, stats: IndexStats, tracker: _Tracker) -> None:
@@ -148,29 +132,16 @@ class SessionIndexer:
         while batch := await self._next_unsummarized(workspace_id, after):
             after = batch[-1][0]
             representative = {content_hash: id_ for id_, content_hash in reversed(batch)}
-            async with self.db.session() as session:
-                lines = await store.session_lines(session, list(representative.values()))
+            lines = await store.session_lines(self.db, list(representative.values()))
             stats.summaries_new += await self.summarizer.ensure(
                 {content_hash: lines[id_] for content_hash, id_ in representative.items()}
             )
-            async with self.db.session() as session, session.begin():
-                await store.mark_summarized(session, [id_ for id_, _ in batch])
+            await store.mark_summarized(self.db, [id_ for id_, _ in batch])
             tracker.advance(len(batch))
 
     async def _next_unsummarized(self, workspace_id: int, after: int) -> list[tuple[int, str]]:
         """The next sessions (by id) that still need a summary: (id, content hash)."""
-        async with self.db.session() as session:
-            stmt = (
-                select(models.MemorySession.id, models.MemorySession.content_hash)
-                .where(
-                    models.MemorySession.workspace_id == workspace_id,
-                    models.MemorySession.summarized.is_(False),
-                    models.MemorySession.id > after,
-                )
-                .order_by(models.MemorySession.id)
-                .limit(self.summary_batch)
-            )
-            return [(id_, content_hash) for id_, content_hash in (await session.execute(stmt)).all()]
+        return await store.next_unsummarized(self.db, workspace_id, after=after, limit=self.summary_batch)
 
     # ------------------------------------------------------------------ stage 3: embeddings
     async def _embed(self, workspace_id: int, stats: IndexStats, tracker: _Tracker) -> None:
@@ -185,8 +156,7 @@ class SessionIndexer:
                 count = len(batch.summaries)
                 await self.index.upsert(workspace_id, batch.summaries, vectors=ready[:count])
                 await self.index.windows().upsert(workspace_id, batch.windows, vectors=ready[count:])
-                async with self.db.session() as session, session.begin():
-                    await store.mark_embedded(session, batch.window_counts)
+                await store.mark_embedded(self.db, batch.window_counts)
                 stats.embeddings_new += count
                 tracker.advance(count)
                 batch = upcoming
@@ -199,26 +169,9 @@ class SessionIndexer:
 
     async def _next_unembedded(self, workspace_id: int, after: int) -> _EmbedBatch:
         """The next summarized sessions (by id) not yet in the vector index: their summaries and windows."""
-        async with self.db.session() as session:
-            stmt = (
-                select(
-                    models.MemorySession.id,
-                    models.MemorySession.key,
-                    models.MemorySession.channel_id,
-                    models.SessionSummary.text,
-                )
-                .join(models.SessionSummary, models.SessionSummary.content_hash == models.MemorySession.content_hash)
-                .where(
-                    models.MemorySession.workspace_id == workspace_id,
-                    models.MemorySession.summarized.is_(True),
-                    models.MemorySession.embedded.is_(False),
-                    models.MemorySession.id > after,
-                )
-                .order_by(models.MemorySession.id)
-                .limit(self.embed_batch)
-            )
-            rows = (await session.execute(stmt)).all()
-            lines = await store.session_lines(session, [row[0] for row in rows]) if self.window_messages else {}
+        rows, lines = await store.next_unembedded(
+            self.db, workspace_id, after=after, limit=self.embed_batch, with_lines=bool(self.window_messages)
+        )
         summaries = [VectorDoc(key, text, channel_id) for _, key, channel_id, text in rows]
         cut = {id_: windows(lines.get(id_, []), self.window_messages) for id_, *_ in rows}
         docs = [

@@ -18,29 +18,14 @@ from __future__ import annotations
 from collections import defaultdict
 from datetime import UTC, datetime
 
-from sqlalchemy import select
-
 from bot.errors import InvalidSettingError
 from bot.llm.client import LLMClient
 from bot.memory.access import MemoryAccess, Visible
 from bot.memory.source import LiveQuery, LiveResult, LiveSearch
 from bot.memory.types import ClearHit, ClearQuery, FuzzyHit, FuzzyQuery, MessageView, Viewer
 from bot.settings import Settings
-from bot.store import models
 from bot.store.db import Database
-
-
-async def _member_and_exclusions(db: Database, viewer: Viewer) -> tuple[str, set[str]]:
-    """The member's platform id and the platform ids of the channels they excluded from memory."""
-    async with db.session() as session:
-        member = select(models.Member.platform_id).where(models.Member.id == viewer.member_id)
-        platform_id = await session.scalar(member)
-        excluded = await session.execute(
-            select(models.Channel.platform_id)
-            .join(models.MemberExclusion, models.MemberExclusion.channel_id == models.Channel.id)
-            .where(models.MemberExclusion.member_id == viewer.member_id)
-        )
-        return str(platform_id or ""), set(excluded.scalars())
+from bot.store.member_settings import member_and_excluded_channels
 
 
 class _LiveMemory:
@@ -49,7 +34,7 @@ class _LiveMemory:
         self.live = search
 
     async def _results(self, viewer: Viewer, query: LiveQuery) -> list[LiveResult]:
-        member, excluded = await _member_and_exclusions(self.db, viewer)
+        member, excluded = await member_and_excluded_channels(self.db, viewer.member_id)
         found = await self.live.search(member, query)
         return [r for r in found if r.message.channel_id not in excluded]
 

@@ -5,6 +5,8 @@ than a gap or where it reaches a maximum size:
 
     runs = split_sessions(messages, gap=timedelta(minutes=30), max_messages=40)
 
+A line and a span are the store's records (`bot.store.memory_sessions`), used here as they are.
+
 Splitting is greedy from the channel's first message, so new messages appended to a channel change at most its last
 session; every earlier session keeps its key.
 """
@@ -13,43 +15,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
-
-@dataclass(frozen=True)
-class SessionLine:
-    """One stored message as sessionizing sees it."""
-
-    message_id: int  # database id
-    sender: str  # sender's handle
-    ts: datetime
-    text: str
-
-    def transcript(self) -> str:
-        return f"{self.sender}: {self.text}"
-
-
-@dataclass(frozen=True)
-class SessionSpan:
-    """A computed session of one channel: its messages, its key and the hash of its content."""
-
-    channel_id: int  # database id
-    lines: tuple[SessionLine, ...]
-    key: str
-    content_hash: str
-
-    @property
-    def first_ts(self) -> datetime:
-        return self.lines[0].ts
-
-    @property
-    def last_ts(self) -> datetime:
-        return self.lines[-1].ts
-
-    @property
-    def message_ids(self) -> list[int]:
-        return [line.message_id for line in self.lines]
+from bot.store.memory_sessions import SessionLine, SessionSpan
 
 
 def split_sessions(lines: Sequence[SessionLine], *, gap: timedelta, max_messages: int) -> list[list[SessionLine]]:

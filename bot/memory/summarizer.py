@@ -20,15 +20,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import select
-
 from bot.errors import LLMError
 from bot.llm.client import LLMClient
 from bot.llm.types import LLMRequest
 from bot.memory.sessions import SessionLine
 from bot.prompts import render_prompt
-from bot.store import bulk, models
 from bot.store.db import Database
+from bot.store.session_summaries import add_summaries, stored_summary_hashes
 
 
 logger = logging.getLogger(__name__)
@@ -67,16 +65,7 @@ class SessionSummarizer:
 
     async def ensure(self, pending: Mapping[str, Sequence[SessionLine]]) -> int:
         """Make the summaries of the content hashes in `pending` that are not stored yet; returns how many."""
-        async with self.db.session() as session:
-            stored = set(
-                (
-                    await session.execute(
-                        select(models.SessionSummary.content_hash).where(
-                            models.SessionSummary.content_hash.in_(list(pending))
-                        )
-                    )
-                ).scalars()
-            )
+        stored = await stored_summary_hashes(self.db, list(pending))
         missing = [h for h in pending if h not in stored]
         if not missing:
             return 0
@@ -101,18 +90,7 @@ class SessionSummarizer:
             {"content_hash": h, "text": s.text, "method": s.method, "model": s.model, "created_at": now}
             for h, s in summaries.items()
         ]
-        added = 0
-        async with self.db.session() as session, session.begin():
-            for chunk in await bulk.row_chunks(session, models.SessionSummary, rows):
-                stmt = (
-                    self.db.insert(models.SessionSummary)
-                    .values(chunk)
-                    .on_conflict_do_nothing(index_elements=["content_hash"])
-                    .returning(models.SessionSummary.content_hash)
-                )
-                # Another indexer may have stored the same content meanwhile: only rows really added count.
-                added += len((await session.execute(stmt)).all())
-        return added
+        return await add_summaries(self.db, rows)
 
 
 async def _ask_model(llm: LLMClient, lines: Sequence[SessionLine]) -> str:

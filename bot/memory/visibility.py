@@ -5,13 +5,14 @@ The channels a member names for an exclusion are resolved by the store (`bot.sto
 
 from __future__ import annotations
 
-from sqlalchemy import Select, and_, func, select
+from sqlalchemy import Select, and_, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.errors import UnknownMemberError
 from bot.memory.types import Viewer
 from bot.store import models
 from bot.store.db import Database
+from bot.store.member_directory import find_member
 
 
 def visible_channels(viewer: Viewer) -> Select[tuple[int]]:
@@ -41,21 +42,12 @@ async def read_visible_channel_versions(db: Database, viewer: Viewer) -> dict[in
 
 
 async def resolve_viewer(session: AsyncSession, workspace_id: int, who: str) -> Viewer:
-    """The viewer for a member named by handle (with or without @) or platform id."""
-    wanted = who.strip().lstrip("@")
-    rows = (
-        await session.execute(
-            select(models.Member.id, models.Member.name, models.Member.platform_id).where(
-                models.Member.workspace_id == workspace_id,
-                (models.Member.platform_id == wanted)
-                | (models.Member.name == wanted)
-                | (func.lower(models.Member.name) == wanted.lower()),  # `--as Alice` is alice
-            )
-        )
-    ).all()
-    # An exact handle or id wins; otherwise a case-insensitive match counts only when it names one member.
-    exact = [r for r in rows if wanted in (r[1], r[2])]
-    row = exact[0] if exact else (rows[0] if len(rows) == 1 else None)
-    if row is None:
+    """The viewer for a member named by handle (with or without @) or platform id (`find_member`'s rule)."""
+    return named_viewer(workspace_id, who, await find_member(session, workspace_id, who))
+
+
+def named_viewer(workspace_id: int, who: str, found: tuple[int, str] | None) -> Viewer:
+    """The viewer `find_member` found for `who`: UnknownMemberError when it found none."""
+    if found is None:
         raise UnknownMemberError(who)
-    return Viewer(workspace_id=workspace_id, member_id=row[0], name=row[1])
+    return Viewer(workspace_id=workspace_id, member_id=found[0], name=found[1])

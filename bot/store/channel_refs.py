@@ -1,7 +1,9 @@
-"""Channels named by a member (platform id, or name with or without #) resolved to the store's ids, for exclusions.
+"""Channels named by a member (platform id, or name with or without #) resolved to the store's ids, for exclusions;
+and every channel of a workspace, by platform id.
 
 async with db.session() as session:
     ids = await resolve_channels(session, workspace_id, ["#random", "C0123"])   # UnknownChannelError if none
+channels = await workspace_channel_ids(db, workspace_id)                        # {"C0123": 7, ...}
 """
 
 from __future__ import annotations
@@ -13,6 +15,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import UnknownChannelError
 from bot.store import models
+from bot.store.chat_store import ChatStore
+from bot.store.db import Database
+
+
+async def workspace_channel_ids(db: Database, workspace_id: int) -> dict[str, int]:
+    """Platform id -> database id of every channel the workspace stores."""
+    async with db.session() as session:
+        return await ChatStore(db).channel_ids(session, workspace_id)
 
 
 async def resolve_channels(session: AsyncSession, workspace_id: int, refs: Iterable[str]) -> list[int]:

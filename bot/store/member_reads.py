@@ -1,6 +1,7 @@
 """What one member reads, changed as a whole: the store half of a visibility event that touched some members.
 
     changed = await set_member_channels(db, session, member_db_id, wanted={3, 7}, scope={3, 5, 7})
+    await unread_token_channels(db, workspace_id, "U1", other_readers={"UBOT"})   # U1's token is gone
 
 Only channels in `scope` (those the event's platform decides, e.g. a Discord server's channels) are touched: a DM
 the member reads through their own token stays theirs.
@@ -11,7 +12,7 @@ from __future__ import annotations
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.store import bulk, models
+from bot.store import bulk, models, truth
 from bot.store.db import Database
 
 
@@ -53,3 +54,12 @@ async def active_member_ids(session: AsyncSession, workspace_id: int, platform_i
         )
         found.update({platform_id: id_ for platform_id, id_ in rows.all()})
     return found
+
+
+async def unread_token_channels(db: Database, workspace_id: int, member_id: str, *, other_readers: set[str]) -> None:
+    """Leave the channels only `member_id`'s token could read (`truth.token_only_channels`) with no reader: found
+    first, then forgotten in a transaction of its own."""
+    async with db.session() as session:
+        channels = await truth.token_only_channels(session, workspace_id, member_id, other_readers=other_readers)
+    async with db.session() as session, session.begin():
+        await truth.forget_readers(session, channels)

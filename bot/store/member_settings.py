@@ -113,3 +113,15 @@ class MemberSettingsStore:
         if member is None:
             raise UnknownMemberError(member_platform_id)
         return member
+
+
+async def member_and_excluded_channels(db: Database, member_db_id: int) -> tuple[str, set[str]]:
+    """The member's platform id ("" if unknown) and the platform ids of the channels they keep out of memory."""
+    async with db.session() as session:
+        platform_id = await session.scalar(select(models.Member.platform_id).where(models.Member.id == member_db_id))
+        excluded = await session.execute(
+            select(models.Channel.platform_id)
+            .join(models.MemberExclusion, models.MemberExclusion.channel_id == models.Channel.id)
+            .where(models.MemberExclusion.member_id == member_db_id)
+        )
+        return str(platform_id or ""), set(excluded.scalars())

@@ -41,8 +41,9 @@ MACHINERY_USERS = {
     "adapters/discord/views/approval.py": {"bot.consent.pending"},
 }  # fmt: skip
 # What bot/consent may not import: platforms, adapters, surfaces and entry points, and the parts of the core that
-# import consent themselves (of bot.asks only the stored records, `models` and `transcripts`, are below it).
-BELOW_CONSENT_IN_ASKS = {"bot.asks.models", "bot.asks.transcripts"}
+# import consent themselves (of bot.asks only the stored records, `models`, `approval_rows` and `transcripts`, are
+# below it).
+BELOW_CONSENT_IN_ASKS = {"bot.asks.models", "bot.asks.approval_rows", "bot.asks.transcripts"}
 FORBIDDEN_IN_CONSENT = (
     "slack_bolt", "slack_sdk", "discord", "adapters", "starlette",
     "bot.web", "bot.cli", "bot.serve", "bot.bench", "bot.negotiation", "bot.__main__",

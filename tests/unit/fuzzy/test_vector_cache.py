@@ -8,7 +8,6 @@ from random import Random
 import pytest
 from sqlalchemy import select
 
-from bot.memory import session_store
 from bot.memory.embeddings import HashEmbedder
 from bot.memory.indexer import SessionIndexer
 from bot.memory.summarizer import SessionSummarizer
@@ -16,7 +15,7 @@ from bot.memory.vector_cache import ChannelVectors, VectorCache
 from bot.memory.vector_index import VectorDoc, VectorIndex
 from bot.memory.visibility import resolve_viewer, visible_channel_versions
 from bot.settings import Settings
-from bot.store import models, truth
+from bot.store import memory_sessions, models, truth
 from bot.store.db import Database
 from bot.store.world_mirror import mirror_world
 from bot.world import World
@@ -118,6 +117,6 @@ async def test_the_database_moves_a_channels_memory_version_when_its_vectors_cha
     assert dropped[channel] == embedded[channel] + 1
     assert {c: v for c, v in dropped.items() if c != channel} == {c: v for c, v in embedded.items() if c != channel}
     async with sqlite_db.session() as session, session.begin():
-        await session_store.mark_summarized(session, [id_ for id_, c in sessions if c != channel][:1])
+        await memory_sessions.mark_summarized(session, [id_ for id_, c in sessions if c != channel][:1])
     async with sqlite_db.session() as session:
         assert await visible_channel_versions(session, alice) == dropped  # only embedding moves it

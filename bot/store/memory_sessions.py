@@ -1,6 +1,12 @@
-"""The database side of fuzzy indexing: which channels changed, their messages as session lines, and writing or
-dropping `memory_session` / `session_message` rows. Used by `SessionIndexer` only; agents read through
-`FuzzyMemory`.
+"""The statements of fuzzy indexing, within a caller's session: which channels changed, their messages as session
+lines, and writing or marking `memory_session` / `session_message` rows. `bot.store.session_index` runs them as the
+indexer's units of work; agents read through `FuzzyMemory`.
+
+    async with db.session() as session:
+        changed = await changed_channels(session, workspace_id)
+        lines = await channel_lines(session, changed)     # {channel id: [SessionLine, ...]} oldest first
+
+A session line and a session span are the store's records of what `bot.memory.sessions` cuts and hashes.
 """
 
 from __future__ import annotations
@@ -8,13 +14,48 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.memory.sessions import SessionLine, SessionSpan
 from bot.store import bulk, models, truth
 from bot.store.db import Database, as_utc
+
+
+@dataclass(frozen=True)
+class SessionLine:
+    """One stored message as sessionizing sees it."""
+
+    message_id: int  # database id
+    sender: str  # sender's handle
+    ts: datetime
+    text: str
+
+    def transcript(self) -> str:
+        return f"{self.sender}: {self.text}"
+
+
+@dataclass(frozen=True)
+class SessionSpan:
+    """A computed session of one channel: its messages, its key and the hash of its content."""
+
+    channel_id: int  # database id
+    lines: tuple[SessionLine, ...]
+    key: str
+    content_hash: str
+
+    @property
+    def first_ts(self) -> datetime:
+        return self.lines[0].ts
+
+    @property
+    def last_ts(self) -> datetime:
+        return self.lines[-1].ts
+
+    @property
+    def message_ids(self) -> list[int]:
+        return [line.message_id for line in self.lines]
 
 
 @dataclass(frozen=True)
