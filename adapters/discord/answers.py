@@ -26,7 +26,7 @@ from adapters.discord.status import StatusMessage, StatusState
 from adapters.discord.views.ask_controls import answer_buttons
 from bot import messages
 from bot.asks.answer_post import RichAnswerPost
-from bot.asks.answer_view import SourceView
+from bot.asks.read_models.answer_view import SourceView
 from bot.errors import AskwithError, ChatPlatformError
 from bot.port import FinalAnswer
 from bot.store import models as store_models
