@@ -36,7 +36,7 @@ from adapters.local.workspace import LocalWorkspace
 from benchmarks.reach_figures import critical_path
 from benchmarks.scratch_postgres import scratch_postgres
 from bot.asks import models
-from bot.asks.transcripts import load_transcript
+from bot.asks.read_models.transcripts import load_transcript
 from bot.settings import Settings
 
 

@@ -56,8 +56,8 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 from adapters.local.registry import SAMPLES_DIR  # noqa: E402
 from benchmarks.reach_figures import ItemFigures, gold_lines, measure, summary  # noqa: E402
 from bot.agents.scripted_model import scripted_model  # noqa: E402
+from bot.asks.read_models.transcripts import load_transcript  # noqa: E402
 from bot.asks.service import AskRequest  # noqa: E402
-from bot.asks.transcripts import load_transcript  # noqa: E402
 from bot.bench.answer_metrics import tokens  # noqa: E402
 from bot.bench.citations import cited_figures, claimed_sources, line_keys  # noqa: E402
 from bot.bench.generate import BUILDERS  # noqa: E402

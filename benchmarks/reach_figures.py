@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.agents.scripted_reading import keywords_of, names_of, needs_of
-from bot.asks.transcripts import ConversationView, Transcript
+from bot.asks.read_models.transcripts import StoredConversation, Transcript
 from bot.bench.citations import claimed_sources, precision
 from bot.llm.types import LLMRequest
 from bot.text_fold import stem, stems_of
@@ -147,7 +147,7 @@ def critical_path(transcript: Transcript, *, seconds: bool = False) -> float:
     return max(branches, default=0) + consensus
 
 
-def _path(view: ConversationView, cost: Callable[[list[float]], float]) -> float:
+def _path(view: StoredConversation, cost: Callable[[list[float]], float]) -> float:
     total = 0.0
     for turn in view.turns:
         children = [_path(child, cost) for child in view.children if child.row.parent_turn == turn.idx]

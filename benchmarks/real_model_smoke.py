@@ -31,7 +31,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.asks.transcripts import load_transcript  # noqa: E402
+from bot.asks.read_models.transcripts import load_transcript  # noqa: E402
 from bot.bench.generate import DATASETS, generate  # noqa: E402
 from bot.bench.items import BenchItem, load_items  # noqa: E402
 from bot.bench.replay import Replays  # noqa: E402

@@ -118,6 +118,14 @@ def said_to_others() -> str:
     return "(said to others in this ask: not shared with you)"
 
 
+def text_in_platform() -> str:
+    """A live ask's record (it read Slack live and keeps no text): where its text and answer are instead."""
+    return (
+        "This ask read Slack live; its text stays in Slack only. The answer is where askwith posted it; this record "
+        "keeps who took part, what happened and when."
+    )
+
+
 def approval_confirmed(decision: str, audience: str) -> str:
     """What the member reads after answering an approval prompt."""
     if decision == "approved_all":

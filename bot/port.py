@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 
 if TYPE_CHECKING:
-    from bot.asks.answer_view import AnswerView
+    from bot.asks.read_models.answer_view import AnswerView
     from bot.consent.card import ApprovalCard
 
 

@@ -21,7 +21,7 @@ import discord
 
 from adapters.discord import texts
 from bot import chat_texts, messages
-from bot.asks.answer_view import AnswerView, ContributorView, SourceView
+from bot.asks.read_models.answer_view import AnswerView, ContributorView, SourceView
 
 
 MAX_DESCRIPTION = 4096

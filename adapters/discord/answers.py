@@ -25,7 +25,7 @@ from adapters.discord.status import StatusMessage, StatusState
 from adapters.discord.views.ask_controls import answer_buttons
 from bot import messages
 from bot.asks.answer_post import RichAnswerPost
-from bot.asks.answer_view import SourceView
+from bot.asks.read_models.answer_view import SourceView
 from bot.errors import AskwithError, ChatPlatformError
 from bot.port import FinalAnswer
 from bot.store.message_places import thread_parents

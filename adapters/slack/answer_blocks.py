@@ -12,7 +12,7 @@ from typing import Any
 from adapters.slack import texts
 from adapters.slack.mrkdwn import escape, link, to_mrkdwn
 from bot import chat_texts, messages
-from bot.asks.answer_view import AnswerView, ContributorView, SourceView
+from bot.asks.read_models.answer_view import AnswerView, ContributorView, SourceView
 
 
 CANCEL_ACTION = "askwith_cancel"

@@ -25,7 +25,7 @@ from adapters.slack.mrkdwn import to_mrkdwn
 from adapters.slack.status import StatusMessage
 from bot import chat_texts, messages
 from bot.asks.answer_post import RichAnswerPost
-from bot.asks.answer_view import AnswerView
+from bot.asks.read_models.answer_view import AnswerView
 from bot.errors import AskwithError
 from bot.port import FinalAnswer
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from adapters.slack import texts
 from adapters.slack.mrkdwn import escape, link
 from bot import chat_texts, messages
-from bot.asks.member_views import recent_asks, shared_by
+from bot.asks.read_models.member_views import recent_asks, shared_by
 from bot.errors import UnknownMemberError
 from bot.port import SharePolicy
 from bot.store.member_settings import MemberSettings

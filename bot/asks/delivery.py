@@ -23,8 +23,8 @@ from sqlalchemy import Update, bindparam, select, update
 
 from bot import messages
 from bot.asks import models
-from bot.asks.answer_view import AnswerView
 from bot.asks.claims import held_by_worker
+from bot.asks.read_models.answer_view import AnswerView
 from bot.asks.record import AskRecorder
 from bot.errors import AskwithError, ClaimLostError
 from bot.port import ChatPort, FinalAnswer

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.asks.transcripts import Transcript
+from bot.asks.read_models.transcripts import Transcript
 
 
 @dataclass

@@ -4,7 +4,7 @@
     outcome = await service.ask(AskRequest("alice", ["bob"], "When is the rehearsal?"))   # submit + run here
     ask_id = await service.submit(request)   # or: enqueue, and let an `AskWorker` run it
     await service.cancel(ask_id, by="alice")  # bot.asks.control; progress: service.progress (bot.asks.progress)
-    view = await service.answer_view(ask_id, viewer="alice")   # the rich answer (bot.asks.answer_view)
+    view = await service.answer_view(ask_id, viewer="alice")   # the rich answer (bot.asks.read_models.answer_view)
 
 Requests are validated first (each problem has one clear text in `bot.messages`). A queued ask is claimed by one
 worker, saved after every turn, resumed by another worker if its own dies, and ends with exactly one final post.
@@ -36,7 +36,6 @@ from bot.agents.multiparty import AskResult, run_ask
 from bot.agents.progress import Stage
 from bot.agents.roster import Roster
 from bot.asks import models
-from bot.asks.answer_view import AnswerView, answer_view
 from bot.asks.background import BACKGROUND_SHARE, ask_in_thread, background, resolve_follow_up
 from bot.asks.claims import AskClaims
 from bot.asks.control import CancelResult, cancel_ask, end_cancelled
@@ -45,6 +44,7 @@ from bot.asks.feedback import record_feedback
 from bot.asks.heartbeat import with_heartbeat
 from bot.asks.live_record import expire_transcripts, keep_no_text
 from bot.asks.progress import ProgressHub, ProgressTracker, stage_writes
+from bot.asks.read_models.answer_view import AnswerView, answer_view
 from bot.asks.record import AskRecorder
 from bot.asks.requests import AskOutcome, AskRequest
 from bot.consent.approval import SharingGate
@@ -465,7 +465,7 @@ class AskService:
         return await record_feedback(self.db, self.settings, self.roster, self.workspace_id, ask_id, member, vote)
 
     async def answer_view(self, ask_id: int, *, viewer: str) -> AnswerView:
-        """The ask's rich answer as `viewer` may see it (bot.asks.answer_view), with their transcript link."""
+        """The ask's rich answer as `viewer` may see it (`read_models.answer_view`), with their transcript link."""
         return await answer_view(
             self.db, ask_id, viewer=viewer, settings=self.settings, workspace_id=self.workspace_id,
             transcript_link=self.transcript_link, roster=self.roster,

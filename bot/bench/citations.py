@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from bot.asks.transcripts import Transcript
+from bot.asks.read_models.transcripts import Transcript
 from bot.bench.items import BenchItem
 from bot.world import World
 

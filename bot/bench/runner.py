@@ -17,8 +17,8 @@ from pathlib import Path
 
 from bot import messages
 from bot.asks.metrics import behaviour
+from bot.asks.read_models.transcripts import load_transcript
 from bot.asks.service import AskOutcome, AskRequest
-from bot.asks.transcripts import load_transcript
 from bot.bench.anonymize import anonymize_item, anonymize_world
 from bot.bench.citations import cited_figures, claimed_sources
 from bot.bench.items import BenchItem, load_items

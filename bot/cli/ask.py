@@ -13,9 +13,9 @@ from rich.text import Text
 from adapters.local.registry import LocalWorkspaces
 from adapters.local.workspace import ApprovalResponder
 from bot.agents.ablations import NAMES
+from bot.asks.read_models.transcripts import Transcript, load_transcript
 from bot.asks.runtime import SCRIPTED_PRIVATE_MODEL, scripted_backend
 from bot.asks.service import AskOutcome, AskRequest, AskService
-from bot.asks.transcripts import Transcript, load_transcript
 from bot.cli.ingest import ingest_into
 from bot.cli.printable import printable
 from bot.cli.terminal_approvals import terminal_responder

@@ -1,6 +1,6 @@
-"""Rendering a transcript for the terminal, as one member may see it (`bot.consent.view`): what each agent let out
-to them, their own agent's plans, memory queries and notes, sub-conversations, consensus, cost; the paper's behaviour
-metrics and every agent's internals only with raw access (`ASKWITH_ADMIN_RAW_PROMPTS`, logged by the caller).
+"""Rendering a transcript for the terminal, as one member may see it (`bot.asks.read_models.ask_view`): what each agent
+let out to them, their own agent's plans, memory queries and notes, sub-conversations, consensus, cost; the paper's
+behaviour metrics and every agent's internals only with raw access (`ASKWITH_ADMIN_RAW_PROMPTS`, logged by the caller).
 
     render_transcript(transcript)                              # as the member who asked sees it
     render_transcript(transcript, viewer=Viewer("bob"))        # as bob
@@ -17,9 +17,9 @@ from rich.text import Text
 
 from bot import messages
 from bot.asks.metrics import behaviour
-from bot.asks.transcripts import Transcript
+from bot.asks.read_models.ask_view import AskView, ConversationView, OwnTurn, Viewer, every_conversation, view_for
+from bot.asks.read_models.transcripts import Transcript
 from bot.cli.printable import printable
-from bot.consent.view import AskView, ConversationView, OwnTurn, Viewer, every_conversation, view_for
 
 
 def render_transcript(transcript: Transcript, *, viewer: Viewer | None = None, short: bool = False) -> Group:

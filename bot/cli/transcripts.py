@@ -9,10 +9,10 @@ from rich.console import Console
 from rich.table import Table
 
 from bot.asks import models
-from bot.asks.transcripts import Transcript, list_asks, load_transcript
+from bot.asks.read_models.ask_view import Viewer
+from bot.asks.read_models.transcripts import Transcript, list_asks, load_transcript
 from bot.cli.printable import printable
 from bot.cli.transcript_view import render_prompts, render_transcript
-from bot.consent.view import Viewer
 from bot.settings import Settings
 from bot.store.db import Database, run
 

@@ -18,15 +18,15 @@ The map, in the order a text leaves an agent:
 - `prompt_limits`: how often one member's asks may prompt one colleague.
 - `pending`: approvals waiting for a click: the stored decision (`ApprovalStore`, what asks rely on) and each
   platform's in-process registry of its prompts (`ApprovalRegistry`); surfaces deliver clicks here.
-- `view`: what one person may see of an ask (`AskView`), built from the outbox's records; every page and text about
-  an ask is rendered from it, never from the stored turns.
+
+What one person may see of an ask afterwards (`AskView`) is built from the outbox's records by the read models
+(`bot.asks.read_models.ask_view`); every page and text about an ask is rendered from it, never from the stored turns.
 
 Agents reach consent through `outbox` alone; the ask service wires the screen, gate, limits and store into each
-ask's outboxes; surfaces render from `view` and hand clicks to `pending`. `tests/unit/test_consent_layers.py` holds
-those lines (and that nothing here imports a platform library or a surface).
+ask's outboxes; surfaces render from the read models and hand clicks to `pending`. `tests/unit/test_consent_layers.py`
+holds those lines (and that nothing here imports a platform library or a surface).
 
     gate = SharingGate(port, ask_id=7, question=q, requester="alice", timeout_s=600, approvals=ApprovalStore(db))
     outbox = Outbox(roster, gate, screen=ShareScreen(cap=2000), audience=Audience("alice", ("bob",), "#general"))
     verdict = await outbox.send(agent, step, turns, conversation_id=1)  # Verdict.SENT | HELD | NOTHING
-    view_for(await load_transcript(db, ask_id), await viewer_of(db, workspace_id, "carol"))  # carol's AskView
 """

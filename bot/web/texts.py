@@ -15,10 +15,6 @@ FORBIDDEN_TITLE = "Not yours to open"
 FORBIDDEN = "Only the members who took part in this conversation (and admins) can open its transcript."
 NOT_FOUND_TITLE = "Not found"
 NO_SUCH_PAGE = "There is no page at this address. It may have moved, or the link may be mistyped."
-TEXT_IN_PLATFORM = (
-    "This ask read Slack live; its text stays in Slack only. The answer is where askwith posted it; this record keeps "
-    "who took part, what happened and when."
-)
 ADMINS_ONLY = "Only workspace admins can open this page."
 NO_LOCAL_WORKSPACE = "This server hosts no local workspace: members use askwith from Slack or Discord."
 # Said alike of a conversation that does not exist and of one the member is not in (never "you are not a member").

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from adapters.local.workspace import EphemeralPost, LocalWorkspace
 from bot.port import ApprovalRequest, ChannelKind, ChatMessage, Member
+from bot.web.render import answered_ask
 from bot.web.texts import GENERIC_QUESTION, SAMPLE_ASKS
 from bot.world import World
 
@@ -117,6 +118,11 @@ def messages_of(port: LocalWorkspace, channel_id: str) -> list[MessageItem]:
             items[message.id] = item
             top.append(item)
     return top
+
+
+def answer_posts(items: list[MessageItem]) -> list[tuple[str, int]]:
+    """askwith's posts among `items` that answer an ask, as (message id, ask id), in feed order."""
+    return [(item.message.id, ask_id) for item in items if item.is_bot and (ask_id := answered_ask(item.message.text))]
 
 
 def ephemerals_of(port: LocalWorkspace, member_id: str, channel_id: str) -> list[EphemeralPost]:

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.agents.scripted_model import scripted_model
-from bot.asks.answer_view import answer_view
+from bot.asks.read_models.answer_view import answer_view
 from bot.asks.service import AskRequest
 from bot.consent.outgoing import line_text
 from bot.errors import AskNotAllowedError

@@ -8,9 +8,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from bot.asks import models
-from bot.asks.answer_view import answer_view
 from bot.asks.feedback import feedback_tally, vote_of
-from bot.asks.member_views import recent_asks, shared_by
+from bot.asks.read_models.answer_view import answer_view
+from bot.asks.read_models.member_views import recent_asks, shared_by
 from bot.asks.service import AskRequest
 from bot.consent.outbox import AGENTS_THREAD
 from bot.errors import AskNotAllowedError, AskRejectedError

@@ -12,7 +12,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from bot import messages
-from bot.asks.transcripts import load_transcript
+from bot.asks.read_models.transcripts import load_transcript
 from bot.cli import _register_all, app
 from bot.errors import AskRejectedError
 from bot.settings import Settings

@@ -3,9 +3,9 @@ it relayed from the requester's memory; what it said is shown without internal m
 
 from __future__ import annotations
 
-from bot.asks.answer_view import answer_view
-from bot.asks.contributions import SharedLine, contributions, own_ids, shared_lines, without_ids
-from bot.asks.member_views import shared_by
+from bot.asks.read_models.answer_view import answer_view
+from bot.asks.read_models.contributions import SharedLine, contributions, own_ids, shared_lines, without_ids
+from bot.asks.read_models.member_views import shared_by
 from bot.asks.service import AskRequest
 from bot.settings import Settings
 from bot.store.db import Database

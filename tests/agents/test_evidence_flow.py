@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 from bot.agents.scripted_model import needs_of, scripted_model
+from bot.asks.read_models.transcripts import load_transcript
 from bot.asks.service import AskRequest
-from bot.asks.transcripts import load_transcript
 from bot.llm.types import LLMRequest
 from bot.prompts import render_prompt
 from bot.settings import Settings

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from bot.asks import models
-from bot.asks.transcripts import load_transcript
+from bot.asks.read_models.transcripts import load_transcript
 from bot.cli import _register_all, app
 from bot.settings import Settings
 from bot.store.db import Database

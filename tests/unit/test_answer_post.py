@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.asks.answer_post import RichAnswerPost
-from bot.asks.answer_view import AnswerView, ClaimView, SourceView
+from bot.asks.read_models.answer_view import AnswerView, ClaimView, SourceView
 from bot.errors import ChatPlatformError, PlatformAccessError
 from bot.port import FinalAnswer
 

@@ -1,6 +1,7 @@
 """Layer rules of consent (`bot.consent`): agents reach it through the outbox alone, only the wiring and the surfaces
 that deliver clicks touch the approval machinery, it imports no platform or surface, and what people read of an ask
-is rendered from their `AskView` (`bot.consent.view`), never from the stored turns.
+is rendered from their `AskView` (`bot.asks.read_models.ask_view`, built from the outbox's records), never from the
+stored turns.
 
 Every import counts, including those inside functions and under TYPE_CHECKING, relative ones and
 `importlib.import_module("...")` with a literal name.
@@ -15,11 +16,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).parents[2]
 CONSENT = "bot.consent"
-# The package's face: the one way out of an agent, the plain record of what a turn passes on, the per-viewer view,
-# and the approval card a member reads (a plain record every surface renders). Every other module of bot/consent
-# (approval, pending, prompt_limits, owners, screen, paraphrase, exclusions, card_facts, and any added later) is
-# machinery the outbox runs.
-PUBLIC = {"bot.consent.outbox", "bot.consent.outgoing", "bot.consent.view", "bot.consent.card"}
+# The package's face: the one way out of an agent, the plain record of what a turn passes on, and the approval card
+# a member reads (a plain record every surface renders). Every other module of bot/consent (approval, pending,
+# prompt_limits, owners, screen, paraphrase, exclusions, card_facts, and any added later) is machinery the outbox runs.
+PUBLIC = {"bot.consent.outbox", "bot.consent.outgoing", "bot.consent.card"}
 # Who outside bot/consent may import which piece of the machinery, and why.
 MACHINERY_USERS = {
     # the application wiring: builds each ask's outbox from its screen, gate (with what its cards name people and
@@ -41,24 +41,24 @@ MACHINERY_USERS = {
     "adapters/discord/views/approval.py": {"bot.consent.pending"},
 }  # fmt: skip
 # What bot/consent may not import: platforms, adapters, surfaces and entry points, and the parts of the core that
-# import consent themselves (of bot.asks only the stored records, `models`, `approval_rows` and `transcripts`, are
-# below it).
-BELOW_CONSENT_IN_ASKS = {"bot.asks.models", "bot.asks.approval_rows", "bot.asks.transcripts"}
+# import consent themselves (of bot.asks only the stored records, `models` and `approval_rows`, are below it).
+BELOW_CONSENT_IN_ASKS = {"bot.asks.models", "bot.asks.approval_rows"}
 FORBIDDEN_IN_CONSENT = (
     "slack_bolt", "slack_sdk", "discord", "adapters", "starlette",
     "bot.web", "bot.cli", "bot.serve", "bot.bench", "bot.negotiation", "bot.__main__",
 )  # fmt: skip
 
-RECORD_MODULE = "bot.asks.transcripts"
+RECORD_MODULE = "bot.asks.read_models.transcripts"
 STORED = {"Turn", "Consensus", "MemoryQuery"}  # bot.asks.models rows holding agents' internals
 # Readers of the stored ask: the view itself and the modules that pass what they load to it; the writers and the
 # runner of asks; the member's own sharing log (their own agent's turns); operators' figures (bench, metrics); a
 # follow-up's background, which keeps an earlier answer only for readers every outbox record of it named.
 READERS = {
-    "bot/consent/view.py", "bot/asks/answer_view.py", "bot/web/records/transcript.py", "bot/cli/transcript_view.py",
-    "bot/cli/transcripts.py", "bot/cli/ask.py", "bot/asks/transcripts.py", "bot/asks/metrics.py",
-    "bot/bench/runner.py", "bot/bench/citations.py", "bot/asks/service.py", "bot/asks/record.py",
-    "bot/asks/live_record.py", "bot/asks/delivery.py", "bot/asks/member_views.py", "bot/asks/background.py",
+    "bot/asks/read_models/ask_view.py", "bot/asks/read_models/answer_view.py",
+    "bot/asks/read_models/transcript_page.py", "bot/cli/transcript_view.py", "bot/cli/transcripts.py",
+    "bot/cli/ask.py", "bot/asks/read_models/transcripts.py", "bot/asks/metrics.py", "bot/bench/runner.py",
+    "bot/bench/citations.py", "bot/asks/service.py", "bot/asks/record.py", "bot/asks/live_record.py",
+    "bot/asks/delivery.py", "bot/asks/read_models/member_views.py", "bot/asks/background.py",
 }  # fmt: skip
 
 
@@ -164,11 +164,7 @@ def _reads_the_record(tree: ast.AST) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module == RECORD_MODULE:
             found.append(f"imports {RECORD_MODULE}")
-        elif (
-            isinstance(node, ast.ImportFrom)
-            and node.module == "bot.asks"
-            and any(a.name == "transcripts" for a in node.names)
-        ):
+        elif isinstance(node, ast.ImportFrom) and any(f"{node.module}.{a.name}" == RECORD_MODULE for a in node.names):
             found.append(f"imports {RECORD_MODULE}")
         elif isinstance(node, ast.ImportFrom) and node.module == "bot.asks.models":
             found += [f"imports models.{a.name}" for a in node.names if a.name in STORED]
@@ -186,9 +182,10 @@ def test_only_the_view_and_its_loaders_read_stored_asks() -> None:
             continue
         if found := _reads_the_record(ast.parse(path.read_text(encoding="utf-8"))):
             offenders[name] = sorted(set(found))
-    assert offenders == {}, "render from bot.consent.view.view_for instead"
+    assert offenders == {}, "render from bot.asks.read_models.ask_view.view_for instead"
 
 
 def test_the_loaders_hand_what_they_load_to_the_view() -> None:
-    for name in ("bot/asks/answer_view.py", "bot/web/records/transcript.py", "bot/cli/transcript_view.py"):
+    loaders = ("bot/asks/read_models/answer_view.py", "bot/asks/read_models/transcript_page.py")
+    for name in (*loaders, "bot/cli/transcript_view.py"):
         assert "view_for(" in ROOT.joinpath(name).read_text(encoding="utf-8"), name

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from adapters.discord.answer_embeds import MAX_FIELDS, answer_embed, chat_text
-from bot.asks.answer_view import AnswerView, ClaimView, ContributorView, SourceView
+from bot.asks.read_models.answer_view import AnswerView, ClaimView, ContributorView, SourceView
 from tests.fakes.discord_limits import check_embeds
 
 

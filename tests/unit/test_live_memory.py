@@ -12,6 +12,7 @@ from rich.console import Console
 from sqlalchemy import func, select
 
 from adapters.local import LocalWorkspace
+from bot.asks.read_models.ingestion import object_problems
 from bot.cli.ingest import problems_table
 from bot.errors import (
     ChatPlatformError,
@@ -33,7 +34,6 @@ from bot.store import models
 from bot.store.db import Database
 from bot.store.ingest_status import IngestStatusStore, ObjectKind, ObjectStatus, backoff_seconds
 from bot.store.sanitize import db_text
-from bot.web.records.ingestion import object_problems
 from bot.world import World
 from memory_ingest.worker import IngestWorker
 

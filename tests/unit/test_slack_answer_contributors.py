@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from adapters.slack.answer_blocks import answer_blocks
 from bot import messages
-from bot.asks.answer_view import AnswerView, ContributorView, SourceView
+from bot.asks.read_models.answer_view import AnswerView, ContributorView, SourceView
 
 
 OWN = SourceView("bob", "Bob", True, "launch 14 March", "launch", "bob", "2026-03-01 09:00", "C1", "C1:1.000100")

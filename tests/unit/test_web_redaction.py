@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from bot.asks.read_models.redaction import Hit, may_read_hit, redact_hits, withheld_label
 from bot.web.access import Identity, is_admin, may_open
-from bot.web.redaction import Hit, may_read_hit, redact_hits, withheld_label
 
 
 BOB_DM_WITH_ERIN = 11

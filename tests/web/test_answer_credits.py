@@ -12,9 +12,9 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from bot.asks.transcripts import load_transcript
+from bot.asks.read_models.ask_view import records_of
+from bot.asks.read_models.transcripts import load_transcript
 from bot.consent.outbox import Sent, Verdict
-from bot.consent.view import records_of
 from bot.settings import Settings
 from bot.store.db import Database
 from tests.web.harness import QUESTION, app_for, post_form, sign_in, wait_for, web_settings

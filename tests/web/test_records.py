@@ -11,6 +11,11 @@ from sqlalchemy import select
 
 from adapters.local import LocalWorkspace
 from bot.asks.models import Consensus
+from bot.asks.read_models import ask_summaries as records
+from bot.asks.read_models.ask_summaries import asks_of_member, recent_asks
+from bot.asks.read_models.ingestion import channel_status, member_status
+from bot.asks.read_models.negotiations import load_negotiation, negotiations_of
+from bot.asks.read_models.transcript_page import NOT_YOUR_AUDIENCE, load_transcript
 from bot.asks.service import AskRequest
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
@@ -23,11 +28,6 @@ from bot.settings import Settings
 from bot.store.db import Database
 from bot.web.access import Identity, may_open
 from bot.web.metrics import collect, render
-from bot.web.records import asks as records
-from bot.web.records.asks import asks_of_member, recent_asks
-from bot.web.records.ingestion import channel_status, member_status
-from bot.web.records.negotiations import load_negotiation, negotiations_of
-from bot.web.records.transcript import NOT_YOUR_AUDIENCE, load_transcript
 from bot.web.render import templates
 from bot.world import World
 from tests.fakes.asks import LAUNCH, QUESTION, build, two_fact_world

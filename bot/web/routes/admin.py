@@ -8,14 +8,14 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
+from bot.asks.read_models.ask_summaries import recent_asks
+from bot.asks.read_models.bench_reports import find_reports, plot_file, show_report
+from bot.asks.read_models.ingestion import channel_status, member_status, memory_sources, object_problems
+from bot.asks.read_models.negotiations import negotiations_of
 from bot.bench.report_tables import SCRIPTED_NOTE
 from bot.web import texts
 from bot.web.access import Identity
 from bot.web.auth import config, db, require_identity
-from bot.web.records.asks import recent_asks
-from bot.web.records.bench import find_reports, plot_file, show_report
-from bot.web.records.ingestion import channel_status, member_status, memory_sources, object_problems
-from bot.web.records.negotiations import negotiations_of
 from bot.web.render import page
 
 

@@ -7,9 +7,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from bot.asks.read_models.ask_summaries import PAGE, asks_of_member
+from bot.asks.read_models.negotiations import negotiations_of
 from bot.web.auth import current_identity, db, require_identity
-from bot.web.records.asks import PAGE, asks_of_member
-from bot.web.records.negotiations import negotiations_of
 from bot.web.render import page
 
 

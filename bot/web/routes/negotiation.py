@@ -6,10 +6,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from bot.asks.read_models.negotiations import load_negotiation
 from bot.web import texts
 from bot.web.access import may_open
 from bot.web.auth import db, require_identity
-from bot.web.records.negotiations import load_negotiation
 from bot.web.render import page
 
 

@@ -11,13 +11,13 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from adapters.local.workspace import LocalWorkspace
+from bot.asks.read_models.member_page import member_activity
 from bot.errors import UnknownChannelError
 from bot.port import SharePolicy
 from bot.store.chat_store import WorkspaceKey
 from bot.store.member_settings import MemberSettingsStore
 from bot.web import texts
 from bot.web.auth import db
-from bot.web.records.member_page import member_activity
 from bot.web.render import page
 from bot.web.routes.workspace import local_member
 from bot.web.workspace_view import approvals_of, channels_of

@@ -9,11 +9,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from bot.asks.read_models.ask_summaries import ask_summary
+from bot.asks.read_models.transcript_page import load_transcript, transcript_json
 from bot.web import texts
 from bot.web.access import may_follow, may_open
 from bot.web.auth import config, db, require_identity
-from bot.web.records.asks import ask_summary
-from bot.web.records.transcript import load_transcript, transcript_json
 from bot.web.render import page
 
 

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from bot.asks.read_models.dm_answers import dm_answers
 from bot.consent.pending import ApprovalStore
 from bot.port import ApprovalDecision
 from bot.serve.local import LocalRuntime
@@ -24,10 +25,10 @@ from bot.web import texts
 from bot.web.access import Identity
 from bot.web.auth import config, db, require_identity
 from bot.web.commands import ASK_COMMAND, parse_ask_command, parse_settings_command, suggestion, unknown_command
-from bot.web.records.dm_answers import dm_answers
 from bot.web.render import page
 from bot.web.settings_command import SettingRefused, run_settings
 from bot.web.workspace_view import (
+    answer_posts,
     approvals_of,
     can_read,
     channels_of,
@@ -109,7 +110,7 @@ async def _channel_context(
     request.session[SEEN_KEY] = seen
     answers = {}
     if in_bot_dm:
-        answers = await dm_answers(db(request), config(request).settings, local.port, messages,
+        answers = await dm_answers(db(request), config(request).settings, local.port, answer_posts(messages),
                                    viewer=identity.member, workspace_id=local.workspace_id)  # fmt: skip
     return dict(
         identity=identity, channel_id=channel_id, channels=channels, answers=answers,

@@ -13,14 +13,14 @@ import pytest
 from sqlalchemy import select
 
 from adapters.slack.blocks import APPROVE_ACTION
+from bot import messages
 from bot.asks import models as ask_models
-from bot.asks.answer_view import answer_view
+from bot.asks.read_models.answer_view import answer_view
+from bot.asks.read_models.transcript_page import load_transcript
 from bot.port import SharePolicy
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
-from bot.web import texts
-from bot.web.records.transcript import load_transcript
 from tests.fakes.asks import QUESTION
 from tests.fakes.slack_api import BOT_SCOPES
 from tests.fakes.slack_search import BOT_SEARCH_SCOPES
@@ -78,7 +78,7 @@ async def test_after_a_live_ask_no_table_holds_any_searched_text(live: Live) -> 
     ]  # the answer's pointer in Slack stays
     for member in ("alice", "bob"):  # the pages still read the ask, and say where its text is
         page = await load_transcript(live.db, asks[0].id, viewer=member)
-        assert page is not None and page.platform_note == texts.TEXT_IN_PLATFORM
+        assert page is not None and page.platform_note == messages.text_in_platform()
         assert [t.agent for c in page.conversations for t in c.turns] == ["alice", "bob", "alice", "bob"]
     settings, ws = live.settings, asks[0].workspace_id
     assert (await answer_view(live.db, asks[0].id, viewer="alice", settings=settings, workspace_id=ws)).ask_id

@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
+from bot.asks.read_models.redaction import Hit
 from bot.store import models
 from bot.store.db import Database
-from bot.web.redaction import Hit
 
 
 SESSION_PREFIX = "session:"

@@ -1,5 +1,5 @@
 """An ask as its live page shows it: where it stands now (the core's stored progress), and once finished its rich
-answer as the viewer may see it (`bot.asks.answer_view`), with links that open each visible source in the workspace.
+answer as the viewer may see it (`answer_view`), with links that open each visible source in the workspace.
 
     live = await load_live_ask(db, settings, port, ask_id, viewer="alice")   # None: no such ask
 """
@@ -13,9 +13,9 @@ from sqlalchemy import select
 
 from bot.agents.roster import Roster
 from bot.asks import models
-from bot.asks.answer_view import AnswerView, answer_view
 from bot.asks.feedback import FeedbackTally, feedback_tally, vote_of
 from bot.asks.progress import Progress, read_progress
+from bot.asks.read_models.answer_view import AnswerView, answer_view
 from bot.errors import UnknownMemberError
 from bot.port import ChatPort
 from bot.settings import Settings

@@ -1,4 +1,5 @@
-"""Transcripts: read views of the ask record (the CLI, the web viewer and the bench render these).
+"""Transcripts: the stored ask, whole (every turn, search and call), for no one audience. People read it only through
+`ask_view.view_for`, which keeps what one viewer may see; operators' figures (bench, metrics) read it whole.
 
 asks = await list_asks(db, limit=20)
 transcript = await load_transcript(db, ask_id)
@@ -18,11 +19,13 @@ from bot.store.db import Database
 
 
 @dataclass
-class ConversationView:
+class StoredConversation:
+    """One stored conversation, whole: its row, turns and searches (`ask_view.ConversationView` is one viewer's)."""
+
     row: models.Conversation
     turns: list[models.Turn]
     queries: dict[int, list[models.MemoryQuery]]  # turn id -> queries
-    children: list[ConversationView] = field(default_factory=list)
+    children: list[StoredConversation] = field(default_factory=list)
 
 
 @dataclass
@@ -39,12 +42,12 @@ class Cost:
 @dataclass
 class Transcript:
     ask: models.Ask
-    conversations: list[ConversationView]  # top level; sub-conversations hang below their parent
+    conversations: list[StoredConversation]  # top level; sub-conversations hang below their parent
     calls: list[models.LLMCall]
     consensus: models.Consensus | None
 
-    def all_conversations(self) -> list[ConversationView]:
-        out: list[ConversationView] = []
+    def all_conversations(self) -> list[StoredConversation]:
+        out: list[StoredConversation] = []
         stack = list(reversed(self.conversations))
         while stack:
             view = stack.pop()
@@ -117,12 +120,12 @@ async def load_transcript(db: Database, ask_id: int, *, ask: models.Ask | None =
 
 def _tree(
     conversations: list[models.Conversation], turns: list[models.Turn], queries: list[models.MemoryQuery]
-) -> list[ConversationView]:
+) -> list[StoredConversation]:
     by_turn: dict[int, list[models.MemoryQuery]] = defaultdict(list)
     for query in queries:
         by_turn[query.turn_id].append(query)
     views = {
-        c.id: ConversationView(c, [t for t in turns if t.conversation_id == c.id], by_turn) for c in conversations
+        c.id: StoredConversation(c, [t for t in turns if t.conversation_id == c.id], by_turn) for c in conversations
     }
     roots = []
     for conversation in conversations:

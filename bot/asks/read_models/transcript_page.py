@@ -1,4 +1,4 @@
-"""One ask's transcript as a viewer may see it, rendered from their `AskView` (`bot.consent.view`): conversations
+"""One ask's transcript as a viewer may see it, rendered from their `AskView` (`ask_view`): conversations
 (sub-conversations nested under the turn that opened them) and the consensus, as the page and its JSON show them.
 
 What an agent said is shown to the audience its outbox named (`bot.consent.outbox`) and to its own member; others in
@@ -16,14 +16,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot import messages
-from bot.asks import transcripts
-from bot.consent import view as consent_view
+from bot.asks.read_models import ask_view, transcripts
+from bot.asks.read_models.ask_summaries import AskSummary, ask_summary
+from bot.asks.read_models.hits import display_names, member_channels, resolve_hits
+from bot.asks.read_models.jsonable import jsonable
+from bot.asks.read_models.redaction import Hit, RedactedHits, redact_hits
 from bot.store.db import Database
-from bot.web import texts
-from bot.web.jsonable import jsonable
-from bot.web.records.asks import AskSummary, ask_summary
-from bot.web.records.hits import display_names, member_channels, resolve_hits
-from bot.web.redaction import Hit, RedactedHits, redact_hits
 
 
 NOT_YOUR_AUDIENCE = messages.said_to_others()
@@ -64,7 +62,10 @@ class CallView:
 
 
 @dataclass
-class TurnView:
+class TranscriptTurn:
+    """A turn as the transcript page shows it: `ask_view.TurnView` with its notes filled in, its own member's
+    internals flattened and its memory hits resolved and redacted."""
+
     idx: int
     agent: str
     utterance: str  # what left to the viewer, or a note that it went to others / was held
@@ -81,11 +82,14 @@ class TurnView:
     recruits: list[dict[str, Any]] = field(default_factory=list)
     llm_calls: list[CallView] = field(default_factory=list)
     prompts: list[PromptView] = field(default_factory=list)
-    subs: list[ConversationView] = field(default_factory=list)  # sub-conversations this turn opened
+    subs: list[TranscriptConversation] = field(default_factory=list)  # sub-conversations this turn opened
 
 
 @dataclass
-class ConversationView:
+class TranscriptConversation:
+    """A conversation as the transcript page shows it: `ask_view.ConversationView` with its turns as
+    `TranscriptTurn`s and a note for a question that did not leave to the viewer."""
+
     id: int
     depth: int
     participants: list[str]
@@ -93,14 +97,14 @@ class ConversationView:
     status: str
     stop_reason: str | None
     conclusion: str | None  # its asker's alone
-    turns: list[TurnView] = field(default_factory=list)
+    turns: list[TranscriptTurn] = field(default_factory=list)
 
 
 @dataclass
 class TranscriptView:
     ask: AskSummary  # its answer only when the viewer read every record it rests on
-    conversations: list[ConversationView]  # the top-level ones, one per colleague
-    consensus: consent_view.ConsensusView | None
+    conversations: list[TranscriptConversation]  # the top-level ones, one per colleague
+    consensus: ask_view.ConsensusView | None
     llm_calls: list[CallView]
     names: dict[str, str]  # handle -> display name
     consensus_prompt: PromptView | None = None  # the requester and raw admins only
@@ -114,7 +118,7 @@ class TranscriptView:
 def may_see_prompts(viewer: str, agent: str, *, admin: bool) -> bool:
     """Whether `viewer` may read the prompts `agent`'s agent was sent: each member their own; `admin` here means an
     admin with raw prompt access switched on."""
-    return consent_view.Viewer(viewer, raw=admin).owns(agent)
+    return ask_view.Viewer(viewer, raw=admin).owns(agent)
 
 
 async def load_transcript(
@@ -126,11 +130,11 @@ async def load_transcript(
     summary = await ask_summary(db, ask_id)
     if summary is None:
         return None
-    who = await consent_view.viewer_of(db, summary.workspace_id, viewer, raw=admin and raw_prompts)
-    view = consent_view.view_for(await transcripts.load_transcript(db, ask_id), who)
+    who = await ask_view.viewer_of(db, summary.workspace_id, viewer, raw=admin and raw_prompts)
+    view = ask_view.view_for(await transcripts.load_transcript(db, ask_id), who)
     own = [
         s
-        for c in consent_view.every_conversation(view.conversations)
+        for c in ask_view.every_conversation(view.conversations)
         for t in c.turns
         if t.own is not None
         for s in t.own.searches
@@ -142,9 +146,9 @@ async def load_transcript(
         found = redact_hits(viewer, q.agent, (hits.get(i, Hit(i, None)) for i in q.hit_ids), channels)
         return QueryView(q.kind, dict(q.params), found, q.latency_s, q.error, q.skipped)
 
-    def turn(t: consent_view.TurnView) -> TurnView:
+    def turn(t: ask_view.TurnView) -> TranscriptTurn:
         said = t.said if t.said is not None else (HELD if t.held else NOT_YOUR_AUDIENCE)
-        shown = TurnView(t.idx, t.agent, said, t.searched, t.latency_s, t.asked,
+        shown = TranscriptTurn(t.idx, t.agent, said, t.searched, t.latency_s, t.asked,
                          subs=[conversation(s) for s in t.subs])  # fmt: skip
         if (o := t.own) is not None:
             shown.plan, shown.solved, shown.fake_solved = o.plan, o.solved, o.fake_solved
@@ -154,9 +158,9 @@ async def load_transcript(
             shown.prompts = _prompts(o.prompts)
         return shown
 
-    def conversation(c: consent_view.ConversationView) -> ConversationView:
+    def conversation(c: ask_view.ConversationView) -> TranscriptConversation:
         question = c.question if c.depth == 0 or c.question is not None else NOT_YOUR_AUDIENCE
-        return ConversationView(c.id, c.depth, c.participants, question or "", c.status, c.stop_reason,
+        return TranscriptConversation(c.id, c.depth, c.participants, question or "", c.status, c.stop_reason,
                                 c.conclusion, [turn(t) for t in c.turns])  # fmt: skip
 
     heading = replace(summary, answer=view.answer, participants=view.participants)
@@ -165,7 +169,7 @@ async def load_transcript(
         [_call(c, error=who.raw) for c in view.calls], await display_names(db, summary.workspace_id),
     )  # fmt: skip
     result.disagreements = view.disagreements
-    result.platform_note = texts.TEXT_IN_PLATFORM if view.text_in_platform else ""
+    result.platform_note = messages.text_in_platform() if view.text_in_platform else ""
     if view.consensus is not None:
         prompt = view.consensus.prompt
         result.consensus_prompt = PromptView("consensus", "", prompt) if prompt else None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import or_, select
 
@@ -16,10 +16,19 @@ from bot.negotiation.record import NegotiationRecorder
 from bot.store import models
 from bot.store.db import Database
 from bot.store.negotiation_models import Negotiation
-from bot.web.access import Identity
 
 
 LIST_LIMIT = 200
+
+
+class Reader(Protocol):
+    """Who reads: a member of a workspace (the web's signed-in `Identity` is one)."""
+
+    @property
+    def workspace_id(self) -> int: ...
+
+    @property
+    def member(self) -> str: ...
 
 
 @dataclass
@@ -37,7 +46,7 @@ class NegotiationSummary:
 
 
 async def negotiations_of(
-    db: Database, viewer: Identity | None, *, workspace_id: int | None = None
+    db: Database, viewer: Reader | None, *, workspace_id: int | None = None
 ) -> list[NegotiationSummary]:
     """Newest first: the viewer's own negotiations, or every one (of `workspace_id`) when `viewer` is None (admin
     pages)."""
@@ -55,7 +64,7 @@ async def negotiations_of(
     return [_summary(r, handles) for r in rows]
 
 
-async def load_negotiation(db: Database, negotiation_id: int, *, viewer: Identity) -> dict[str, Any] | None:
+async def load_negotiation(db: Database, negotiation_id: int, *, viewer: Reader) -> dict[str, Any] | None:
     """The stored negotiation with its steps, minus the other side's private data; None if there is none."""
     record = await NegotiationRecorder(db).load(negotiation_id)
     if record is None:

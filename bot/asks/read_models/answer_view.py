@@ -8,8 +8,8 @@
             else:                           # only the line the share screen released, attributed to the agent
                 quote = source.text         # None: nothing was released to show (render `source.withheld_text`)
 
-Privacy: everything here comes from the viewer's `AskView` (bot.consent.view): the answer and its claims only when
-the viewer read every outbox record it rests on, "who contributed" from the records that left to the viewer. A source
+Privacy: everything here comes from the viewer's `AskView` (`ask_view`): the answer and its claims only when the
+viewer read every outbox record it rests on, "who contributed" from the records that left to the viewer. A source
 the viewer cannot see carries no message or channel id, and its text only when that very line left the colleague's
 agent to the viewer in this ask; otherwise no text at all.
 """
@@ -25,9 +25,9 @@ from bot import messages
 from bot.agents.roster import Roster
 from bot.asks import models
 from bot.asks.access import may_view
-from bot.asks.contributions import Contribution, SharedLine, contributions
-from bot.asks.transcripts import load_transcript
-from bot.consent.view import AskView, view_for, viewer_of
+from bot.asks.read_models.ask_view import AskView, view_for, viewer_of
+from bot.asks.read_models.contributions import Contribution, SharedLine, contributions
+from bot.asks.read_models.transcripts import load_transcript
 from bot.errors import AskNotAllowedError, AskNotFoundError, UnknownMemberError
 from bot.memory.history import WholeHistory
 from bot.settings import Settings
@@ -68,7 +68,7 @@ class ClaimView:
 class ContributorView:
     handle: str
     name: str
-    shared: list[str]  # what their agent let out that carried facts, message ids removed (bot.asks.contributions)
+    shared: list[str]  # what their agent let out that carried facts, message ids removed (`contributions`)
     sources: list[SourceView]  # the lines of their own member's memory it shared (relayed ids credit their holder)
     brought_in: bool  # brought into a sub-conversation, not asked directly
     withheld: str | None = None  # "denied" | "timeout": their member was asked and nothing of it was shared
@@ -137,8 +137,8 @@ async def answer_view(
     roster: Roster | None = None,
 ) -> AnswerView:
     """`viewer`: handle or platform id. AskNotFoundError (or another workspace's ask), AskNotAllowedError when
-    the viewer may not see this ask (bot.asks.access). Built from the viewer's `AskView` (bot.consent.view): the
-    answer, its claims and "who contributed" from what the agents let out to the viewer. `roster`: the caller's, whose
+    the viewer may not see this ask (bot.asks.access). Built from the viewer's `AskView` (`ask_view`): the answer,
+    its claims and "who contributed" from what the agents let out to the viewer. `roster`: the caller's, whose
     remembered names are used again (policies are read afresh either way)."""
     async with db.session() as session:
         ask = await session.get(models.Ask, ask_id)

@@ -7,7 +7,7 @@ searches, errors, think output, prompts and sub-conversation conclusions are in 
 `ConversationView.conclusion` only when the viewer is that member, or an admin with `ASKWITH_ADMIN_RAW_PROMPTS` on
 (the caller logs such a read). Others read that an agent searched, never what for nor what it found.
 
-    record = await load_transcript(db, ask_id)              # bot.asks.transcripts: the stored ask, whole
+    record = await load_transcript(db, ask_id)              # bot.asks.read_models.transcripts: the stored ask, whole
     view = view_for(record, await viewer_of(db, record.ask.workspace_id, "carol"))
     view.answer                                             # None unless carol read every record it rests on
     turn = view.conversations[0].turns[0]
@@ -26,8 +26,7 @@ from sqlalchemy import select
 from bot import messages
 from bot.agents.steps import recruits_of
 from bot.asks import models
-from bot.asks.transcripts import ConversationView as StoredConversation
-from bot.asks.transcripts import Transcript
+from bot.asks.read_models.transcripts import StoredConversation, Transcript
 from bot.consent.outbox import Sent, Verdict
 from bot.store import models as store_models
 from bot.store.db import Database

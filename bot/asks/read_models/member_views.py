@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from bot import messages
 from bot.asks import models
-from bot.asks.contributions import without_ids
+from bot.asks.read_models.contributions import without_ids
 from bot.store.db import Database
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.asks.member_views import RecentAsk, SharedItem, recent_asks, shared_by
+from bot.asks.read_models.member_views import RecentAsk, SharedItem, recent_asks, shared_by
 from bot.store.db import Database
 
 
