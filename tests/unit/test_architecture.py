@@ -87,10 +87,6 @@ ALLOWED_UPWARD: dict[tuple[str, str], str] = {
     ("bot/consent/view.py", "bot.asks.transcripts"): "the consent view is built from an ask's transcript",
     # asks -> surfaces: the benchmark replays worlds through the local workspace adapter.
     ("bot/bench/replay.py", "adapters.local.workspace"): "bench worlds are served by the local workspace port",
-    # surfaces -> entry points: the web app is served by, and drives, the serve runtime's local workspace.
-    ("bot/web/app.py", "bot.serve.runtime"): "the web app reads the running process (Runtime)",
-    ("bot/web/routes/ask_page.py", "bot.serve.local"): "the local workspace UI asks through the serve runtime",
-    ("bot/web/routes/workspace.py", "bot.serve.local"): "the local workspace UI plays members through it",
 }
 
 

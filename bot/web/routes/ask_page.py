@@ -21,11 +21,11 @@ from bot.asks import models
 from bot.asks.control import CancelResult
 from bot.asks.progress import read_progress
 from bot.errors import AskNotAllowedError, AskNotFoundError, AskRejectedError, LLMNotConfiguredError
-from bot.serve.local import LocalRuntime
 from bot.web import texts
 from bot.web.access import Identity, may_follow
 from bot.web.auth import config, db
 from bot.web.jsonable import jsonable
+from bot.web.local_runtime import LocalRuntime
 from bot.web.records.live_ask import FINISHED, load_ask_row, load_live_ask, waiting_approvals
 from bot.web.render import page
 from bot.web.routes.workspace import local_member
