@@ -34,11 +34,11 @@ from bot.memory.access import MemoryAccess
 from bot.memory.indexer import SessionIndexer
 from bot.memory.services import MemoryServices
 from bot.platforms import PlatformRuntime
-from bot.serve.local import LocalRuntime
 from bot.serve.platforms import start_platforms
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.web.links import TranscriptLinks
+from bot.web.local_runtime import LocalRuntime
 from memory_ingest import jobs
 from memory_ingest.jobs.ingest_history import JOB_ID_PREFIX
 from memory_ingest.scheduler import build_scheduler

@@ -110,6 +110,12 @@ class Database:
             await conn.execute(text(f"ANALYZE {', '.join(tables)}"))
             await conn.commit()
 
+    async def check(self) -> None:
+        """Run a trivial query through a session; raises what the database raised (a health probe reports why, where
+        `ping` only says whether). Unbounded: an exhausted pool holds it for the pool's own timeout."""
+        async with self.session() as session:
+            await session.execute(text("SELECT 1"))
+
     async def ping(self) -> bool:
         """Whether the database answers a trivial query now."""
         try:

@@ -4,7 +4,7 @@
     # uvicorn.Server(uvicorn.Config(app, host=..., port=...)).serve()
 
 The app's lifespan *is* the process: it enters `start()` (database, workers, schedule, platforms) before the first
-request and leaves it on shutdown; route handlers find the runtime in `request.state.runtime`.
+request and leaves it on shutdown; route handlers find the runtime (a `ServedProcess`) in `request.state.runtime`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount
 
 from bot.errors import LinkExpiredError, LinkInvalidError
-from bot.serve.runtime import Runtime
 from bot.settings import Settings
 from bot.web import texts
 from bot.web.auth import SignedInByLink, SignInRequired, WebConfig, current_identity
@@ -30,11 +29,12 @@ from bot.web.csrf import CsrfGuard
 from bot.web.limits import BodyLimit
 from bot.web.render import page
 from bot.web.routes import all_routes
+from bot.web.served import ServedProcess
 from bot.web.sessions import SessionStore
 
 
 log = logging.getLogger(__name__)
-RuntimeFactory = Callable[[], AbstractAsyncContextManager[Runtime]]
+RuntimeFactory = Callable[[], AbstractAsyncContextManager[ServedProcess]]
 
 
 def build_app(settings: Settings, *, secret: str, start: RuntimeFactory, local_picker: bool) -> Starlette:
@@ -83,7 +83,7 @@ def _session_middleware(settings: Settings, secret: str) -> Middleware:
     )
 
 
-def _mount_platforms(app: Starlette, runtime: Runtime, paths: list[str]) -> None:
+def _mount_platforms(app: Starlette, runtime: ServedProcess, paths: list[str]) -> None:
     """Platform HTTP endpoints (Slack's /slack) go in front of the web routes."""
     platforms = [p for p in runtime.platforms if p.asgi and p.mount_path]
     mounts: list[BaseRoute] = [Mount(p.mount_path, app=p.asgi) for p in platforms]  # type: ignore[arg-type]

@@ -22,13 +22,12 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from sqlalchemy import select
 from starlette.requests import Request
 
 from bot.errors import LinkInvalidError
 from bot.settings import Settings
-from bot.store import models
 from bot.store.db import Database
+from bot.store.web_members import member_named
 from bot.time_zones import member_zone
 from bot.web.access import Identity, is_admin
 from bot.web.sessions import SessionStore
@@ -104,11 +103,7 @@ async def require_identity(request: Request) -> Identity:
 
 
 async def load_identity(request: Request, claim: MemberClaim) -> Identity | None:
-    stmt = select(models.Member).where(
-        models.Member.workspace_id == claim.workspace_id, models.Member.name == claim.member
-    )
-    async with db(request).session() as session:
-        member = (await session.execute(stmt)).scalar_one_or_none()
+    member = await member_named(db(request), workspace_id=claim.workspace_id, name=claim.member)
     if member is None or member.is_bot:
         return None
     admins = config(request).settings.admin_names | _local_admins(request, member.workspace_id)

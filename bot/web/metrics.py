@@ -9,11 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from sqlalchemy import func, select
-
-from bot.asks import models as asks
-from bot.store import models
+from bot.asks.totals import ask_totals
 from bot.store.db import Database, as_utc
+from bot.store.ingest_progress import last_cursor_moves
 
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -54,20 +52,9 @@ def _number(value: float) -> str:
 
 async def collect(db: Database, *, now: datetime | None = None) -> list[Metric]:
     now = now or datetime.now(UTC)
-    async with db.session() as session:
-        by_status = dict(
-            (await session.execute(select(asks.Ask.status, func.count()).group_by(asks.Ask.status))).all()
-        )
-        calls, prompt, completion = (
-            await session.execute(
-                select(
-                    func.count(asks.LLMCall.id),
-                    func.coalesce(func.sum(asks.LLMCall.prompt_tokens), 0),
-                    func.coalesce(func.sum(asks.LLMCall.completion_tokens), 0),
-                )
-            )
-        ).one()
-        lag_rows = (await session.execute(_last_cursor_move_by_workspace())).all()
+    totals = await ask_totals(db)
+    by_status = totals.by_status
+    moves = await last_cursor_moves(db)
     return [
         Metric("askwith_asks_started_total", "counter", "Asks accepted (queued) since the database was created.",
                [({}, sum(by_status.values()))]),
@@ -76,19 +63,10 @@ async def collect(db: Database, *, now: datetime | None = None) -> list[Metric]:
                [({}, by_status.get("failed", 0))]),
         Metric("askwith_asks_in_progress", "gauge", "Asks queued or running now.",
                [({}, by_status.get("queued", 0) + by_status.get("running", 0))]),
-        Metric("askwith_llm_calls_total", "counter", "LLM calls made by asks.", [({}, calls)]),
+        Metric("askwith_llm_calls_total", "counter", "LLM calls made by asks.", [({}, totals.llm_calls)]),
         Metric("askwith_llm_tokens_total", "counter", "LLM tokens used by asks.",
-               [({"kind": "prompt"}, prompt), ({"kind": "completion"}, completion)]),
+               [({"kind": "prompt"}, totals.prompt_tokens), ({"kind": "completion"}, totals.completion_tokens)]),
         Metric("askwith_ingestion_lag_seconds", "gauge",
                "Seconds since ingestion last moved a history cursor of the workspace.",
-               [({"workspace": name}, max(0.0, (now - as_utc(moved)).total_seconds())) for name, moved in lag_rows]),
+               [({"workspace": name}, max(0.0, (now - as_utc(moved)).total_seconds())) for name, moved in moves]),
     ]  # fmt: skip
-
-
-def _last_cursor_move_by_workspace():  # noqa: ANN202 - a Select
-    return (
-        select(models.Workspace.name, func.max(models.IngestCursor.updated_at))
-        .join(models.Channel, models.Channel.workspace_id == models.Workspace.id)
-        .join(models.IngestCursor, models.IngestCursor.channel_id == models.Channel.id)
-        .group_by(models.Workspace.name)
-    )

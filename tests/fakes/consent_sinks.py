@@ -37,11 +37,11 @@ from sqlalchemy import text as sql
 
 from adapters.local.workspace import LocalWorkspace
 from bot.asks.service import AskService
-from bot.serve.local import LocalRuntime
 from bot.serve.runtime import Runtime
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.web.app import build_app
+from bot.web.local_runtime import LocalRuntime
 from bot.web.tokens import MemberClaim, sign_member_token
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from types import SimpleNamespace
 
 import pytest
@@ -20,11 +18,9 @@ class StalledDatabase:
     def __init__(self) -> None:
         self.waiting = asyncio.Event()
 
-    @asynccontextmanager
-    async def session(self) -> AsyncIterator[None]:
+    async def check(self) -> None:  # `Database.check`: a session's trivial query, here waiting on the pool forever
         self.waiting.set()
         await asyncio.Event().wait()  # never set: the pool's own timeout is far longer than the probe's
-        yield
 
 
 def _request(db: StalledDatabase) -> Request:

@@ -23,10 +23,10 @@ from bot.asks.progress import read_progress
 from bot.asks.read_models.jsonable import jsonable
 from bot.asks.read_models.live_ask import FINISHED, load_ask_row, load_live_ask, waiting_approvals
 from bot.errors import AskNotAllowedError, AskNotFoundError, AskRejectedError, LLMNotConfiguredError
-from bot.serve.local import LocalRuntime
 from bot.web import texts
 from bot.web.access import Identity, may_follow
 from bot.web.auth import config, db
+from bot.web.local_runtime import LocalRuntime
 from bot.web.render import page
 from bot.web.routes.workspace import local_member
 from bot.web.workspace_view import approvals_of, channels_of, places_of

@@ -7,13 +7,10 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-
-from bot.store.db import Database
 
 
 log = logging.getLogger(__name__)
@@ -22,15 +19,10 @@ log = logging.getLogger(__name__)
 DATABASE_CHECK_S = 3.0
 
 
-async def _select_one(db: Database) -> None:
-    async with db.session() as session:
-        await session.execute(text("SELECT 1"))
-
-
 async def healthz(request: Request) -> JSONResponse:
     runtime = request.state.runtime
     try:
-        await asyncio.wait_for(_select_one(runtime.db), timeout=DATABASE_CHECK_S)
+        await asyncio.wait_for(runtime.db.check(), timeout=DATABASE_CHECK_S)
     except TimeoutError:
         log.warning("health check: database did not answer within %.0f s", DATABASE_CHECK_S)
         return JSONResponse({"status": "unavailable", "database": "timeout"}, status_code=503)

@@ -3,12 +3,12 @@ members sign in by opening the signed link askwith posted to them."""
 
 from __future__ import annotations
 
-from sqlalchemy import select
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from bot.store import models
+from bot.store.web_members import people_of
 from bot.web import texts
 from bot.web.auth import config, current_identity, db, load_identity, sign_in, sign_out
 from bot.web.render import page
@@ -42,14 +42,7 @@ async def signout(request: Request) -> Response:
 
 
 async def _local_members(request: Request) -> list[models.Member]:
-    local = request.state.runtime.local
-    stmt = (
-        select(models.Member)
-        .where(models.Member.workspace_id == local.workspace_id, models.Member.is_bot.is_(False))
-        .order_by(models.Member.name)
-    )
-    async with db(request).session() as session:
-        return list((await session.execute(stmt)).scalars())
+    return await people_of(db(request), workspace_id=request.state.runtime.local.workspace_id)
 
 
 def _safe_next(target: str | None) -> str:

@@ -19,12 +19,12 @@ from starlette.routing import Route
 from bot.asks.read_models.dm_answers import dm_answers
 from bot.consent.pending import ApprovalStore
 from bot.port import ApprovalDecision
-from bot.serve.local import LocalRuntime
 from bot.store.db import Database
 from bot.web import texts
 from bot.web.access import Identity
 from bot.web.auth import config, db, require_identity
 from bot.web.commands import ASK_COMMAND, parse_ask_command, parse_settings_command, suggestion, unknown_command
+from bot.web.local_runtime import LocalRuntime
 from bot.web.render import page
 from bot.web.settings_command import SettingRefused, run_settings
 from bot.web.workspace_view import (

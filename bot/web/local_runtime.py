@@ -1,9 +1,14 @@
-"""The local workspace as `askwith serve` hosts it: a `LocalWorkspace` port, its ingestion worker and its ask service.
+"""The local workspace as the web workspace UI drives it: a `LocalWorkspace` port, its ingestion worker and its ask
+service.
 
-The web workspace UI drives it: members post (stored at once into memory, like a live Slack message event), and
-`/ask-with` goes through `AskService.submit` exactly as the Slack command does; the process's ask worker runs it.
-Every post is durable when it returns (the workspace's journal); the world file itself is rewritten after members post
-and every few seconds while askwith posts answers into it.
+    local = LocalRuntime("acme", port, ingest, workspace_id, asks)      # built by `askwith serve` (bot.serve.runtime)
+    await local.post("alice", "C-general", "the launch moved to Friday")
+    reply = await local.ask("alice", ["bob"], "when is the launch?")      # reply.text: what the composer shows
+
+Members post (stored at once into memory, like a live Slack message event), and `/ask-with` goes through
+`AskService.submit` exactly as the Slack command does; the process's ask worker runs it. Every post is durable when it
+returns (the workspace's journal); the world file itself is rewritten after members post and every few seconds while
+askwith posts answers into it.
 """
 
 from __future__ import annotations
