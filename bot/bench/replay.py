@@ -16,11 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adapters.local.workspace import LocalWorkspace
+from bot.asks.composition import AskRoot
 from bot.asks.service import AskService
-from bot.llm.client import LLMClient
-from bot.memory.services import MemoryServices
-from bot.settings import Settings
-from bot.store.db import Database
 from bot.world import World
 from memory_ingest.report import Stage
 from memory_ingest.worker import IngestWorker
@@ -44,25 +41,15 @@ class Replays:
 
     def __init__(
         self,
-        settings: Settings,
-        db: Database,
-        llm: LLMClient,
+        root: AskRoot,
         *,
         dataset_dir: Path,
-        fuzzy: bool,  # False when fuzzy memory is switched off: then no sessions are indexed at all
-        summarizer_llm: LLMClient | None,  # None = extractive session summaries (no model calls)
         on_ingest: OnIngest | None = None,
-        reader: LLMClient | None = None,  # the privacy split's private model: the only one that reads hits
         transform: Callable[[World], World] | None = None,  # applied to each world before ingestion (renaming)
     ) -> None:
+        self.root = root  # the run's database, models and memory (no indexer when fuzzy memory is switched off)
         self.transform = transform
-        self.settings = settings
-        self.db = db
-        self.llm = llm
         self.dataset_dir = Path(dataset_dir)
-        services = MemoryServices.over(settings, db, summarizer_llm)
-        self.memory = services.access(reader=reader, fuzzy=fuzzy)
-        self.indexer = services.indexer() if fuzzy else None
         self.on_ingest = on_ingest
         self._replays: dict[str, Replay] = {}
         self._locks: dict[str, asyncio.Lock] = {}
@@ -84,12 +71,10 @@ class Replays:
         if self.transform is not None:
             world = await asyncio.to_thread(self.transform, world)
         port = LocalWorkspace(world)  # never saved: the dataset's world files stay as generated
-        worker = IngestWorker(port, self.db, indexer=self.indexer, page_size=self.settings.ingest_page_size)
+        root = self.root
+        worker = IngestWorker(port, root.db, indexer=root.memory.indexer, page_size=root.settings.ingest_page_size)
         report = await worker.run(progress=self._progress(world_file))
-        service = AskService(
-            settings=self.settings, db=self.db, port=port, llm=self.llm, memory=self.memory,
-            workspace_id=report.workspace_id,
-        )  # fmt: skip
+        service = root.ask_service(port, report.workspace_id)
         return Replay(port, report.workspace_id, service, time.perf_counter() - started)
 
     def _progress(self, world_file: str) -> Callable[[Stage, int, int], None] | None:

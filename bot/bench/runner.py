@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot import messages
+from bot.asks.composition import AskRoot, summary_writer
 from bot.asks.metrics import behaviour
 from bot.asks.read_models.transcripts import load_transcript
 from bot.asks.service import AskOutcome, AskRequest
@@ -29,6 +30,7 @@ from bot.bench.scoring import Score, score_item
 from bot.bench.splits import ALL, describe, in_split, split_of
 from bot.errors import AskRejectedError, BenchError, LLMError
 from bot.llm.client import LLMClient
+from bot.llm.provider import LLMClients
 from bot.settings import Settings
 from bot.store.db import Database
 
@@ -100,10 +102,14 @@ async def run_bench(
     settings = run_settings(settings, run_dir, config)
     db = await Database.open(settings)
     try:
-        replays = Replays(
-            settings, db, llm, dataset_dir=Path(config.dataset_dir),
+        llms = LLMClients(llm, private_llm)
+        # Fuzzy memory switched off: no sessions are indexed at all. The scripted stand-in gets extractive summaries.
+        root = AskRoot.over(
+            settings, db, llms, summarizer=summary_writer(llms, stand_in=config.scripted),
             fuzzy="no-fuzzy-memory" not in config.effective_ablations,
-            summarizer_llm=None if config.scripted else private_llm or llm, on_ingest=on_ingest, reader=private_llm,
+        )  # fmt: skip
+        replays = Replays(
+            root, dataset_dir=Path(config.dataset_dir), on_ingest=on_ingest,
             transform=anonymize_world if config.anonymize_names else None,
         )  # fmt: skip
         slots = asyncio.Semaphore(max(1, concurrency))

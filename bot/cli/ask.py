@@ -13,15 +13,14 @@ from rich.text import Text
 from adapters.local.registry import LocalWorkspaces
 from adapters.local.workspace import ApprovalResponder
 from bot.agents.ablations import NAMES
+from bot.asks.composition import AskRoot, open_root
 from bot.asks.read_models.transcripts import Transcript, load_transcript
 from bot.asks.runtime import SCRIPTED_PRIVATE_MODEL, scripted_backend
-from bot.asks.service import AskOutcome, AskRequest, AskService
+from bot.asks.service import AskOutcome, AskRequest
 from bot.cli.ingest import ingest_into
 from bot.cli.printable import printable
 from bot.cli.terminal_approvals import terminal_responder
 from bot.cli.transcript_view import render_transcript
-from bot.llm.client import LLMClient
-from bot.llm.provider import open_llm_clients
 from bot.settings import Settings
 from bot.store.db import run
 
@@ -58,45 +57,30 @@ def ask(
 async def _ask_with_models(
     settings: Settings, spec: str, request: AskRequest, *, scripted: bool, responder: ApprovalResponder | None = None
 ) -> tuple[AskOutcome, Transcript]:
-    # Opening the models comes first, so a missing model is one line before any work (and local servers start).
-    backend = scripted_backend(latency_s=settings.scripted_latency_seconds) if scripted else None
-    private_backend = (
-        scripted_backend(SCRIPTED_PRIVATE_MODEL, latency_s=settings.scripted_latency_seconds) if scripted else None
-    )
-    async with open_llm_clients(settings, backend=backend, private_backend=private_backend) as llms:
-        return await ask_on_local_workspace(
-            settings, spec, request, llm=llms.main, private_llm=llms.private, responder=responder
-        )
+    latency_s = settings.scripted_latency_seconds
+    backend = scripted_backend(latency_s=latency_s) if scripted else None
+    private_backend = scripted_backend(SCRIPTED_PRIVATE_MODEL, latency_s=latency_s) if scripted else None
+    # The models open first, so a missing model is one line before any work (and local servers start); sessions are
+    # summarised as `askwith ingest` summarises them (its endpoint), so both write the same memory.
+    async with open_root(
+        settings, backend=backend, private_backend=private_backend, needs_model=True, summaries="endpoint"
+    ) as root:
+        return await ask_on_local_workspace(root, spec, request, responder=responder)
 
 
 async def ask_on_local_workspace(
-    settings: Settings,
-    spec: str,
-    request: AskRequest,
-    *,
-    llm: LLMClient,
-    private_llm: LLMClient | None = None,
-    responder: ApprovalResponder | None = None,
+    root: AskRoot, spec: str, request: AskRequest, *, responder: ApprovalResponder | None = None
 ) -> tuple[AskOutcome, Transcript]:
     """`responder`: who answers `ask`-policy approvals (None: they wait for the local workspace's UI)."""
-    from bot.memory.services import MemoryServices  # imports chromadb (~1 s): only commands that need it pay
-
-    port = LocalWorkspaces(settings).open(spec)
+    port = LocalWorkspaces(root.settings).open(spec)
     port.approval_responder = responder
-    services = await MemoryServices.open(settings)
-    try:
-        # Bring members' memory up to date first, clear and fuzzy, exactly as `askwith ingest` does (incremental:
-        # only what is new since the last run).
-        report = await ingest_into(services, port)
-        memory = services.access(reader=private_llm)
-        service = AskService(
-            settings=settings, db=services.db, port=port, llm=llm, memory=memory, workspace_id=report.workspace_id
-        )
-        outcome = await service.ask(request)
-        port.save()  # the answer and the hidden thread stay in the workspace's file
-        return outcome, await load_transcript(services.db, outcome.ask_id)
-    finally:
-        await services.close()
+    # Bring members' memory up to date first, clear and fuzzy, exactly as `askwith ingest` does (incremental: only
+    # what is new since the last run).
+    report = await ingest_into(port, root.db, indexer=root.memory.indexer, page_size=root.settings.ingest_page_size)
+    service = root.ask_service(port, report.workspace_id)
+    outcome = await service.ask(request)
+    port.save()  # the answer and the hidden thread stay in the workspace's file
+    return outcome, await load_transcript(root.db, outcome.ask_id)
 
 
 def register(app: typer.Typer) -> None:

@@ -16,13 +16,13 @@ from bot.errors import LiveMemoryWorkspaceError
 from bot.memory.live import memory_source
 from bot.port import ChatPort
 from bot.settings import Settings
-from bot.store.db import run
+from bot.store.db import Database, run
 from memory_ingest.report import IngestProgress, IngestReport, Stage
 from memory_ingest.worker import IngestWorker
 
 
 if TYPE_CHECKING:
-    from bot.memory.services import MemoryServices
+    from bot.memory.indexer import SessionIndexer
 
 STAGE_LABELS = {Stage.HISTORY: "Reading channels", Stage.INDEX: "Summarizing and embedding sessions"}
 WORKSPACE_HELP = "acme (bundled sample), friendstv (needs ASKWITH_BENCH_DATA_DIR), a world JSON file, or an id."
@@ -59,14 +59,14 @@ async def ingest_workspace(settings: Settings, spec: str) -> IngestReport:
     port = LocalWorkspaces(settings).open(spec)
     services = await MemoryServices.open(settings)
     try:
-        return await ingest_into(services, port)
+        return await ingest_into(port, services.db, indexer=services.indexer(), page_size=settings.ingest_page_size)
     finally:
         await services.close()
 
 
-async def ingest_into(services: MemoryServices, port: ChatPort) -> IngestReport:
+async def ingest_into(port: ChatPort, db: Database, *, indexer: SessionIndexer | None, page_size: int) -> IngestReport:
     """The one ingestion path of the CLI (`askwith ingest` and `askwith ask`): history, then fuzzy memory."""
-    worker = IngestWorker(port, services.db, indexer=services.indexer(), page_size=services.settings.ingest_page_size)
+    worker = IngestWorker(port, db, indexer=indexer, page_size=page_size)
     with progress_bar() as progress:
         return await worker.run(progress=progress)
 

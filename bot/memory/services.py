@@ -40,7 +40,7 @@ class MemoryServices:
 
     @classmethod
     async def open(cls, settings: Settings) -> MemoryServices:
-        return cls.over(settings, await Database.open(settings), _summary_model(settings))
+        return cls.over(settings, await Database.open(settings), summary_model(settings))
 
     @classmethod
     def over(cls, settings: Settings, db: Database, llm: LLMClient | None) -> MemoryServices:
@@ -78,7 +78,7 @@ class MemoryServices:
         await self.db.close()
 
 
-def _summary_model(settings: Settings) -> LLMClient | None:
+def summary_model(settings: Settings) -> LLMClient | None:
     """The endpoint allowed to read sessions, or None (extractive summaries). A local model is not started here."""
     chosen = private_settings(settings) if settings.privacy_split else settings
     return LLMClient.from_settings(chosen) if chosen.llm_configured else None

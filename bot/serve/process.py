@@ -17,9 +17,10 @@ from contextlib import asynccontextmanager, contextmanager
 import uvicorn
 from starlette.applications import Starlette
 
+from bot.asks.composition import MemoryFactory
 from bot.llm.client import LLMClient
 from bot.serve.platforms import enabled_platforms
-from bot.serve.runtime import MemoryFactory, Runtime, running
+from bot.serve.runtime import Runtime, running
 from bot.serve.signals import stop_on_signals
 from bot.settings import Settings
 from bot.web.app import build_app

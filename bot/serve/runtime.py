@@ -18,21 +18,17 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from adapters.local.registry import LocalWorkspaces
 from adapters.local.workspace import LocalWorkspace
-from bot.asks.service import AskService
+from bot.asks.composition import AskRoot, MemoryFactory, open_root
 from bot.asks.worker import AskWorker
 from bot.errors import NoPlatformError
 from bot.llm.client import LLMClient
-from bot.llm.provider import model_configured, open_llm_clients
-from bot.memory.access import MemoryAccess
-from bot.memory.indexer import SessionIndexer
-from bot.memory.services import MemoryServices
 from bot.platforms import PlatformRuntime
 from bot.serve.platforms import start_platforms
 from bot.settings import Settings
@@ -50,15 +46,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 SHUTDOWN_GRACE_S = 10.0
-
-
-@dataclass
-class Memory:
-    access: MemoryAccess
-    indexer: SessionIndexer | None
-
-
-MemoryFactory = Callable[[Settings, Database, LLMClient | None], Memory]
 
 
 @dataclass
@@ -103,13 +90,6 @@ class Runtime:
         log.warning("%s left: its scheduled ingestion and ask worker are stopped", workspace)
 
 
-def build_memory(settings: Settings, db: Database, llm: LLMClient | None) -> Memory:
-    """Mirror memory (`bot.memory.wiring.open_memory`) over the vector index that the indexer ingestion runs writes
-    to (one Chroma client per process); `llm` writes session summaries (None: extractive ones)."""
-    services = MemoryServices.over(settings, db, llm)
-    return Memory(services.access(), services.indexer())
-
-
 @asynccontextmanager
 async def running(
     settings: Settings,
@@ -125,32 +105,23 @@ async def running(
     `serving=False` is `askwith worker`: the platforms' ask services and the ask workers only (no endpoint,
     socket, gateway or ingestion schedule), plus `local_workspace`'s asks when one is named; it needs one or the other
     (NoPlatformError otherwise)."""
-    db = await Database.open(settings)
-    async with AsyncExitStack() as stack:
-        stack.push_async_callback(db.close)
-        configured = None
-        if llm is None and model_configured(settings):  # local models start here, and stop with the stack
-            configured = await stack.enter_async_context(open_llm_clients(settings))
-        elif llm is not None:
-            stack.push_async_callback(llm.aclose)
-        llm = llm or (configured.main if configured else None)
-        # Session summaries come from the configured model only (the private one with the privacy split); a
-        # stand-in (scripted demo) gets extractive ones.
-        mem = (memory or build_memory)(settings, db, configured.memory_reader if configured else None)
-        if configured is not None and configured.private is not None:
-            mem.access = replace(mem.access, reader=configured.private)
-        runtime = Runtime(settings, db, llm, local=None, runs_asks=not serving or settings.serve_runs_asks)
+    # Session summaries come from the configured model only (the private one with the privacy split, which alone
+    # reads memory hits); a stand-in (scripted demo) gets extractive ones (`bot.asks.composition`).
+    # Platforms stop on their own stack, before the root closes the LLM clients and the database.
+    async with open_root(settings, llm=llm, memory=memory) as root, AsyncExitStack() as stack:
+        runtime = Runtime(settings, root.db, root.llm, local=None, runs_asks=not serving or settings.serve_runs_asks)
         runtime.platforms = await start_platforms(
-            settings, db, llm=llm, memory=mem.access, indexer=mem.indexer, links=TranscriptLinks(settings, secret),
-            stack=stack, listen=serving, joined=runtime.join, left=runtime.leave,
+            settings, root.db, llm=root.llm, memory=root.memory.access, indexer=root.memory.indexer,
+            links=TranscriptLinks(settings, secret), stack=stack, listen=serving, joined=runtime.join,
+            left=runtime.leave,
         )  # fmt: skip
         if not runtime.platforms and not serving and local_workspace is None:
             raise NoPlatformError()
         if not serving and local_workspace is not None:
-            runtime.local = await start_local(settings, db, local_workspace, llm=llm, memory=mem, ingests=False)
+            runtime.local = await start_local(root, local_workspace, ingests=False)
         elif not runtime.platforms:
             spec = local_workspace or settings.serve_workspace
-            runtime.local = await start_local(settings, db, spec, llm=llm, memory=mem)
+            runtime.local = await start_local(root, spec)
         elif not runtime.runs_asks:
             log.info("asks are left to `askwith worker` processes (ASKWITH_SERVE_RUNS_ASKS=false)")
         _collect_workers(runtime)
@@ -181,34 +152,24 @@ async def _background(runtime: Runtime, *, serving: bool) -> AsyncIterator[None]
             await runtime.local.save()
 
 
-async def start_local(
-    settings: Settings, db: Database, spec: str, *, llm: LLMClient | None, memory: Memory, ingests: bool = True
-) -> LocalRuntime:
+async def start_local(root: AskRoot, spec: str, *, ingests: bool = True) -> LocalRuntime:
     """Open the local workspace and bring its memory up to date once before serving (incremental after that).
 
     `ingests=False` (`askwith worker`): the memory the serving process keeps is only read; a workspace never
     ingested is mirrored (members and channels) so its asks can be taken."""
+    settings = root.settings
     port = LocalWorkspaces(settings).open(spec)
     if not ingests:  # an in-memory copy: the serving process alone writes the world file and its journal
         port = LocalWorkspace(port.world, web_base_url=port.web_base_url)
-    ingest = IngestWorker(port, db, indexer=memory.indexer, page_size=settings.ingest_page_size)
+    ingest = IngestWorker(port, root.db, indexer=root.memory.indexer, page_size=settings.ingest_page_size)
     if ingests:
         report = await ingest.run()
         workspace_id = report.workspace_id
         log.info("local workspace %s: %d messages added to memory", spec, report.messages_added)
     else:
         workspace_id = await ingest.known_workspace_id()
-    asks = None
-    if llm is not None:  # the workspace's own admins (its file's "admins") are admins of its asks too
-        admins = ",".join(filter(None, [settings.web_admins, *port.world.admins]))
-        asks = AskService(
-            settings=settings.replace(web_admins=admins),
-            db=db,
-            port=port,
-            llm=llm,
-            memory=memory.access,
-            workspace_id=workspace_id,
-        )
+    # The workspace's own admins (its file's "admins") are admins of its asks too.
+    asks = root.ask_service(port, workspace_id, admins=port.world.admins) if root.llm is not None else None
     return LocalRuntime(spec, port, ingest, workspace_id, asks)
 
 

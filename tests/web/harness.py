@@ -12,12 +12,12 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from bot.agents.scripted_model import scripted_model
+from bot.asks.composition import Memory
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.serve.process import serve_app
-from bot.serve.runtime import Memory
 from bot.settings import Settings
 from bot.store.db import Database
 
