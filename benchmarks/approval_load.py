@@ -30,19 +30,19 @@ if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.local.workspace import LocalWorkspace  # noqa: E402
-from bot.agents.scripted_model import scripted_model  # noqa: E402
 from bot.asks import models  # noqa: E402
 from bot.asks.service import AskRequest, AskService  # noqa: E402
 from bot.asks.worker import AskWorker  # noqa: E402
 from bot.llm.client import LLMClient  # noqa: E402
 from bot.llm.scripted import ScriptedBackend  # noqa: E402
+from bot.llm.standin.model import scripted_model  # noqa: E402
 from bot.memory.access import MemoryAccess  # noqa: E402
 from bot.memory.clear import ClearMemory  # noqa: E402
-from bot.port import Channel, ChannelKind, Member, SharePolicy  # noqa: E402
+from bot.platform.port import Channel, ChannelKind, Member, SharePolicy  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store.db import Database  # noqa: E402
+from bot.store.world import MemberPolicy, World  # noqa: E402
 from bot.store.world_mirror import mirror_world  # noqa: E402
-from bot.world import MemberPolicy, World  # noqa: E402
 
 
 TARGET = 1.2

@@ -39,12 +39,12 @@ from adapters.local.workspace import LocalWorkspace  # noqa: E402
 from benchmarks.ask_processes import report as report_processes  # noqa: E402
 from benchmarks.ask_processes import run_processes  # noqa: E402
 from benchmarks.reach_figures import critical_path  # noqa: E402
-from bot.agents.scripted_model import scripted_model  # noqa: E402
 from bot.asks.read_models.transcripts import Transcript, load_transcript  # noqa: E402
 from bot.asks.service import AskOutcome, AskRequest, AskService  # noqa: E402
 from bot.bench.friendstv.dataset import build_friendstv_dataset  # noqa: E402
 from bot.llm.client import LLMClient  # noqa: E402
 from bot.llm.scripted import ScriptedBackend  # noqa: E402
+from bot.llm.standin.model import scripted_model  # noqa: E402
 from bot.memory.indexer import SessionIndexer  # noqa: E402
 from bot.memory.summarizer import SessionSummarizer  # noqa: E402
 from bot.memory.vector_index import VectorIndex  # noqa: E402

@@ -29,12 +29,12 @@ from statistics import fmean
 if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.agents.scripted_model import scripted_model  # noqa: E402
 from bot.bench.generate import DATASETS, generate  # noqa: E402
 from bot.bench.run_config import RunConfig  # noqa: E402
 from bot.bench.runner import run_bench  # noqa: E402
 from bot.llm.client import LLMClient  # noqa: E402
 from bot.llm.scripted import ScriptedBackend  # noqa: E402
+from bot.llm.standin.model import scripted_model  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 
 

@@ -62,7 +62,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.consent_processes import measure  # noqa: E402
-from bot.port import ApprovalDecision  # noqa: E402
+from bot.platform.port import ApprovalDecision  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store.db import Database  # noqa: E402
 from tests.fakes.consent import ROUTES  # noqa: E402

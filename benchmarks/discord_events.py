@@ -31,9 +31,9 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 
 from adapters.discord.bot import DiscordRuntime, start_discord  # noqa: E402
 from benchmarks.timing import Timings, load_average, percentile  # noqa: E402
-from bot.agents.scripted_model import scripted_model  # noqa: E402
 from bot.llm.client import LLMClient  # noqa: E402
 from bot.llm.scripted import ScriptedBackend  # noqa: E402
+from bot.llm.standin.model import scripted_model  # noqa: E402
 from bot.memory.access import MemoryAccess  # noqa: E402
 from bot.memory.clear import ClearMemory  # noqa: E402
 from bot.memory.embeddings import HashEmbedder  # noqa: E402

@@ -55,7 +55,6 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 
 from adapters.local.registry import SAMPLES_DIR  # noqa: E402
 from benchmarks.reach_figures import ItemFigures, gold_lines, measure, summary  # noqa: E402
-from bot.agents.scripted_model import scripted_model  # noqa: E402
 from bot.asks.read_models.transcripts import load_transcript  # noqa: E402
 from bot.asks.service import AskRequest  # noqa: E402
 from bot.bench.answer_metrics import tokens  # noqa: E402
@@ -66,10 +65,11 @@ from bot.bench.replay import Replays  # noqa: E402
 from bot.bench.scoring import rule_score  # noqa: E402
 from bot.llm.client import LLMClient  # noqa: E402
 from bot.llm.scripted import ScriptedBackend  # noqa: E402
+from bot.llm.standin.model import scripted_model  # noqa: E402
 from bot.llm.types import LLMRequest  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store.db import Database  # noqa: E402
-from bot.world import World  # noqa: E402
+from bot.store.world import World  # noqa: E402
 
 
 DATASETS = ("schedule-easy", "schedule-medium", "schedule-hard", "np", "friendstv", "sample")

@@ -37,9 +37,9 @@ if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.timing import load_average, percentile  # noqa: E402
-from bot.port import Channel, ChannelKind, Member  # noqa: E402
+from bot.platform.port import Channel, ChannelKind, Member  # noqa: E402
 from bot.settings import Settings  # noqa: E402
-from bot.world import MemberPolicy, World  # noqa: E402
+from bot.store.world import MemberPolicy, World  # noqa: E402
 
 
 RSS_TARGET_MB = 200.0

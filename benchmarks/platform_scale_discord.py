@@ -16,9 +16,9 @@ from sqlalchemy import select
 
 from adapters.discord.bot import start_discord
 from benchmarks.timing import percentile
-from bot.agents.scripted_model import scripted_model
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.settings import Settings

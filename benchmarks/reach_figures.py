@@ -13,12 +13,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.agents.scripted_reading import keywords_of, names_of, needs_of
 from bot.asks.read_models.transcripts import StoredConversation, Transcript
+from bot.base.text_fold import stem, stems_of
 from bot.bench.citations import claimed_sources, precision
+from bot.llm.standin.reading import keywords_of, names_of, needs_of
 from bot.llm.types import LLMRequest
-from bot.text_fold import stem, stems_of
-from bot.world import World
+from bot.store.world import World
 
 
 OPENING_CHARS = 24  # how much of a line's words must follow its id for the line to count as in a prompt

@@ -47,7 +47,7 @@ from bot.bench.persona.dataset import build_persona_dataset  # noqa: E402
 from bot.memory.embeddings import MiniLMEmbedder  # noqa: E402
 from bot.memory.types import Viewer  # noqa: E402
 from bot.settings import Settings  # noqa: E402
-from bot.world import World  # noqa: E402
+from bot.store.world import World  # noqa: E402
 
 
 LineKey = tuple[str, str, str]  # sender, time, text: fan-out copies of one line share it

@@ -20,8 +20,8 @@ from bot.memory.vector_index import VectorIndex
 from bot.settings import Settings
 from bot.store import models
 from bot.store.db import Database
+from bot.store.world import World
 from bot.store.world_mirror import mirror_world
-from bot.world import World
 
 
 if TYPE_CHECKING:

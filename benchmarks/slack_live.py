@@ -50,11 +50,11 @@ from adapters.slack.client import web_client  # noqa: E402
 from adapters.slack.live_search import SlackLiveSearch, hearing_in  # noqa: E402
 from adapters.slack.port import SlackPort  # noqa: E402
 from adapters.slack.rate_limits import InstallLimits, MethodBudgets  # noqa: E402
-from bot.agents.scripted_model import scripted_model  # noqa: E402
 from bot.asks.requests import AskRequest  # noqa: E402
 from bot.asks.service import AskService  # noqa: E402
 from bot.llm.client import LLMClient  # noqa: E402
 from bot.llm.scripted import ScriptedBackend  # noqa: E402
+from bot.llm.standin.model import scripted_model  # noqa: E402
 from bot.memory.access import MemoryAccess  # noqa: E402
 from bot.memory.clear import ClearMemory  # noqa: E402
 from bot.memory.embeddings import HashEmbedder  # noqa: E402
@@ -69,7 +69,7 @@ from bot.store.chat_store import WorkspaceKey  # noqa: E402
 from bot.store.db import Database  # noqa: E402
 from bot.store.member_settings import MemberSettingsStore  # noqa: E402
 from bot.store.user_tokens import TokenCipher, UserTokenGrant, UserTokenStore  # noqa: E402
-from bot.world import World  # noqa: E402
+from bot.store.world import World  # noqa: E402
 from memory_ingest.worker import IngestWorker  # noqa: E402
 from tests.fakes.asks import QUESTION, two_fact_world  # noqa: E402
 from tests.fakes.slack_api import USER_SCOPES, FakeSlackApi  # noqa: E402

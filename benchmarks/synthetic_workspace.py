@@ -24,7 +24,7 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.memory.keywords import STOP_WORDS
-from bot.port import Channel, ChannelKind, Member
+from bot.platform.port import Channel, ChannelKind, Member
 from bot.store import models
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database

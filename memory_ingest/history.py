@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from bot.port import ChatMessage, ChatPort, HistoryPage
+from bot.platform.port import ChatMessage, ChatPort, HistoryPage
 from bot.store.chat_store import ChatStore
 from bot.store.db import Database
 from memory_ingest.mirror import Mirror

@@ -43,7 +43,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.asks.forget import forget_member
 from bot.memory.indexer import SessionIndexer
-from bot.port import ChannelKind
+from bot.platform.port import ChannelKind
 from bot.store import member_reads, truth
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from bot.port import Channel, ChatPort, Member
+from bot.platform.port import Channel, ChatPort, Member
 from bot.store import truth
 from bot.store.channel_refs import resolve_channels
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
-from bot.world import MemberPolicy
+from bot.store.world import MemberPolicy
 
 
 @runtime_checkable

@@ -21,7 +21,7 @@ from collections.abc import Awaitable
 from datetime import UTC, datetime, timedelta
 
 from bot.memory.indexer import IndexStats, SessionIndexer
-from bot.port import ChannelKind, ChatMessage, ChatPort, Member
+from bot.platform.port import ChannelKind, ChatMessage, ChatPort, Member
 from bot.store import models
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database

@@ -1,1 +1,1 @@
-"""Prompt templates, one YAML file per use, loaded by `bot.prompts`."""
+"""Prompt templates, one YAML file per use, loaded by `bot.base.prompts`."""

@@ -16,8 +16,8 @@ from sqlalchemy.engine import make_url
 
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.store.world import World
 from bot.store.world_mirror import mirror_world
-from bot.world import World
 from tests.fakes.openai_server import FakeOpenAIServer
 
 

@@ -13,7 +13,7 @@ from bot.negotiation.members import load_profiles, sync_directory
 from bot.negotiation.model import Allocation, AtomicTask, Preference, Scenario
 from bot.negotiation.profiles import get_profile, load_profiles_file
 from bot.negotiation.scripted import ScriptedNegotiator
-from bot.port import ChatPort
+from bot.platform.port import ChatPort
 from bot.store.db import Database
 
 

@@ -20,8 +20,8 @@ from typing import Any
 import discord
 
 from adapters.discord import texts
-from bot import chat_texts, messages
 from bot.asks.read_models.answer_view import AnswerView, ContributorView, SourceView
+from bot.texts import chat_texts, messages
 
 
 MAX_DESCRIPTION = 4096

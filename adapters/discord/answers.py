@@ -23,12 +23,12 @@ from adapters.discord import texts
 from adapters.discord.answer_embeds import answer_embed
 from adapters.discord.status import StatusMessage, StatusState
 from adapters.discord.views.ask_controls import answer_buttons
-from bot import messages
 from bot.asks.answer_post import RichAnswerPost
 from bot.asks.read_models.answer_view import SourceView
 from bot.errors import AskwithError, ChatPlatformError
-from bot.port import FinalAnswer
+from bot.platform.port import FinalAnswer
 from bot.store.message_places import thread_parents
+from bot.texts import messages
 
 
 if TYPE_CHECKING:

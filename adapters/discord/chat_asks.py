@@ -23,10 +23,10 @@ from adapters.discord.port import NO_MENTIONS
 from adapters.discord.progress import AskProgress
 from adapters.discord.services import DiscordServices
 from adapters.discord.status import StatusState
-from bot import chat_texts
 from bot.asks.background import resolve_follow_up
 from bot.asks.service import AskRequest
 from bot.errors import AskRejectedError
+from bot.texts import chat_texts
 
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.port import Channel, ChannelKind, ChatMessage, Member
+from bot.platform.port import Channel, ChannelKind, ChatMessage, Member
 
 
 # text, voice (its text chat), announcement, stage (its text chat), forum, media: channels whose history is memory

@@ -28,7 +28,7 @@ from adapters.discord.threads import ThreadDirectory
 from adapters.discord.views.approval import ApprovalClick, approval_view
 from bot.consent.pending import ApprovalRegistry, ApprovalStore, Click, PendingApproval, decide_click
 from bot.errors import ChatPlatformError, WorkspaceError
-from bot.port import (
+from bot.platform.port import (
     ApprovalDecision,
     ApprovalRequest,
     ChatPort,

@@ -24,7 +24,7 @@ from adapters.discord.member_cache import cache_listed_members
 from adapters.discord.permissions import GuildPermissions
 from adapters.discord.threads import FORUM_TYPES, ThreadDirectory, is_private, is_thread
 from bot.errors import ChatPlatformError, PlatformObjectGoneError, WorkspaceError
-from bot.port import Channel, ChatMessage, HistoryPage, Member, WorkspaceInfo
+from bot.platform.port import Channel, ChatMessage, HistoryPage, Member, WorkspaceInfo
 
 
 log = logging.getLogger(__name__)

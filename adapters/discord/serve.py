@@ -12,7 +12,7 @@ import logging
 from functools import partial
 from typing import TYPE_CHECKING
 
-from bot.platforms import PlatformContext, PlatformRuntime, PlatformStarter
+from bot.platform.runtime import PlatformContext, PlatformRuntime, PlatformStarter
 from bot.settings import Settings
 
 

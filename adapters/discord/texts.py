@@ -1,5 +1,5 @@
 """Every user-facing text of the Discord app that is Discord-specific (the ask flow's own texts live in
-`bot.messages`). Functions, so each text names what it needs."""
+`bot.texts.messages`). Functions, so each text names what it needs."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from datetime import datetime
 
 import discord
 
-from bot import chat_texts, messages
-from bot.port import ApprovalDecision, ApprovalKind, ApprovalRequest, SharePolicy
+from bot.platform.port import ApprovalDecision, ApprovalKind, ApprovalRequest, SharePolicy
 from bot.store.member_settings import MemberSettings
+from bot.texts import chat_texts, messages
 
 
 # ---------------------------------------------------------------------- /ask-with

@@ -24,8 +24,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bot.port import ChatMessage
-from bot.world import World
+from bot.platform.port import ChatMessage
+from bot.store.world import World
 
 
 logger = logging.getLogger(__name__)

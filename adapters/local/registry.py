@@ -20,7 +20,7 @@ from pathlib import Path
 from adapters.local.workspace import LocalWorkspace
 from bot.errors import UnknownWorkspaceError, WorkspaceError
 from bot.settings import Settings
-from bot.world import World
+from bot.store.world import World
 from memory_ingest.sources.friendstv import load_friendstv
 
 

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from adapters.local.journal import Journal
 from bot.errors import UnknownChannelError, UnknownMemberError
-from bot.port import (
+from bot.platform.port import (
     ApprovalDecision,
     ApprovalRequest,
     Channel,
@@ -28,7 +28,7 @@ from bot.port import (
     ThreadRef,
     WorkspaceInfo,
 )
-from bot.world import MemberPolicy, World
+from bot.store.world import MemberPolicy, World
 
 
 HIDDEN_CHANNEL_ID = "C-askwith-agents"

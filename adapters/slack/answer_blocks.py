@@ -11,8 +11,8 @@ from typing import Any
 
 from adapters.slack import texts
 from adapters.slack.mrkdwn import escape, link, to_mrkdwn
-from bot import chat_texts, messages
 from bot.asks.read_models.answer_view import AnswerView, ContributorView, SourceView
+from bot.texts import chat_texts, messages
 
 
 CANCEL_ACTION = "askwith_cancel"

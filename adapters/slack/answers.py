@@ -23,11 +23,11 @@ from adapters.slack.answer_blocks import answer_blocks, quotes_blocks
 from adapters.slack.convert import message_id, split_message_id
 from adapters.slack.mrkdwn import to_mrkdwn
 from adapters.slack.status import StatusMessage
-from bot import chat_texts, messages
 from bot.asks.answer_post import RichAnswerPost
 from bot.asks.read_models.answer_view import AnswerView
 from bot.errors import AskwithError
-from bot.port import FinalAnswer
+from bot.platform.port import FinalAnswer
+from bot.texts import chat_texts, messages
 
 
 if TYPE_CHECKING:

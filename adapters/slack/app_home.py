@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from adapters.slack import texts
 from adapters.slack.mrkdwn import escape, link
-from bot import chat_texts, messages
 from bot.asks.read_models.member_views import recent_asks, shared_by
 from bot.errors import UnknownMemberError
-from bot.port import SharePolicy
+from bot.platform.port import SharePolicy
 from bot.store.member_settings import MemberSettings
+from bot.texts import chat_texts, messages
 
 
 if TYPE_CHECKING:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.slack.mrkdwn import escape
-from bot import chat_texts
 from bot.consent import card as cards
-from bot.port import ApprovalKind, ApprovalRequest
+from bot.platform.port import ApprovalKind, ApprovalRequest
+from bot.texts import chat_texts
 
 
 APPROVE_ACTION = "askwith_approve"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.port import SharePolicy
+from bot.platform.port import SharePolicy
 
 
 USER_MENTION = re.compile(r"^<@([UW][A-Z0-9]+)(?:\|([^>]*))?>$")

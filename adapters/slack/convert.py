@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.port import Channel, ChannelKind, ChatMessage, Member
-from bot.time_zones import known_zone
+from bot.base.time_zones import known_zone
+from bot.platform.port import Channel, ChannelKind, ChatMessage, Member
 
 
 # Message subtypes that carry something someone said; joins, topic changes and the like are not messages here.

@@ -20,7 +20,7 @@ from typing import Any
 
 from adapters.slack.convert import is_message, message_from_slack, ts_key
 from bot.errors import ChatPlatformError
-from bot.port import HistoryPage
+from bot.platform.port import HistoryPage
 
 
 Call = Callable[..., Awaitable[Any]]  # SlackPort._call

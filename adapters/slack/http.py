@@ -37,8 +37,8 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from adapters.slack import texts
 from adapters.slack.install import MemberInstallFlow
+from bot.base.json_limits import form_too_deep, too_deep
 from bot.errors import PlatformInstallError
-from bot.json_limits import form_too_deep, too_deep
 
 
 logger = logging.getLogger(__name__)

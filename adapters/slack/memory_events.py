@@ -27,7 +27,7 @@ from typing import Any
 from adapters.slack import texts
 from adapters.slack.convert import member_from_slack, message_from_slack, message_id
 from adapters.slack.port import SlackPort
-from bot.port import ChannelKind
+from bot.platform.port import ChannelKind
 from bot.store.chat_store import WorkspaceKey
 from bot.store.ingest_status import ObjectKind
 from bot.store.member_reads import unread_token_channels

@@ -54,7 +54,7 @@ from bot.errors import (
     PlatformRateLimitedError,
     PlatformTokenRevokedError,
 )
-from bot.port import (
+from bot.platform.port import (
     ApprovalDecision,
     ApprovalRequest,
     Channel,

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from bot.errors import InvalidSecretSettingError, InvalidSettingError
 from bot.memory.live import slack_app_kind
-from bot.platforms import PlatformContext, PlatformRuntime, PlatformStarter
+from bot.platform.runtime import PlatformContext, PlatformRuntime, PlatformStarter
 from bot.settings import Settings
 
 

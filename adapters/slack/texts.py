@@ -1,13 +1,13 @@
 """Every user-facing text of the Slack app that is Slack-specific (the ask flow's own texts live in
-`bot.messages`). Functions, so each text names what it needs."""
+`bot.texts.messages`). Functions, so each text names what it needs."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot import chat_texts, messages
-from bot.port import ApprovalDecision, ApprovalKind, ApprovalRequest, SharePolicy
+from bot.platform.port import ApprovalDecision, ApprovalKind, ApprovalRequest, SharePolicy
 from bot.store.member_settings import MemberSettings
+from bot.texts import chat_texts, messages
 
 
 # ---------------------------------------------------------------------- /ask-with

@@ -21,10 +21,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack import texts
 from adapters.slack.chat_asks import ChatAsks
 from adapters.slack.convert import message_id, readable, ts_to_datetime
-from bot import chat_texts
 from bot.asks.service import AskRequest
 from bot.errors import AskRejectedError, ChatPlatformError, PlatformRateLimitedError
 from bot.store.stored_threads import stored_thread
+from bot.texts import chat_texts
 
 
 if TYPE_CHECKING:

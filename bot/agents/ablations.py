@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bot import messages
 from bot.errors import AskRejectedError
+from bot.texts import messages
 
 
 NAMES = ("no-infonav", "no-clear-memory", "no-fuzzy-memory", "no-recursion")

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from bot import messages
 from bot.agents.blackboard import Blackboard
 from bot.agents.evidence import EvidenceLine, fuse
 from bot.agents.facts import extract_facts
@@ -24,11 +23,12 @@ from bot.agents.outputs import ACT_SCHEMA, MAX_RECRUITS, ActOutput, parse_act, p
 from bot.agents.plan import Plan, PlanUpdate
 from bot.agents.roster import MemberProfile
 from bot.agents.steps import TaskStep, TurnStep, history_messages
+from bot.base.prompts import render_prompt
 from bot.errors import LLMOutputError
 from bot.llm.client import LLMClient
 from bot.llm.types import LLMRequest, LLMResult
-from bot.port import SharePolicy
-from bot.prompts import render_prompt
+from bot.platform.port import SharePolicy
+from bot.texts import messages
 
 
 @dataclass

@@ -16,7 +16,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot import messages
 from bot.agents.context import AskContext
 from bot.agents.conversation import ConversationResult
 from bot.agents.evidence import EvidenceLine
@@ -24,9 +23,10 @@ from bot.agents.notebook import ids_in, select_lines
 from bot.agents.outputs import CONSENSUS_SCHEMA
 from bot.agents.plan import Plan, Rationale, Status
 from bot.agents.steps import StatementStep, sent_plan
+from bot.base.prompts import render_prompt
 from bot.errors import LLMOutputError
 from bot.llm.types import LLMCallRecord, LLMRequest
-from bot.prompts import render_prompt
+from bot.texts import messages
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,9 @@ from bot.agents.evidence import EvidenceLine, overlap, words
 from bot.agents.plan import Plan
 from bot.agents.progress import Stage
 from bot.agents.steps import RecruitOutcome, StatementStep, TaskStep, TurnStep, sent_plan
+from bot.base.prompts import render_prompt
 from bot.consent.outbox import Sent, Verdict
 from bot.errors import LLMConfigurationError, LLMError, LLMOutputError, LLMUnavailableError
-from bot.prompts import render_prompt
 
 
 MAX_OUTPUT_ERRORS = 2  # consecutive unusable answers from one agent before the conversation gives up

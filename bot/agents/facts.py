@@ -13,10 +13,10 @@ import logging
 import re
 from typing import Any
 
+from bot.base.prompts import render_prompt
 from bot.errors import LLMOutputError
 from bot.llm.client import LLMClient
 from bot.llm.types import LLMCallRecord, LLMRequest
-from bot.prompts import render_prompt
 
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.prompts import render_prompt
+from bot.base.prompts import render_prompt
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from bot import messages
 from bot.agents.consensus import ConsensusOutcome, reach_consensus
 from bot.agents.context import AskContext
 from bot.agents.conversation import Conversation, ConversationResult
@@ -17,6 +16,7 @@ from bot.agents.progress import Stage
 from bot.agents.statements import state_side
 from bot.agents.steps import TaskStep, TurnStep
 from bot.errors import LLMConfigurationError, LLMOutputError, LLMUnavailableError
+from bot.texts import messages
 
 
 @dataclass

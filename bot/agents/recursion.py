@@ -20,9 +20,9 @@ from bot.agents.agent import Agent
 from bot.agents.outputs import RecruitRequest
 from bot.agents.progress import Stage
 from bot.agents.steps import RecruitOutcome, TaskStep, TurnStep
+from bot.base.prompts import render_prompt
 from bot.errors import UnknownMemberError
-from bot.port import SharePolicy
-from bot.prompts import render_prompt
+from bot.platform.port import SharePolicy
 
 
 if TYPE_CHECKING:

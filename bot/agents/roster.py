@@ -11,12 +11,12 @@ from sqlalchemy import Row, Select, bindparam, case, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import aliased
 
+from bot.base.time_zones import member_zone
 from bot.errors import UnknownMemberError
 from bot.memory.types import Viewer
-from bot.port import ChannelKind, SharePolicy
+from bot.platform.port import ChannelKind, SharePolicy
 from bot.store import models
 from bot.store.db import Database
-from bot.time_zones import member_zone
 
 
 SESSION = "session:"  # a fuzzy-memory line id: "session:<key>"

@@ -20,16 +20,16 @@ from __future__ import annotations
 
 import json
 
-from bot import messages
 from bot.agents.agent import Agent
 from bot.agents.context import AskContext
 from bot.agents.conversation import ConversationResult
 from bot.agents.outputs import STATEMENT_SCHEMA, parse_statement
 from bot.agents.steps import StatementStep, history_messages
+from bot.base.prompts import render_prompt
 from bot.consent.outbox import Sent, Verdict
 from bot.errors import LLMConfigurationError, LLMError, LLMOutputError
 from bot.llm.types import LLMRequest
-from bot.prompts import render_prompt
+from bot.texts import messages
 
 
 async def state_side(ctx: AskContext, result: ConversationResult) -> None:

@@ -15,9 +15,9 @@ from bot.agents.evidence import EvidenceLine
 from bot.agents.memory_tools import QueryRecord
 from bot.agents.outputs import ActOutput, RecruitRequest, ThinkOutput, parse_recruits
 from bot.agents.plan import Fact, Plan, PlanUpdate, Rationale
+from bot.base.prompts import render_prompt
 from bot.llm.tokens import count_tokens
 from bot.llm.types import LLMCallRecord, Messages
-from bot.prompts import render_prompt
 
 
 WHOLE_MESSAGES = 2  # the latest utterances of a talk every prompt shows whole

@@ -21,7 +21,7 @@ from abc import ABC, abstractmethod
 from typing import Generic, TypeVar
 
 from bot.errors import AskwithError, PlatformAccessError, PlatformObjectGoneError
-from bot.port import FinalAnswer
+from bot.platform.port import FinalAnswer
 
 
 log = logging.getLogger(__name__)

@@ -25,7 +25,6 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot import messages
 from bot.agents.evidence import LINE_CHARS
 from bot.agents.roster import Roster
 from bot.asks import models
@@ -34,10 +33,11 @@ from bot.asks.requests import AskRequest
 from bot.consent.outbox import shared_items
 from bot.errors import AskRejectedError, UnknownMemberError
 from bot.llm.tokens import count_tokens
-from bot.port import ChannelKind, SharePolicy
+from bot.platform.port import ChannelKind, SharePolicy
 from bot.settings import Settings
 from bot.store import models as store_models
 from bot.store.db import Database
+from bot.texts import messages
 
 
 EARLIER_ASKS = 3  # how far back a chain of follow-ups is shown

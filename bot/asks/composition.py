@@ -26,7 +26,7 @@ from bot.llm.client import LLMClient
 from bot.llm.provider import LLMClients, model_configured, open_llm_clients
 from bot.llm.types import LLMBackend
 from bot.memory.access import MemoryAccess
-from bot.port import ChatPort
+from bot.platform.port import ChatPort
 from bot.settings import Settings
 from bot.store.db import Database
 

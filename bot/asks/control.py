@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import update
 
-from bot import messages
 from bot.agents.progress import Stage
 from bot.asks import models
 from bot.asks.access import is_admin
@@ -28,8 +27,9 @@ from bot.asks.record import AskRecorder
 from bot.asks.requests import AskOutcome
 from bot.consent.pending import PENDING
 from bot.errors import AskNotAllowedError, AskNotFoundError, UnknownMemberError
-from bot.port import ApprovalDecision
+from bot.platform.port import ApprovalDecision
 from bot.store.db import Database
+from bot.texts import messages
 
 
 if TYPE_CHECKING:

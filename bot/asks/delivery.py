@@ -21,14 +21,14 @@ from typing import Any
 
 from sqlalchemy import Update, bindparam, select, update
 
-from bot import messages
 from bot.asks import models
 from bot.asks.claims import held_by_worker
 from bot.asks.read_models.answer_view import AnswerView
 from bot.asks.record import AskRecorder
 from bot.errors import AskwithError, ClaimLostError
-from bot.port import ChatPort, FinalAnswer
+from bot.platform.port import ChatPort, FinalAnswer
 from bot.store.db import Database
+from bot.texts import messages
 
 
 log = logging.getLogger(__name__)

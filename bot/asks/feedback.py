@@ -12,13 +12,13 @@ from datetime import UTC, datetime
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from bot import messages
 from bot.agents.roster import Roster
 from bot.asks import models
 from bot.asks.access import may_view
 from bot.errors import AskNotAllowedError, AskNotFoundError, AskRejectedError, UnknownMemberError
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.texts import messages
 
 
 @dataclass(frozen=True)

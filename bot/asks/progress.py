@@ -24,7 +24,6 @@ from functools import cache
 
 from sqlalchemy import Update, bindparam, select, update
 
-from bot import messages
 from bot.agents.progress import FINAL_STAGES, Stage
 from bot.agents.roster import Roster
 from bot.asks import models
@@ -32,6 +31,7 @@ from bot.asks.claims import held_by_worker
 from bot.errors import AskwithError
 from bot.store.batched_write import BatchedWrite
 from bot.store.db import Database
+from bot.texts import messages
 
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ class Progress:
 
     @property
     def text(self) -> str:
-        """One plain line for a status message (bot.messages; adapters add their markup)."""
+        """One plain line for a status message (bot.texts.messages; adapters add their markup)."""
         return messages.progress_stage(self.stage.value, self.detail_name)
 
 

@@ -16,7 +16,6 @@ from typing import Any
 from sqlalchemy import Integer, Update, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from bot import messages
 from bot.agents.consensus import ConsensusOutcome
 from bot.agents.memory_tools import QueryRecord
 from bot.agents.multiparty import SavedConversation
@@ -26,8 +25,9 @@ from bot.asks import models
 from bot.asks.claims import held_by_worker
 from bot.errors import AskCancelledError, AskwithError, ClaimLostError
 from bot.llm.types import LLMCallRecord
-from bot.port import ChatPort, ThreadRef
+from bot.platform.port import ChatPort, ThreadRef
 from bot.store.db import Database
+from bot.texts import messages
 
 
 log = logging.getLogger(__name__)

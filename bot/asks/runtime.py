@@ -7,12 +7,12 @@ private = build_private_llm(settings)     # the privacy split's private model (e
 
 from __future__ import annotations
 
-from bot.agents.scripted_model import scripted_model
 from bot.errors import LocalLLMError
 from bot.llm.client import LLMClient
 from bot.llm.local_server import resolve_local_model
 from bot.llm.provider import private_settings
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.settings import Settings
 
 

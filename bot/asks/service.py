@@ -6,7 +6,7 @@
     await service.cancel(ask_id, by="alice")  # bot.asks.control; progress: service.progress (bot.asks.progress)
     view = await service.answer_view(ask_id, viewer="alice")   # the rich answer (bot.asks.read_models.answer_view)
 
-Requests are validated first (each problem has one clear text in `bot.messages`). A queued ask is claimed by one
+Requests are validated first (each problem has one clear text in `bot.texts.messages`). A queued ask is claimed by one
 worker, saved after every turn, resumed by another worker if its own dies, and ends with exactly one final post.
 """
 
@@ -27,7 +27,6 @@ from typing import TypeVar
 
 from sqlalchemy import select, update
 
-from bot import messages
 from bot.agents.ablations import Ablations
 from bot.agents.context import AskContext, RecursionBudget, TokenBudget
 from bot.agents.evidence import EvidenceLine
@@ -64,10 +63,11 @@ from bot.errors import (
 )
 from bot.llm.client import LLMClient
 from bot.memory.access import MemoryAccess
-from bot.port import ChannelKind, ChatPort, ThreadRef
+from bot.platform.port import ChannelKind, ChatPort, ThreadRef
 from bot.settings import Settings
 from bot.store import models as store_models
 from bot.store.db import Database
+from bot.texts import messages
 
 
 log = logging.getLogger(__name__)

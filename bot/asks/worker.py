@@ -17,10 +17,10 @@ import asyncio
 import contextlib
 import logging
 
-from bot import messages
 from bot.asks.service import AskOutcome, AskService, worker_slot
 from bot.errors import ClaimLostError
 from bot.store.db import lost_connection, lost_reason
+from bot.texts import messages
 
 
 log = logging.getLogger(__name__)

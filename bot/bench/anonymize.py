@@ -13,8 +13,8 @@ from dataclasses import replace
 from typing import Any
 
 from bot.bench.items import BenchItem
-from bot.port import Member
-from bot.world import World
+from bot.platform.port import Member
+from bot.store.world import World
 
 
 # Names no FriendsTV character has, so the renamed world has no collisions.

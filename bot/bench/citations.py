@@ -16,7 +16,7 @@ from typing import Any
 
 from bot.asks.read_models.transcripts import Transcript
 from bot.bench.items import BenchItem
-from bot.world import World
+from bot.store.world import World
 
 
 LineKey = tuple[str, str, str]  # sender, words, time

@@ -12,7 +12,7 @@ import re
 import string
 from collections.abc import Callable
 
-from bot.text_fold import stem
+from bot.base.text_fold import stem
 
 
 NUMBER_WORDS = {

@@ -26,7 +26,7 @@ from bot.bench.schedule import answers
 from bot.bench.schedule.model import schedules_from_json
 from bot.bench.scoring import rule_score as score_by_rules
 from bot.bench.timeslots import format_span
-from bot.world import World
+from bot.store.world import World
 
 
 @dataclass(frozen=True)

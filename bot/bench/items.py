@@ -4,7 +4,7 @@ A dataset directory holds:
 
     dataset.json      name, seed, item count, format version
     items.jsonl       one `BenchItem` per line
-    worlds/*.json     the workspaces (`bot.world.World` files) the items are replayed in
+    worlds/*.json     the workspaces (`bot.store.world.World` files) the items are replayed in
     card.md           the dataset card
 
 An item names its world file, the asking pair (member ids: the asker first, then the member asked with), the
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import BenchDataError
-from bot.world import World
+from bot.store.world import World
 
 
 FORMAT_VERSION = 1

@@ -18,7 +18,7 @@ from pathlib import Path
 from adapters.local.workspace import LocalWorkspace
 from bot.asks.composition import AskRoot
 from bot.asks.service import AskService
-from bot.world import World
+from bot.store.world import World
 from memory_ingest.report import Stage
 from memory_ingest.worker import IngestWorker
 

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import messages
 from bot.asks.composition import AskRoot, summary_writer
 from bot.asks.metrics import behaviour
 from bot.asks.read_models.transcripts import load_transcript
@@ -33,6 +32,7 @@ from bot.llm.client import LLMClient
 from bot.llm.provider import LLMClients
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.texts import messages
 
 
 log = logging.getLogger(__name__)

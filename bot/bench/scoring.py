@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from bot.base.prompts import render_prompt
 from bot.bench.answer_metrics import PartGold, span_scores, tokens, valid_spans
 from bot.bench.extraction import extract_count, mentioned_names, normalize, plainly_states, states_inside
 from bot.bench.items import BenchItem, Metric
 from bot.bench.timeslots import parse_spans, slots_of
 from bot.llm.client import LLMClient
 from bot.llm.types import LLMRequest
-from bot.prompts import render_prompt
 
 
 _VERDICT_RE = re.compile(r"[01]")

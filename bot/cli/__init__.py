@@ -8,8 +8,8 @@ import sys
 import typer
 from rich.console import Console
 
+from bot.base.logs import configure_logging
 from bot.errors import AskwithError
-from bot.logs import configure_logging
 from bot.settings import Settings
 
 

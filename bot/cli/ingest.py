@@ -14,7 +14,7 @@ from rich.table import Table
 from adapters.local.registry import LocalWorkspaces
 from bot.errors import LiveMemoryWorkspaceError
 from bot.memory.live import memory_source
-from bot.port import ChatPort
+from bot.platform.port import ChatPort
 from bot.settings import Settings
 from bot.store.db import Database, run
 from memory_ingest.report import IngestProgress, IngestReport, Stage

@@ -25,7 +25,7 @@ from bot.negotiation.members import ClientFor, MemberNegotiation, load_profiles
 from bot.negotiation.model import Scenario
 from bot.negotiation.profiles import load_profiles_file
 from bot.negotiation.scripted import ScriptedNegotiator
-from bot.port import ApprovalDecision, ApprovalRequest
+from bot.platform.port import ApprovalDecision, ApprovalRequest
 from bot.settings import Settings
 from bot.store.db import Database, run
 

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from adapters.local.workspace import ApprovalResponder
 from bot.cli.printable import printable
-from bot.port import ApprovalDecision, ApprovalRequest
+from bot.platform.port import ApprovalDecision, ApprovalRequest
 
 
 NOT_INTERACTIVE = (

@@ -15,11 +15,11 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from bot import messages
 from bot.asks.metrics import behaviour
 from bot.asks.read_models.ask_view import AskView, ConversationView, OwnTurn, Viewer, every_conversation, view_for
 from bot.asks.read_models.transcripts import Transcript
 from bot.cli.printable import printable
+from bot.texts import messages
 
 
 def render_transcript(transcript: Transcript, *, viewer: Viewer | None = None, short: bool = False) -> Group:

@@ -23,8 +23,9 @@ What one person may see of an ask afterwards (`AskView`) is built from the outbo
 (`bot.asks.read_models.ask_view`); every page and text about an ask is rendered from it, never from the stored turns.
 
 Agents reach consent through `outbox` alone; the ask service wires the screen, gate, limits and store into each
-ask's outboxes; surfaces render from the read models and hand clicks to `pending`. `tests/unit/test_consent_layers.py`
-holds those lines (and that nothing here imports a platform library or a surface).
+ask's outboxes; surfaces render from the read models and hand clicks to `pending`.
+`tests/unit/consent/test_consent_layers.py` holds those lines (and that nothing here imports a platform library or a
+surface).
 
     gate = SharingGate(port, ask_id=7, question=q, requester="alice", timeout_s=600, approvals=ApprovalStore(db))
     outbox = Outbox(roster, gate, screen=ShareScreen(cap=2000), audience=Audience("alice", ("bob",), "#general"))

@@ -20,7 +20,7 @@ from bot.consent.outgoing import Outgoing
 from bot.consent.pending import PENDING, ApprovalStore
 from bot.consent.prompt_limits import ApprovalLimits
 from bot.consent.screen import Shareable
-from bot.port import ApprovalDecision, ApprovalRequest, ChatPort
+from bot.platform.port import ApprovalDecision, ApprovalRequest, ChatPort
 
 
 # While an ask waits on a member, it is parked: the caller's context frees the worker slot and marks the ask waiting.

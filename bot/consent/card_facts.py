@@ -16,15 +16,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from bot import messages
 from bot.agents.roster import MemberProfile
 from bot.consent.card import LEADS, MAX_SOURCES, ApprovalCard, SourceRef
 from bot.consent.outgoing import LINE_HEAD
 from bot.errors import AskwithError
-from bot.port import ChannelKind, ChatPort
+from bot.platform.port import ChannelKind, ChatPort
 from bot.store.db import Database
 from bot.store.member_directory import display_names
 from bot.store.message_places import message_places
+from bot.texts import messages
 
 
 @dataclass(frozen=True)

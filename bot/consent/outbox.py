@@ -32,7 +32,7 @@ from bot.consent.approval import Approval, SharingGate
 from bot.consent.outgoing import Outgoing, line_text, source_label
 from bot.consent.owners import RELAYED, Carried, DmLines, Owners, carrying, normalised_sentences
 from bot.consent.screen import Shareable, ShareScreen
-from bot.port import SharePolicy
+from bot.platform.port import SharePolicy
 
 
 # Everything an agent says in a turn is also posted to the ask's hidden agents thread, which the workspace's admins

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 
 from bot.agents.agent import Agent
 from bot.agents.roster import Authorship, Roster
+from bot.base.text_fold import normalise, skeleton
 from bot.consent.outgoing import line_text
 from bot.consent.paraphrase import PrivateTerms
 from bot.consent.screen import QuoteIndex
-from bot.port import SharePolicy
-from bot.text_fold import normalise, skeleton
+from bot.platform.port import SharePolicy
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")

@@ -2,7 +2,7 @@
 
 Exact word runs (`bot.consent.screen.QuoteIndex`) miss a reworded line: "Bob earns 91,000 and is interviewing" shares
 no four words in a row with "my salary is 91,000 and I am interviewing elsewhere". What a rewording keeps is the
-line's rare terms (names, numbers, unusual words). So every text is read through `bot.text_fold.skeleton` (NFKC,
+line's rare terms (names, numbers, unusual words). So every text is read through `bot.base.text_fold.skeleton` (NFKC,
 invisible characters, entities, case, look-alike letters), its words crudely stemmed, and a sentence is cut when it
 shares `CUT_WEIGHT` or more with one line that is not cited evidence about the question (a number, or a term no other
 line has, counts double: alone it is enough).
@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
-from bot.text_fold import normalise, skeleton
+from bot.base.text_fold import normalise, skeleton
 
 
 CUT_WEIGHT = 2  # shared rare terms (a number counts 2) that make a sentence a paraphrase of a line

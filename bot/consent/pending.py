@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
 from bot.asks.approval_rows import Approval, approval, insert_approval, settle_approval
-from bot.port import ApprovalDecision, ApprovalRequest
+from bot.platform.port import ApprovalDecision, ApprovalRequest
 from bot.store.db import Database, as_utc
 
 

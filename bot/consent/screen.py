@@ -33,10 +33,10 @@ from typing import Any
 from bot.agents.agent import Agent
 from bot.agents.plan import Fact, Plan, Rationale, Status
 from bot.agents.steps import StatementStep, TurnStep
+from bot.base.prompts import CUT
+from bot.base.text_fold import normalise, skeleton
 from bot.consent.outgoing import Outgoing, SharedFact
 from bot.consent.paraphrase import PrivateTerms
-from bot.prompts import CUT
-from bot.text_fold import normalise, skeleton
 
 
 QUOTE_WORDS = 4  # this many words in a row copied from a memory line make a verbatim quote

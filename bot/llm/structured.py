@@ -15,9 +15,9 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
+from bot.base.prompts import render_prompt
 from bot.llm.json_repair import parse_json_object
 from bot.llm.types import LLMRequest, Messages
-from bot.prompts import render_prompt
 
 
 # How much of a bad reply the repair re-ask shows the model back: enough to see the mistake, not a token bill.

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from bot.base.text_fold import stem
 from bot.errors import MemoryQueryError
-from bot.text_fold import stem
 
 
 Phrase = tuple[str, ...]

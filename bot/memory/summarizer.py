@@ -20,11 +20,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from bot.base.prompts import render_prompt
 from bot.errors import LLMError
 from bot.llm.client import LLMClient
 from bot.llm.types import LLMRequest
 from bot.memory.sessions import SessionLine
-from bot.prompts import render_prompt
 from bot.store.db import Database
 from bot.store.session_summaries import add_summaries, stored_summary_hashes
 

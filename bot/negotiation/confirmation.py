@@ -21,7 +21,7 @@ from sqlalchemy import delete
 
 from bot.asks.models import Approval
 from bot.consent.pending import PENDING, ApprovalStore
-from bot.port import ApprovalDecision, ApprovalRequest, ChatPort
+from bot.platform.port import ApprovalDecision, ApprovalRequest, ChatPort
 from bot.store.db import Database
 
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bot.base.prompts import render_prompt
 from bot.errors import LLMOutputError
 from bot.llm.client import LLMClient
 from bot.llm.types import LLMCallRecord, LLMRequest, Messages
@@ -26,7 +27,6 @@ from bot.negotiation.pareto import OutcomeSpace, outcome_space
 from bot.negotiation.protocol import Move, MoveKind, parse_consideration, parse_move
 from bot.negotiation.transcript import Attempt, NegotiationOptions, NegotiationResult, Outcome, Phase, Turn
 from bot.negotiation.validation import feedback, is_executable, validate_move
-from bot.prompts import render_prompt
 
 
 REPLY_SCHEMA: dict[str, Any] = {

@@ -12,7 +12,6 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bot import messages as ask_messages
 from bot.agents.roster import MemberProfile as RosterMember
 from bot.agents.roster import Roster
 from bot.errors import AskwithError, NegotiationRejectedError, UnknownMemberError
@@ -31,9 +30,10 @@ from bot.negotiation.profiles import (
 )
 from bot.negotiation.record import ConfirmationStatus, NegotiationRecorder
 from bot.negotiation.transcript import NegotiationOptions, NegotiationResult, Outcome
-from bot.port import ApprovalDecision, ApprovalKind, ApprovalRequest, ChatPort, Member
+from bot.platform.port import ApprovalDecision, ApprovalKind, ApprovalRequest, ChatPort, Member
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
+from bot.texts import messages as ask_messages
 
 
 log = logging.getLogger(__name__)

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bot.base.prompts import render_prompt
 from bot.llm.types import LLMRequest, Messages
 from bot.negotiation.model import Proposal, Scenario, normalised_utility
 from bot.negotiation.protocol import Move, MoveKind, parse_move, render_proposal
-from bot.prompts import render_prompt
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from bot.base.prompts import render_prompt
 from bot.llm.types import LLMCallRecord, Messages
 from bot.negotiation.model import Allocation, Proposal, Scenario
 from bot.negotiation.protocol import Move
-from bot.prompts import render_prompt
 
 
 class Phase(StrEnum):

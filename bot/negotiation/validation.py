@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bot.base.prompts import render_prompt
 from bot.negotiation.model import Allocation, Proposal, Scenario
 from bot.negotiation.protocol import Move, MoveKind, ParseProblem
-from bot.prompts import render_prompt
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Platform adapters hosted by `askwith serve`: a registry of starters, each enabled by its own settings.
 
-A starter (`bot.platforms.PlatformStarter`, a core type, so adapters depend on the core alone) connects one
+A starter (`bot.platform.runtime.PlatformStarter`, a core type, so adapters depend on the core alone) connects one
 platform and returns a `PlatformRuntime`. The platforms askwith ships are registered by `_register_built_in`;
 another registers by adding a `PlatformStarter` with `register`. This module imports no platform library itself
 (the starter's module does, lazily, inside `start`).
@@ -19,7 +19,7 @@ from bot.errors import LLMNotConfiguredError, PlatformStartError
 from bot.llm.client import LLMClient
 from bot.memory.access import MemoryAccess
 from bot.memory.indexer import SessionIndexer
-from bot.platforms import PlatformContext, PlatformRuntime, PlatformStarter
+from bot.platform.runtime import PlatformContext, PlatformRuntime, PlatformStarter
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.web.links import TranscriptLinks

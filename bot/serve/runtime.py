@@ -29,7 +29,7 @@ from bot.asks.composition import AskRoot, MemoryFactory, open_root
 from bot.asks.worker import AskWorker
 from bot.errors import NoPlatformError
 from bot.llm.client import LLMClient
-from bot.platforms import PlatformRuntime
+from bot.platform.runtime import PlatformRuntime
 from bot.serve.platforms import start_platforms
 from bot.settings import Settings
 from bot.store.db import Database

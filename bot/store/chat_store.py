@@ -14,13 +14,13 @@ from datetime import UTC, datetime
 from sqlalchemy import case, delete, exists, func, select, true, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot import port
+from bot.base.time_zones import known_zone
 from bot.errors import UnknownMemberError
+from bot.platform import port
 from bot.store import bulk, models, truth
 from bot.store.db import Database
 from bot.store.sanitize import db_text
-from bot.time_zones import known_zone
-from bot.world import MemberPolicy
+from bot.store.world import MemberPolicy
 
 
 # What a later mirror may change; never `time_zone`, the member's own choice (`platform_time_zone` is the profile's).

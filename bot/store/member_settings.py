@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.base.time_zones import chosen_zone
 from bot.errors import UnknownMemberError
-from bot.port import SharePolicy
+from bot.platform.port import SharePolicy
 from bot.store import models
 from bot.store.channel_refs import resolve_channels
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
-from bot.time_zones import chosen_zone
 
 
 @dataclass(frozen=True)

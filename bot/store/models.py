@@ -22,7 +22,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from bot.port import ChannelKind, SharePolicy
+from bot.platform.port import ChannelKind, SharePolicy
 
 
 NAMING = {

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from sqlalchemy import delete, exists, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.port import ChannelKind
+from bot.platform.port import ChannelKind
 from bot.store import bulk, models
 from bot.store.db import Database
 from bot.store.sanitize import db_text

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.store.channel_refs import resolve_channels
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
-from bot.world import World
+from bot.store.world import World
 
 
 WORLD_PLATFORM = "local"  # worlds are the local workspace's model: their key matches LocalWorkspace's

@@ -24,11 +24,11 @@ from urllib.parse import urlencode
 
 from starlette.requests import Request
 
+from bot.base.time_zones import member_zone
 from bot.errors import LinkInvalidError
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.web_members import member_named
-from bot.time_zones import member_zone
 from bot.web.access import Identity, is_admin
 from bot.web.sessions import SessionStore
 from bot.web.tokens import MemberClaim, verify_member_token

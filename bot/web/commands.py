@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot.port import SharePolicy
+from bot.platform.port import SharePolicy
 
 
 ASK_COMMAND = "/ask-with"

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from adapters.local.workspace import LocalWorkspace
 from bot.asks.service import AskRequest, AskService
 from bot.errors import AskRejectedError, LLMNotConfiguredError
-from bot.port import ChatMessage
+from bot.platform.port import ChatMessage
+from bot.store.world import World
 from bot.web import texts
-from bot.world import World
 from memory_ingest.worker import IngestWorker
 
 

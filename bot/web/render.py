@@ -12,9 +12,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.templating import Jinja2Templates
 
-from bot import messages
 from bot.asks.read_models.redaction import withheld_label
 from bot.consent import card as approval_card
+from bot.texts import messages
 from bot.web.access import Identity
 from bot.web.csrf import csrf_token
 from bot.web.texts import ASK_PAGE, short_time, waiting_for

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from bot.llm.client import LLMClient
-from bot.platforms import PlatformRuntime
+from bot.platform.runtime import PlatformRuntime
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.web.local_runtime import LocalRuntime

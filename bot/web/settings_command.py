@@ -8,12 +8,12 @@ same operations as the Settings page and as Slack's and Discord's `/askwith` (an
 from __future__ import annotations
 
 from adapters.local.workspace import LocalWorkspace
-from bot import messages
 from bot.errors import UnknownChannelError, UnknownTimeZoneError
-from bot.port import SharePolicy
+from bot.platform.port import SharePolicy
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.member_settings import MemberSettings, MemberSettingsStore
+from bot.texts import messages
 from bot.web import texts
 from bot.web.commands import SHARE_VALUES, SettingsCommand
 from bot.web.workspace_view import channels_of

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot import messages
-from bot.port import SharePolicy
+from bot.platform.port import SharePolicy
+from bot.texts import messages
 
 
 SIGN_IN_TITLE = "Sign in with a link"

@@ -7,10 +7,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from adapters.local.workspace import EphemeralPost, LocalWorkspace
-from bot.port import ApprovalRequest, ChannelKind, ChatMessage, Member
+from bot.platform.port import ApprovalRequest, ChannelKind, ChatMessage, Member
+from bot.store.world import World
 from bot.web.render import answered_ask
 from bot.web.texts import GENERIC_QUESTION, SAMPLE_ASKS
-from bot.world import World
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.errors import WorkspaceError
-from bot.port import Member
-from bot.world import MemberPolicy, World
+from bot.platform.port import Member
+from bot.store.world import MemberPolicy, World
 
 
 DIALOGUE_ROWS = 11_593  # chats.jsonl ids 1..11593 are the season-1 dialogue; later ids are demo rows

@@ -11,13 +11,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.agents.conversation import Conversation
-from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskRequest, AskService
+from bot.llm.standin.model import scripted_model
 from bot.llm.types import LLMRequest
-from bot.port import Channel, ChannelKind, Member
+from bot.platform.port import Channel, ChannelKind, Member
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.world import World
+from bot.store.world import World
 from tests.fakes.asks import CODE_NAME, LAUNCH, QUESTION, Harness, build, two_fact_world
 from tests.fakes.records import conversations, turns
 

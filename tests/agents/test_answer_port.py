@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import event
 
 from bot.asks.service import AskRequest
-from bot.port import FinalAnswer
+from bot.platform.port import FinalAnswer
 from bot.settings import Settings
 from bot.store.db import Database
 from tests.fakes.asks import QUESTION, build, two_fact_world

@@ -20,15 +20,15 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.agents.scripted_model import scripted_model
 from bot.asks.read_models.answer_view import answer_view
 from bot.asks.service import AskRequest
 from bot.consent.outgoing import line_text
 from bot.errors import AskNotAllowedError
-from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
+from bot.llm.standin.model import scripted_model
+from bot.platform.port import ApprovalDecision, ApprovalRequest, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.world import MemberPolicy, World
+from bot.store.world import MemberPolicy, World
 from tests.agents.test_ask_policy_property import QUESTIONS, nothing_sensitive
 from tests.fakes.asks import build, two_fact_world
 from tests.fakes.records import conversations, turns

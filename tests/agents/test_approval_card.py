@@ -14,14 +14,14 @@ import pytest
 from adapters.discord.approval_embed import card_embed
 from adapters.discord.views.approval import approval_view
 from adapters.slack import blocks
-from bot import messages
 from bot.asks.service import AskRequest
 from bot.consent.card import APPROVE_ALL, APPROVE_ALL_MEANS, ApprovalCard, plain_text
-from bot.port import ApprovalDecision, ApprovalRequest, Member, SharePolicy
+from bot.platform.port import ApprovalDecision, ApprovalRequest, Member, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.store.world import MemberPolicy
+from bot.texts import messages
 from bot.web.render import templates
-from bot.world import MemberPolicy
 from tests.fakes.asks import QUESTION, build, two_fact_world
 from tests.fakes.records import conversations, turns
 

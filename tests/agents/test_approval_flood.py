@@ -12,10 +12,10 @@ import asyncio
 from collections import Counter
 
 from bot.asks.service import AskRequest
-from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
+from bot.platform.port import ApprovalDecision, ApprovalRequest, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.world import MemberPolicy
+from bot.store.world import MemberPolicy
 from tests.fakes.asks import QUESTION, build, two_fact_world
 
 

@@ -12,10 +12,10 @@ from bot.asks.feedback import feedback_tally, vote_of
 from bot.asks.read_models.answer_view import answer_view
 from bot.asks.read_models.member_views import recent_asks, shared_by
 from bot.asks.service import AskRequest
+from bot.base.prompts import DATA_OPEN
 from bot.consent.outbox import AGENTS_THREAD
 from bot.errors import AskNotAllowedError, AskRejectedError
 from bot.llm.types import LLMRequest
-from bot.prompts import DATA_OPEN
 from bot.settings import Settings
 from bot.store import models as store_models
 from bot.store.db import Database

@@ -8,7 +8,7 @@ from bot.asks import models
 from bot.asks.service import AskRequest
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.world import World
+from bot.store.world import World
 from tests.fakes.asks import CODE_NAME, LAUNCH, QUESTION, build, two_fact_world
 from tests.fakes.records import session_channels
 

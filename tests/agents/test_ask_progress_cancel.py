@@ -18,10 +18,10 @@ from bot.asks.record import AskRecorder
 from bot.asks.service import AskRequest, AskService
 from bot.asks.worker import AskWorker
 from bot.errors import AskCancelledError, AskNotAllowedError
-from bot.port import SharePolicy, ThreadRef
+from bot.platform.port import SharePolicy, ThreadRef
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.world import MemberPolicy
+from bot.store.world import MemberPolicy
 from tests.fakes.asks import QUESTION, Harness, build, two_fact_world
 
 

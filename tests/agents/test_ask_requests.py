@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from bot import messages
 from bot.agents.ablations import NAMES
 from bot.asks.service import AskRequest
 from bot.errors import AskRejectedError
-from bot.port import Member
+from bot.platform.port import Member
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.world import MemberPolicy, World
+from bot.store.world import MemberPolicy, World
+from bot.texts import messages
 from tests.fakes.asks import QUESTION, build, two_fact_world
 
 

@@ -11,12 +11,12 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from bot import messages
 from bot.asks.read_models.transcripts import load_transcript
 from bot.cli import _register_all, app
 from bot.errors import AskRejectedError
 from bot.settings import Settings
 from bot.store.db import Database, run
+from bot.texts import messages
 
 
 ROOT = Path(__file__).parent.parent.parent

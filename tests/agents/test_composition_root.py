@@ -18,7 +18,7 @@ from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.world import World
+from bot.store.world import World
 
 
 ROOT = Path(__file__).resolve().parents[2]

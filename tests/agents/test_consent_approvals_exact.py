@@ -13,10 +13,7 @@ from typing import Any
 import pytest
 
 from adapters.local.workspace import HIDDEN_CHANNEL_ID
-from bot import messages
 from bot.agents.roster import MemberProfile
-from bot.agents.scripted_model import scripted_model
-from bot.agents.scripted_reading import PromptView
 from bot.agents.steps import TurnStep
 from bot.asks.service import AskRequest
 from bot.consent.card import LEADS, names_list
@@ -24,12 +21,15 @@ from bot.consent.outbox import Audience, Outbox, Sent, Verdict
 from bot.consent.outgoing import Outgoing
 from bot.consent.screen import ShareScreen
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
+from bot.llm.standin.reading import PromptView
 from bot.llm.types import LLMReply, LLMRequest
 from bot.memory.types import Viewer
-from bot.port import ApprovalDecision, ApprovalRequest, Channel, ChannelKind, SharePolicy
+from bot.platform.port import ApprovalDecision, ApprovalRequest, Channel, ChannelKind, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.world import MemberPolicy, World
+from bot.store.world import MemberPolicy, World
+from bot.texts import messages
 from tests.fakes.asks import QUESTION, build, two_fact_world
 
 

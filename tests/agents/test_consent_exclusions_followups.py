@@ -20,21 +20,21 @@ from bot.agents.ablations import Ablations
 from bot.agents.agent import Agent
 from bot.agents.memory_tools import ClearParams, MemoryTools
 from bot.agents.plan import Plan
-from bot.agents.scripted_model import PromptView, scripted_model
 from bot.asks import models as models_asks
 from bot.asks.service import AskRequest
+from bot.base.text_fold import skeleton
 from bot.consent.exclusions import settle
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import PromptView, scripted_model
 from bot.llm.types import LLMReply, LLMRequest
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.memory.history import WholeHistory
-from bot.port import ApprovalDecision, ApprovalRequest, Channel, ChannelKind, Member, SharePolicy
+from bot.platform.port import ApprovalDecision, ApprovalRequest, Channel, ChannelKind, Member, SharePolicy
 from bot.settings import Settings
 from bot.store import models
 from bot.store.db import Database
-from bot.text_fold import skeleton
-from bot.world import MemberPolicy, World
+from bot.store.world import MemberPolicy, World
 from tests.fakes.asks import build
 from tests.fakes.consent import AdversarialModel, Attack
 

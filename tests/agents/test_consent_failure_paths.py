@@ -17,22 +17,22 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot import messages
 from bot.agents.outputs import ACT_SCHEMA, STATEMENT_SCHEMA, think_schema
-from bot.agents.scripted_model import scripted_model
-from bot.agents.scripted_reading import PromptView
 from bot.asks.service import AskRequest
 from bot.errors import LLMConfigurationError, LLMOutputError
 from bot.llm.client import LLMClient
 from bot.llm.openai_backend import OpenAIBackend
 from bot.llm.retry import RetryPolicy
 from bot.llm.scripted import Fault, FaultyBackend, ScriptedBackend
+from bot.llm.standin.model import scripted_model
+from bot.llm.standin.reading import PromptView
 from bot.llm.structured import ReplyProblem, check_reply
 from bot.llm.types import LLMRequest
-from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
+from bot.platform.port import ApprovalDecision, ApprovalRequest, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.world import MemberPolicy, World
+from bot.store.world import MemberPolicy, World
+from bot.texts import messages
 from tests.fakes.asks import QUESTION, Harness, build, two_fact_world
 from tests.fakes.openai_server import FakeOpenAIServer, failure
 from tests.fakes.records import consensus_data, conversations, llm_calls, turns

@@ -44,7 +44,7 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from bot.port import ApprovalDecision, SharePolicy
+from bot.platform.port import ApprovalDecision, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
 from tests.fakes.consent import ROUTES

@@ -15,7 +15,7 @@ from bot.asks.record import AskRecorder
 from bot.asks.service import AskRequest, AskService
 from bot.asks.worker import AskWorker
 from bot.errors import ClaimLostError
-from bot.port import ThreadRef
+from bot.platform.port import ThreadRef
 from bot.settings import Settings
 from bot.store.db import Database
 from tests.fakes.asks import QUESTION, Harness, build, two_fact_world

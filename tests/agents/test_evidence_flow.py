@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 
-from bot.agents.scripted_model import needs_of, scripted_model
 from bot.asks.read_models.transcripts import load_transcript
 from bot.asks.service import AskRequest
+from bot.base.prompts import render_prompt
+from bot.llm.standin.model import needs_of, scripted_model
 from bot.llm.types import LLMRequest
-from bot.prompts import render_prompt
 from bot.settings import Settings
 from bot.store.db import Database
 from tests.fakes.asks import LAUNCH, QUESTION, build, two_fact_world

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from bot import messages
-from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskRequest
 from bot.llm.scripted import (
     OUTPUT_FAULTS,
@@ -16,8 +14,10 @@ from bot.llm.scripted import (
     always,
     random_faults,
 )
+from bot.llm.standin.model import scripted_model
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.texts import messages
 from tests.fakes.asks import QUESTION, build, two_fact_world
 from tests.fakes.records import conversations, turns
 

@@ -15,10 +15,10 @@ from sqlalchemy import select
 from bot.asks import models
 from bot.asks.service import AskRequest
 from bot.consent.pending import ApprovalRegistry, ApprovalStore, Click, decide_click
-from bot.port import ApprovalDecision, SharePolicy
+from bot.platform.port import ApprovalDecision, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.world import MemberPolicy
+from bot.store.world import MemberPolicy
 from tests.fakes.ask_worker_process import exited, output, spawn
 from tests.fakes.asks import QUESTION, build, two_fact_world
 from tests.fakes.durable_port import read_posts

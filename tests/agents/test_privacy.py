@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import re
 
-from bot import messages
-from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskRequest
+from bot.llm.standin.model import scripted_model
 from bot.llm.types import LLMRequest
-from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
+from bot.platform.port import ApprovalDecision, ApprovalRequest, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.world import MemberPolicy
+from bot.store.world import MemberPolicy
+from bot.texts import messages
 from tests.fakes.asks import QUESTION, build, never, two_fact_world
 from tests.fakes.records import conversations, turns
 

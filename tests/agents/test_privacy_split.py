@@ -16,13 +16,13 @@ import pytest
 from sqlalchemy import select
 
 from adapters.local.workspace import LocalWorkspace
-from bot.agents.scripted_model import PromptView, keywords_of, scripted_model
 from bot.asks import models
 from bot.asks.service import AskRequest, AskService
 from bot.errors import MissingSettingError
 from bot.llm.client import LLMClient
 from bot.llm.provider import LLMClients, open_llm_clients
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import PromptView, keywords_of, scripted_model
 from bot.llm.types import LLMRequest
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
@@ -33,7 +33,7 @@ from bot.memory.vector_index import VectorIndex
 from bot.settings import Settings
 from bot.store import models as store_models
 from bot.store.db import Database
-from bot.world import World
+from bot.store.world import World
 from tests.conftest import mirror_world
 from tests.fakes.asks import CODE_NAME, LAUNCH, QUESTION, two_fact_world
 from tests.fakes.openai_server import FakeOpenAIServer

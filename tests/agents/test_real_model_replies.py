@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from bot.agents.scripted_model import scripted_model
 from bot.asks import models
 from bot.asks.service import AskRequest
+from bot.llm.standin.model import scripted_model
 from bot.llm.types import LLMRequest
 from bot.settings import Settings
 from bot.store.db import Database

@@ -8,18 +8,18 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskRequest
 from bot.consent.outbox import AGENTS_THREAD
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.llm.types import LLMReply, LLMRequest
-from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
+from bot.platform.port import ApprovalDecision, ApprovalRequest, SharePolicy
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.member_settings import MemberSettingsStore
+from bot.store.world import MemberPolicy, World
 from bot.store.world_mirror import WORLD_PLATFORM
-from bot.world import MemberPolicy, World
 from tests.fakes.asks import LAUNCH, QUESTION, build, two_fact_world
 from tests.fakes.records import conversations, hit_ids, llm_calls, session_channels, turns
 

@@ -20,13 +20,13 @@ from difflib import SequenceMatcher
 
 import pytest
 
-from bot.agents.scripted_model import PromptView, plan_of, scripted_model
 from bot.asks.service import AskRequest
+from bot.llm.standin.model import PromptView, plan_of, scripted_model
 from bot.llm.types import LLMRequest
-from bot.port import ApprovalDecision, ApprovalRequest, Channel, ChannelKind, Member, SharePolicy
+from bot.platform.port import ApprovalDecision, ApprovalRequest, Channel, ChannelKind, Member, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.world import MemberPolicy, World
+from bot.store.world import MemberPolicy, World
 from tests.fakes.asks import build
 
 

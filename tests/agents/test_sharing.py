@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 
 from bot.asks.service import AskRequest
+from bot.base.prompts import DATA_CLOSE, DATA_OPEN, render_prompt, untrusted
+from bot.base.text_fold import skeleton
 from bot.consent.outbox import Sent, Verdict, shared_items
 from bot.consent.paraphrase import PrivateTerms
 from bot.consent.screen import QuoteIndex, ShareScreen
-from bot.port import SharePolicy
-from bot.prompts import DATA_CLOSE, DATA_OPEN, render_prompt, untrusted
+from bot.platform.port import SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.text_fold import skeleton
 from tests.agents.test_red_team import ATTACKS, LAUNCH, QUESTION, ObedientModel, red_team_world
 from tests.fakes.asks import build
 

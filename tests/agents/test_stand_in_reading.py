@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from bot.agents.scripted_model import scripted_model
-from bot.agents.scripted_reading import HIT, exchange, fact_in, filling
+from bot.base.prompts import render_prompt
+from bot.llm.standin.model import scripted_model
+from bot.llm.standin.reading import HIT, exchange, fact_in, filling
 from bot.llm.types import LLMRequest
-from bot.prompts import render_prompt
 
 
 def _hit(raw: str) -> dict[str, str]:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 
-from bot import messages
-from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskRequest
 from bot.llm.openai_backend import OpenAIBackend
+from bot.llm.standin.model import scripted_model
 from bot.llm.types import LLMRequest
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.texts import messages
 from tests.fakes.asks import QUESTION, build, two_fact_world
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.records import conversations, llm_calls, turns

@@ -7,7 +7,6 @@ import json
 import re
 from pathlib import Path
 
-from bot.agents.scripted_model import scripted_model
 from bot.bench.anonymize import anonymize_item
 from bot.bench.generate import DATASETS
 from bot.bench.items import load_items
@@ -16,6 +15,7 @@ from bot.bench.run_config import RunConfig
 from bot.bench.runner import run_bench
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.settings import Settings
 from tests.bench.test_bench_run_cli import check_scripted_run
 from tests.fakes.bench_runs import ITEMS, BenchRuns, invoke

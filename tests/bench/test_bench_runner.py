@@ -8,7 +8,6 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-from bot.agents.scripted_model import PromptView, scripted_model
 from bot.bench.items import ITEMS, BenchItem, dumps, load_items
 from bot.bench.results import ResultStore
 from bot.bench.run_config import RunConfig
@@ -16,6 +15,7 @@ from bot.bench.runner import run_bench
 from bot.llm.client import LLMClient
 from bot.llm.retry import RetryPolicy
 from bot.llm.scripted import Fault, FaultyBackend, ScriptedBackend
+from bot.llm.standin.model import PromptView, scripted_model
 from bot.llm.types import LLMRequest
 from bot.settings import Settings
 from tests.fakes.bench_runs import BenchRuns

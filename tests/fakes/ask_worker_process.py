@@ -15,16 +15,16 @@ import sys
 import time
 from pathlib import Path
 
-from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskService
 from bot.asks.worker import AskWorker
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.world import World
+from bot.store.world import World
 from tests.fakes.durable_port import AppendLogWorkspace
 
 

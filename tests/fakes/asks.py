@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from adapters.local.workspace import ApprovalResponder, LocalWorkspace
-from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskService
 from bot.llm.client import LLMClient
 from bot.llm.scripted import Script, ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.llm.types import LLMBackend
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
@@ -18,11 +18,11 @@ from bot.memory.history import WholeHistory
 from bot.memory.indexer import SessionIndexer
 from bot.memory.summarizer import SessionSummarizer
 from bot.memory.vector_index import VectorIndex
-from bot.port import Channel, ChannelKind, Member, SharePolicy
+from bot.platform.port import Channel, ChannelKind, Member, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.store.world import MemberPolicy, World
 from bot.store.world_mirror import mirror_world
-from bot.world import MemberPolicy, World
 
 
 QUESTION = "What is the project code name and when is the launch date?"

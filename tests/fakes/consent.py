@@ -39,14 +39,14 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from bot.agents.scripted_model import PromptView, plan_of, scripted_model
-from bot.agents.scripted_reading import label_of
+from bot.base.prompts import DATA_CLOSE, DATA_OPEN
+from bot.base.text_fold import skeleton
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import PromptView, plan_of, scripted_model
+from bot.llm.standin.reading import label_of
 from bot.llm.types import LLMReply, LLMRequest, LLMResult
-from bot.port import SharePolicy
-from bot.prompts import DATA_CLOSE, DATA_OPEN
-from bot.text_fold import skeleton
+from bot.platform.port import SharePolicy
 from tests.fakes.consent_faults import Faults, exclude_channel
 from tests.fakes.consent_world import OPS, QUESTION, RELEVANT, set_member, set_member_elsewhere
 

@@ -18,9 +18,9 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.agents.scripted_model import PromptView
 from bot.errors import LLMTransientError
 from bot.llm.scripted import scripted_reply
+from bot.llm.standin.model import PromptView
 from bot.llm.types import LLMReply, LLMRequest
 
 

@@ -21,12 +21,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import messages
 from bot.asks.service import AskRequest, AskService
 from bot.errors import AskRejectedError
-from bot.port import ApprovalDecision, ApprovalRequest
+from bot.platform.port import ApprovalDecision, ApprovalRequest
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.texts import messages
 from tests.fakes.asks import build
 from tests.fakes.consent import AdversarialBackend, Attack, AttackedClient
 from tests.fakes.consent_sinks import LogSink, PageReader, Seen, stored_rows

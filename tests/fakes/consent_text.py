@@ -1,4 +1,4 @@
-"""How the consent oracle looks for a marked line in what someone saw: `bot.text_fold.skeleton`, computed with
+"""How the consent oracle looks for a marked line in what someone saw: `bot.base.text_fold.skeleton`, computed with
 translation tables instead of a Python loop over every character (the oracle folds every page, prompt and row it
 reads), and markers matched with or without the spaces between their words (look-alike text joins words with
 zero-width spaces, which the fold removes).
@@ -13,7 +13,7 @@ import sys
 import unicodedata
 from collections.abc import Callable
 
-from bot.text_fold import _CONFUSABLES, _DASHES
+from bot.base.text_fold import _CONFUSABLES, _DASHES
 
 
 def _dropping(drop: Callable[[str], bool]) -> dict[int, None]:
@@ -26,7 +26,7 @@ _COMBINING = _dropping(lambda ch: unicodedata.combining(ch) != 0)
 
 
 def skeleton(text: str) -> str:
-    """Exactly `bot.text_fold.skeleton(text)`."""
+    """Exactly `bot.base.text_fold.skeleton(text)`."""
     decoded = html.unescape(html.unescape(str(text)))
     if decoded.isascii():  # no compatibility forms, invisibles, dashes, other scripts or accents to undo
         return decoded.lower()

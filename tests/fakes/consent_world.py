@@ -17,8 +17,8 @@ import sqlite3
 import sys
 from datetime import UTC, datetime, timedelta
 
-from bot.port import Channel, ChannelKind, Member
-from bot.world import MemberPolicy, World
+from bot.platform.port import Channel, ChannelKind, Member
+from bot.store.world import MemberPolicy, World
 from tests.fakes.consent_faults import include_channel
 
 

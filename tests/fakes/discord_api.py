@@ -28,8 +28,8 @@ import discord.http
 import yarl
 from aiohttp import web
 
-from bot.port import Channel, ChannelKind, ChatMessage
-from bot.world import World
+from bot.platform.port import Channel, ChannelKind, ChatMessage
+from bot.store.world import World
 from tests.fakes.discord_limits import InvalidForm
 from tests.fakes.discord_routes import (
     ApiCall,

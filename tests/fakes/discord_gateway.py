@@ -19,7 +19,7 @@ from typing import Any
 
 import discord
 
-from bot.port import ChannelKind, ChatMessage, Member
+from bot.platform.port import ChannelKind, ChatMessage, Member
 from bot.store.db import Database
 from tests.fakes.discord_api import FakeDiscordApi
 from tests.fakes.discord_chunks import FakeSocket

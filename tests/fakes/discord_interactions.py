@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from bot.port import ChatMessage
+from bot.platform.port import ChatMessage
 from tests.fakes.discord_limits import check_message, keep_parts
 from tests.fakes.discord_routes import (
     ApiCall,

@@ -9,7 +9,7 @@ is seen by its members and by whoever may Manage Threads in its parent; a public
 
 from __future__ import annotations
 
-from bot.port import ChannelKind, ChatMessage
+from bot.platform.port import ChannelKind, ChatMessage
 from tests.fakes.discord_api import FakeDiscordApi
 from tests.fakes.discord_shapes import (
     ADMINISTRATOR,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from bot.port import Channel, ChannelKind, ChatMessage
+from bot.platform.port import Channel, ChannelKind, ChatMessage
 from tests.fakes.discord_limits import check_message, keep_parts
 from tests.fakes.discord_shapes import (
     FORUM,

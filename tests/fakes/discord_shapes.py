@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.port import Channel, ChannelKind, ChatMessage, Member
+from bot.platform.port import Channel, ChannelKind, ChatMessage, Member
 
 
 DISCORD_EPOCH_MS = 1_420_070_400_000

@@ -14,8 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from adapters.local.workspace import LocalWorkspace
-from bot.port import ChatMessage, HistoryPage
-from bot.world import World
+from bot.platform.port import ChatMessage, HistoryPage
+from bot.store.world import World
 
 
 class AppendLogWorkspace(LocalWorkspace):

@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bot.port import Channel, ChannelKind, Member
-from bot.world import MemberPolicy, World
+from bot.platform.port import Channel, ChannelKind, Member
+from bot.store.world import MemberPolicy, World
 from tests.fakes.discord_api import FakeDiscordApi
 from tests.fakes.discord_shapes import READ_MESSAGE_HISTORY, ROLE_OVERWRITE, VIEW_CHANNEL, Role, overwrite
 from tests.fakes.slack_api import Actor, FakeSlackApi, _page

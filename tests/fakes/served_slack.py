@@ -31,7 +31,7 @@ import httpx
 
 from adapters.slack.client import web_client
 from adapters.slack.port import SlackPort
-from bot.port import SharePolicy
+from bot.platform.port import SharePolicy
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database

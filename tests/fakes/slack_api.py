@@ -25,8 +25,8 @@ from urllib.parse import parse_qsl
 
 from aiohttp import web
 
-from bot.port import Channel, ChannelKind, Member
-from bot.world import World
+from bot.platform.port import Channel, ChannelKind, Member
+from bot.store.world import World
 from tests.fakes.slack_methods import METHODS, scope_problems
 from tests.fakes.slack_shapes import (
     SCOPE_PREFIX,

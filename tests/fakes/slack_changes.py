@@ -17,7 +17,7 @@ import itertools
 import time
 from typing import Any
 
-from bot.port import Channel, ChannelKind
+from bot.platform.port import Channel, ChannelKind
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_shapes import SlackTimeline, member_json, ts_str
 

@@ -38,7 +38,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.port import ChannelKind, ChatMessage
+from bot.platform.port import ChannelKind, ChatMessage
 from tests.fakes.slack_api import Actor, FakeSlackApi, SlackApiError, SlackRateLimited
 from tests.fakes.slack_methods import SEARCH_PAGE_CAP, SEARCH_SCOPE_TOKENS
 from tests.fakes.slack_shapes import ts_str

@@ -13,8 +13,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.port import Channel, ChannelKind, ChatMessage, Member
-from bot.world import MemberPolicy, World
+from bot.platform.port import Channel, ChannelKind, ChatMessage, Member
+from bot.store.world import MemberPolicy, World
 
 
 SCOPE_PREFIX = {

@@ -24,7 +24,6 @@ from adapters.slack import texts
 from adapters.slack.client import web_client
 from adapters.slack.http import SlackHttpApp
 from adapters.slack.port import SlackPort
-from bot import messages
 from bot.asks import models
 from bot.asks.service import AskRequest, AskService
 from bot.errors import PlatformStartError
@@ -37,6 +36,7 @@ from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.member_settings import MemberSettingsStore
 from bot.store.user_tokens import TokenCipher, UserTokenGrant, UserTokenStore
+from bot.texts import messages
 from memory_ingest.worker import IngestWorker
 from tests.fakes.asks import QUESTION, two_fact_world
 from tests.fakes.discord_api import FakeDiscordApi

@@ -18,10 +18,10 @@ from bot.asks import models
 from bot.asks.service import AskRequest, AskService
 from bot.asks.worker import AskWorker
 from bot.consent.pending import ApprovalStore
-from bot.port import ApprovalDecision, SharePolicy
+from bot.platform.port import ApprovalDecision, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.world import MemberPolicy
+from bot.store.world import MemberPolicy
 from tests.fakes.asks import QUESTION, build, two_fact_world
 from tests.fakes.records import conversations, turns
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from bot import messages
 from bot.asks.requests import AskOutcome
 from bot.asks.service import AskRequest
 from bot.errors import MemoryUnavailableError
@@ -21,9 +20,10 @@ from bot.memory.summarizer import SessionSummarizer
 from bot.memory.vector_index import VectorDoc, VectorIndex
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.texts import messages
 from tests.fakes import asks
 from tests.fakes.asks import QUESTION, build, two_fact_world
-from tests.unit.fuzzy.conftest import _chroma_cli, _free_port, _wait_for_heartbeat
+from tests.unit.memory.fuzzy.conftest import _chroma_cli, _free_port, _wait_for_heartbeat
 
 
 async def _ask_with_the_server_down(

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 from adapters.local.workspace import LocalWorkspace
-from bot.port import SharePolicy
-from bot.world import MemberPolicy
+from bot.platform.port import SharePolicy
+from bot.store.world import MemberPolicy
 from tests.e2e.cli_helpers import ROOT, cli_env
 from tests.fakes.asks import QUESTION, two_fact_world
 

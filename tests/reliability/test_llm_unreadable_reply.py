@@ -10,7 +10,6 @@ from collections.abc import AsyncIterator
 import pytest
 from aiohttp import web
 
-from bot import messages
 from bot.asks import models
 from bot.asks.service import AskRequest
 from bot.errors import LLMUnavailableError
@@ -19,6 +18,7 @@ from bot.llm.openai_backend import OpenAIBackend
 from bot.llm.types import LLMRequest
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.texts import messages
 from tests.fakes.asks import QUESTION, build, two_fact_world
 
 

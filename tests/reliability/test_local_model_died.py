@@ -17,7 +17,7 @@ from bot.llm.client import LLMClient
 from bot.llm.openai_backend import OpenAIBackend
 from bot.llm.types import LLMRequest
 from bot.settings import Settings
-from tests.unit.test_local_llm_server import stand_in
+from tests.unit.llm.test_local_llm_server import stand_in
 
 
 async def test_a_dead_local_server_is_named_with_its_log(tmp_path: Path, settings: Settings) -> None:

@@ -14,9 +14,9 @@ from bot.asks.forget import count_workspace_rows, forget_workspace
 from bot.consent.pending import ApprovalRegistry, ApprovalStore, Click, decide_click
 from bot.negotiation.members import MemberNegotiation, MemberNegotiationOutcome
 from bot.negotiation.record import ConfirmationStatus, NegotiationRecorder
-from bot.port import ApprovalDecision, ApprovalRequest
+from bot.platform.port import ApprovalDecision, ApprovalRequest
 from bot.store.db import Database
-from bot.world import World
+from bot.store.world import World
 from tests.negotiation_helpers import holdings, load_sample_profiles, scripted_negotiators
 
 

@@ -1,7 +1,7 @@
 """Mistakes in a workspace JSON file, through the real `askwith ingest`.
 
 Before: Python internals (`Member.__init__() got an unexpected keyword argument 'title'`, `is not valid: 'id'`) and an
-undocumented format. After: the documented JSON Schema (bot/world.schema.json) is checked first and the one-line
+undocumented format. After: the documented JSON Schema (bot/store/world.schema.json) is checked first and the one-line
 error says where the mistake is and what is expected."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.world import SCHEMA_FILE
+from bot.store.world import SCHEMA_FILE
 from tests.e2e.cli_helpers import ROOT, askwith
 
 
@@ -50,4 +50,4 @@ def test_the_schema_documents_the_bundled_sample_and_the_readme_points_at_it() -
     from jsonschema import Draft202012Validator
 
     Draft202012Validator(json.loads(SCHEMA_FILE.read_text())).validate(json.loads(SAMPLE.read_text()))
-    assert "bot/world.schema.json" in (ROOT / "README.md").read_text()
+    assert "bot/store/world.schema.json" in (ROOT / "README.md").read_text()

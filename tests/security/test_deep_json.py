@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import httpx
 
-from bot.json_limits import MAX_DEPTH, too_deep
+from bot.base.json_limits import MAX_DEPTH, too_deep
 from tests.fakes.served_slack import SIGNING_SECRET, ServedSlack
 from tests.fakes.slack_requests import signed_headers
 

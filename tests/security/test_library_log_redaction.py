@@ -17,11 +17,11 @@ from urllib.parse import parse_qs, urlparse
 import httpx
 import pytest
 
-from bot.logs import RedactingFilter, configure_logging
+from bot.base.logs import RedactingFilter, configure_logging
 from bot.settings import Settings
 from bot.store.user_tokens import TokenCipher
+from bot.store.world import World
 from bot.web.tokens import MemberClaim, sign_member_token
-from bot.world import World
 from tests.conftest import SAMPLE_WORKSPACE
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_cloud import FakeSlackCloud

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
-from bot.logs import RedactingFilter
+from bot.base.logs import RedactingFilter
 from tests.fakes.asks import QUESTION
 from tests.fakes.served_slack import CLIENT_SECRET, LINK_SECRET, SIGNING_SECRET, ServedSlack
 from tests.fakes.slack_requests import signed_headers

@@ -11,10 +11,10 @@ from httpx import Response
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from bot.agents.scripted_model import scripted_model
 from bot.asks.composition import Memory
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.serve.process import serve_app

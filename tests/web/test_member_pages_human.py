@@ -12,9 +12,9 @@ from html.parser import HTMLParser
 import pytest
 from starlette.testclient import TestClient
 
-from bot import messages
 from bot.asks.progress import Stage
 from bot.settings import Settings
+from bot.texts import messages
 from tests.web.harness import QUESTION, app_for, ask_and_wait, sign_in, web_settings
 
 

@@ -23,13 +23,13 @@ from bot.negotiation.members import MemberNegotiation, load_profiles
 from bot.negotiation.model import Scenario
 from bot.negotiation.profiles import load_profiles_file
 from bot.negotiation.scripted import ScriptedNegotiator
-from bot.port import ApprovalDecision, ApprovalRequest
+from bot.platform.port import ApprovalDecision, ApprovalRequest
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.store.world import World
 from bot.web.access import Identity, may_open
 from bot.web.metrics import collect, render
 from bot.web.render import templates
-from bot.world import World
 from tests.fakes.asks import LAUNCH, QUESTION, build, two_fact_world
 
 

@@ -10,7 +10,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from bot.consent.pending import ApprovalStore
-from bot.port import SharePolicy
+from bot.platform.port import SharePolicy
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.member_settings import MemberSettings, MemberSettingsStore

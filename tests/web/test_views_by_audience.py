@@ -8,8 +8,6 @@ import asyncio
 import json
 import re
 
-from bot import messages
-from bot.agents.scripted_model import scripted_model
 from bot.asks.progress import Stage, read_progress
 from bot.asks.read_models.answer_view import answer_view
 from bot.asks.read_models.ask_summaries import asks_of_member
@@ -17,15 +15,17 @@ from bot.asks.read_models.jsonable import jsonable
 from bot.asks.read_models.live_ask import load_ask_row, load_live_ask, waiting_approvals
 from bot.asks.read_models.transcript_page import load_transcript, transcript_json
 from bot.asks.service import AskRequest
+from bot.base.text_fold import skeleton
 from bot.consent.outbox import AGENTS_THREAD
+from bot.llm.standin.model import scripted_model
 from bot.llm.types import LLMRequest
-from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
+from bot.platform.port import ApprovalDecision, ApprovalRequest, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.text_fold import skeleton
+from bot.store.world import MemberPolicy
+from bot.texts import messages
 from bot.web import texts
 from bot.web.render import templates
-from bot.world import MemberPolicy
 from tests.fakes.asks import LAUNCH, QUESTION, build, two_fact_world
 
 

@@ -16,10 +16,10 @@ from discord import app_commands
 from adapters.discord import texts
 from adapters.discord.services import DiscordServices, services_of
 from adapters.discord.views.settings_panel import panel
-from bot import messages
 from bot.errors import UnknownChannelError, UnknownMemberError, UnknownTimeZoneError
-from bot.port import SharePolicy
+from bot.platform.port import SharePolicy
 from bot.store.member_settings import MemberSettings
+from bot.texts import messages
 
 
 Change = Callable[[DiscordServices, str], Awaitable[MemberSettings]]

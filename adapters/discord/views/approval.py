@@ -12,10 +12,10 @@ from typing import Any
 
 import discord
 
-from bot import chat_texts
 from bot.consent import card as cards
 from bot.consent.pending import ApprovalStore
-from bot.port import ApprovalDecision, ApprovalKind
+from bot.platform.port import ApprovalDecision, ApprovalKind
+from bot.texts import chat_texts
 
 
 CUSTOM_ID = "askwith:approval:{decision}:{approval_id}"

@@ -12,10 +12,10 @@ from typing import Any
 import discord
 
 from adapters.discord import texts
-from bot import chat_texts, messages
 from bot.asks.control import CancelResult
 from bot.asks.service import AskService
 from bot.errors import AskError, WorkspaceError
+from bot.texts import chat_texts, messages
 
 
 class CancelButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"askwith:cancel:(?P<ask_id>\d{1,18})"):

@@ -15,11 +15,11 @@ import discord
 
 from adapters.discord import texts
 from adapters.discord.services import DiscordServices
-from bot import chat_texts
 from bot.asks.read_models.member_views import RecentAsk, SharedItem, recent_asks, shared_by
 from bot.errors import UnknownChannelError
-from bot.port import SharePolicy
+from bot.platform.port import SharePolicy
 from bot.store.member_settings import MemberSettings
+from bot.texts import chat_texts
 
 
 RECENT_ASKS = 5

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field, replace
 
 from sqlalchemy import select
 
-from bot import messages
 from bot.agents.roster import Roster
 from bot.asks import models
 from bot.asks.access import may_view
@@ -33,6 +32,7 @@ from bot.memory.history import WholeHistory
 from bot.settings import Settings
 from bot.store import models as store_models
 from bot.store.db import Database
+from bot.texts import messages
 
 
 TranscriptLink = Callable[[int, str], str]  # (ask id, member handle) -> that member's web link

@@ -23,13 +23,13 @@ from typing import Any
 
 from sqlalchemy import select
 
-from bot import messages
 from bot.agents.steps import recruits_of
 from bot.asks import models
 from bot.asks.read_models.transcripts import StoredConversation, Transcript
 from bot.consent.outbox import Sent, Verdict
 from bot.store import models as store_models
 from bot.store.db import Database
+from bot.texts import messages
 
 
 _LINE_ID = re.compile(r"^\[([^\]]+)\]")  # "[m0000013] #dm 2026-03-01 09:05 erin: ..." -> "m0000013"

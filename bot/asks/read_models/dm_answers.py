@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from bot.asks.read_models.live_ask import LiveAsk, load_ask_row, load_live_ask
 from bot.errors import AskNotAllowedError, AskNotFoundError
-from bot.port import ChatPort
+from bot.platform.port import ChatPort
 from bot.settings import Settings
 from bot.store.db import Database
 

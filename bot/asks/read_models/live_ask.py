@@ -17,7 +17,7 @@ from bot.asks.feedback import FeedbackTally, feedback_tally, vote_of
 from bot.asks.progress import Progress, read_progress
 from bot.asks.read_models.answer_view import AnswerView, answer_view
 from bot.errors import UnknownMemberError
-from bot.port import ChatPort
+from bot.platform.port import ChatPort
 from bot.settings import Settings
 from bot.store.db import Database
 

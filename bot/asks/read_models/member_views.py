@@ -13,10 +13,10 @@ from datetime import datetime
 
 from sqlalchemy import select
 
-from bot import messages
 from bot.asks import models
 from bot.asks.read_models.contributions import without_ids
 from bot.store.db import Database
+from bot.texts import messages
 
 
 @dataclass(frozen=True)

@@ -15,13 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from bot import messages
 from bot.asks.read_models import ask_view, transcripts
 from bot.asks.read_models.ask_summaries import AskSummary, ask_summary
 from bot.asks.read_models.hits import display_names, member_channels, resolve_hits
 from bot.asks.read_models.jsonable import jsonable
 from bot.asks.read_models.redaction import Hit, RedactedHits, redact_hits
 from bot.store.db import Database
+from bot.texts import messages
 
 
 NOT_YOUR_AUDIENCE = messages.said_to_others()

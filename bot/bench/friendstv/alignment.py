@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import BenchDataError
-from bot.world import World
+from bot.store.world import World
 from memory_ingest.sources.friendstv import SEASON_START
 
 

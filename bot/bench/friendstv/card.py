@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from bot.bench.friendstv.friendsqa import LoadStats
 from bot.bench.items import BenchItem
-from bot.world import World
+from bot.store.world import World
 
 
 @dataclass

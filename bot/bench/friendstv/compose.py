@@ -17,12 +17,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.base.prompts import render_prompt
 from bot.bench.friendstv.alignment import ChatLine
 from bot.bench.friendstv.friendsqa import detokenize
 from bot.bench.friendstv.rationale import Rationale
 from bot.llm.client import LLMClient
 from bot.llm.types import LLMRequest
-from bot.prompts import render_prompt
 
 
 TEMPLATE = (

@@ -33,7 +33,7 @@ from bot.bench.friendstv.pairing import (
 from bot.bench.friendstv.people import named_humans, present_by_episode
 from bot.bench.friendstv.rationale import Rationale, rationales_of
 from bot.bench.items import BenchItem, Dataset, Metric
-from bot.world import World
+from bot.store.world import World
 from memory_ingest.sources.friendstv import load_friendstv
 
 

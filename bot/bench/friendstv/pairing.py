@@ -22,7 +22,7 @@ from itertools import combinations
 
 from bot.bench.extraction import normalize, plainly_states, states_inside
 from bot.bench.friendstv.rationale import Rationale
-from bot.world import World
+from bot.store.world import World
 
 
 _POSSESSIVE = re.compile(r"['\u2019]s\b")

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from bot.bench.friendstv.alignment import spoken
-from bot.world import World
+from bot.store.world import World
 from memory_ingest.sources.friendstv import SEASON_START
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from bot.bench.friendstv.alignment import ChatLine, spoken
 from bot.bench.friendstv.friendsqa import Answer, Question, squash
-from bot.world import World
+from bot.store.world import World
 
 
 MIN_RATIO = 0.75  # character similarity for an answer utterance to match a chat line of its scene

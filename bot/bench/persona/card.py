@@ -6,7 +6,7 @@ from collections import Counter
 
 from bot.bench.items import BenchItem
 from bot.bench.persona.needles import CATEGORIES
-from bot.world import World
+from bot.store.world import World
 
 
 BODY = """\

@@ -12,8 +12,8 @@ from bot.bench.persona import needles
 from bot.bench.persona.card import persona_card
 from bot.bench.persona.spc import Conversation, load_conversations, name_speakers
 from bot.errors import BenchGenerationError
-from bot.port import Member
-from bot.world import World
+from bot.platform.port import Member
+from bot.store.world import World
 
 
 ITEMS = 100

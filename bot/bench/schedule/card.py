@@ -6,7 +6,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from bot.bench.items import BenchItem
-from bot.world import World
+from bot.store.world import World
 
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ from bot.bench.schedule.pools import ALL_NAMES, ASKING_PAIR, EASY_PEOPLE, PARTIE
 from bot.bench.schedule.schedules import PAPER, VARIANTS, ScheduleSpec, generate_schedules
 from bot.bench.timeslots import clock, format_span
 from bot.errors import BenchGenerationError
-from bot.port import Member
-from bot.world import World
+from bot.platform.port import Member
+from bot.store.world import World
 
 
 ITEMS_PER_LEVEL = 30

@@ -14,7 +14,7 @@ from itertools import zip_longest
 
 from bot.bench.schedule.model import Activity, Schedules
 from bot.bench.timeslots import clock
-from bot.world import World
+from bot.store.world import World
 
 
 OWN = (

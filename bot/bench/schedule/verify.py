@@ -16,7 +16,7 @@ from bot.bench.items import BenchItem, load_items, load_world
 from bot.bench.schedule.model import schedules_from_json
 from bot.bench.schedule.pools import ALL_NAMES, SLEEP
 from bot.bench.timeslots import SLOTS_PER_DAY, format_span, spans_of, times_in
-from bot.world import World
+from bot.store.world import World
 
 
 Entry = tuple[str, int, int]  # (activity name, start slot, end slot)

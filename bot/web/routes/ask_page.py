@@ -16,13 +16,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from bot import messages
 from bot.asks import models
 from bot.asks.control import CancelResult
 from bot.asks.progress import read_progress
 from bot.asks.read_models.jsonable import jsonable
 from bot.asks.read_models.live_ask import FINISHED, load_ask_row, load_live_ask, waiting_approvals
 from bot.errors import AskNotAllowedError, AskNotFoundError, AskRejectedError, LLMNotConfiguredError
+from bot.texts import messages
 from bot.web import texts
 from bot.web.access import Identity, may_follow
 from bot.web.auth import config, db

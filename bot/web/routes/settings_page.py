@@ -13,7 +13,7 @@ from starlette.routing import Route
 from adapters.local.workspace import LocalWorkspace
 from bot.asks.read_models.member_page import member_activity
 from bot.errors import UnknownChannelError
-from bot.port import SharePolicy
+from bot.platform.port import SharePolicy
 from bot.store.chat_store import WorkspaceKey
 from bot.store.member_settings import MemberSettingsStore
 from bot.web import texts

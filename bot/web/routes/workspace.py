@@ -18,7 +18,7 @@ from starlette.routing import Route
 
 from bot.asks.read_models.dm_answers import dm_answers
 from bot.consent.pending import ApprovalStore
-from bot.port import ApprovalDecision
+from bot.platform.port import ApprovalDecision
 from bot.store.db import Database
 from bot.web import texts
 from bot.web.access import Identity

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bot.port import ChatMessage
+from bot.platform.port import ChatMessage
 from tests.fakes.discord_routes import ApiCall
 from tests.integration.discord.conftest import DiscordHarness
 

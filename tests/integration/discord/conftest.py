@@ -10,15 +10,15 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from adapters.discord.bot import DiscordRuntime, start_discord
-from bot.agents.scripted_model import scripted_model
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
-from bot.port import Channel, ChannelKind, Member
+from bot.platform.port import Channel, ChannelKind, Member
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.world import MemberPolicy, World
+from bot.store.world import MemberPolicy, World
 from tests.fakes.asks import CODE_NAME, LAUNCH
 from tests.fakes.discord_api import FakeDiscordApi
 from tests.fakes.discord_gateway import FakeGateway

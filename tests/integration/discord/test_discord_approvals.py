@@ -4,8 +4,8 @@ the decision is stored (Discord's 3 seconds), then the prompt is edited or the c
 
 from __future__ import annotations
 
-from bot import messages
-from bot.port import ChatMessage
+from bot.platform.port import ChatMessage
+from bot.texts import messages
 from tests.fakes.asks import QUESTION
 from tests.fakes.discord_routes import FollowUp
 from tests.integration.discord.conftest import DiscordHarness, People

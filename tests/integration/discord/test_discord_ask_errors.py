@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from adapters.discord import texts
-from bot import messages
+from bot.texts import messages
 from tests.integration.discord.conftest import DiscordHarness, People
 from tests.integration.discord.test_discord_ask_with import DEFERRED, opt_in
 

@@ -3,9 +3,9 @@ discord.py client against the fake Discord (which fails like Discord: 429 with r
 
 from __future__ import annotations
 
-from bot import messages
 from bot.asks import models
-from bot.port import Member
+from bot.platform.port import Member
+from bot.texts import messages
 from tests.fakes.asks import QUESTION
 from tests.fakes.discord_shapes import Role, new_id
 from tests.integration.discord.chat_helpers import answered, bot_posts, buttons_of

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.port import Member
+from bot.platform.port import Member
 from tests.fakes.asks import QUESTION
 from tests.fakes.discord_api import FakeDiscordApi
 from tests.fakes.discord_routes import FollowUp

@@ -9,10 +9,10 @@ import asyncio
 
 from sqlalchemy import select
 
-from bot import messages
 from bot.asks import models
 from bot.asks.progress import FINAL_STAGES, Stage
 from bot.store import models as store_models
+from bot.texts import messages
 from tests.fakes.asks import LAUNCH, QUESTION
 from tests.fakes.discord_shapes import new_id
 from tests.integration.discord.chat_helpers import answered, bot_posts, edit_gaps

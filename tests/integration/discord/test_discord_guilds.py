@@ -16,20 +16,20 @@ from hypothesis import strategies as st
 from adapters.discord import texts
 from adapters.discord.bot import DiscordRuntime, start_discord
 from adapters.local.registry import LocalWorkspaces
-from bot.agents.scripted_model import scripted_model
 from bot.asks.forget import count_workspace_rows
 from bot.cli.memory import viewer_for
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.memory.types import ClearQuery
 from bot.memory.visibility import resolve_viewer
-from bot.port import Channel, ChannelKind, Member
+from bot.platform.port import Channel, ChannelKind, Member
 from bot.settings import Settings
 from bot.store.db import Database
+from bot.store.world import MemberPolicy, World
 from bot.store.world_mirror import mirror_world
-from bot.world import MemberPolicy, World
 from tests.fakes.discord_api import FakeDiscordApi
 from tests.fakes.discord_gateway import FakeGateway
 from tests.fakes.discord_shapes import snowflake

@@ -12,13 +12,13 @@ from sqlalchemy import select
 from adapters.discord.bot import AskwithClient, build_client
 from adapters.discord.port import DiscordPort
 from bot.consent.pending import ApprovalRegistry
-from bot.port import Channel, ChannelKind
+from bot.platform.port import Channel, ChannelKind
 from bot.settings import Settings
 from bot.store import models
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.member_settings import MemberSettingsStore
-from bot.world import World
+from bot.store.world import World
 from memory_ingest.worker import IngestWorker
 from tests.fakes.discord_api import FakeDiscordApi
 from tests.fakes.discord_shapes import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from bot.port import Member
+from bot.platform.port import Member
 from tests.fakes.asks import LAUNCH
 from tests.fakes.discord_shapes import (
     ADMINISTRATOR,

@@ -12,7 +12,7 @@ import pytest
 from bot.memory.clear import ClearMemory
 from bot.memory.types import ClearQuery
 from bot.memory.visibility import resolve_viewer
-from bot.port import Member
+from bot.platform.port import Member
 from tests.fakes.asks import LAUNCH
 from tests.fakes.discord_chunks import FakeSocket
 from tests.fakes.discord_shapes import READ_MESSAGE_HISTORY, ROLE_OVERWRITE, VIEW_CHANNEL, Role, new_id, overwrite

@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
-from bot import messages as ask_messages
 from bot.negotiation import messages
-from bot.port import ChatMessage, Member
+from bot.platform.port import ChatMessage, Member
+from bot.texts import messages as ask_messages
 from tests.integration.discord.conftest import DiscordHarness, People
 from tests.integration.discord.test_discord_ask_with import DEFERRED
 from tests.negotiation_helpers import holdings, load_sample_profiles, scripted_negotiators

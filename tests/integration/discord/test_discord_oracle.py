@@ -25,9 +25,9 @@ import pytest
 from sqlalchemy import select
 
 from adapters.discord.bot import DiscordRuntime, start_discord
-from bot.agents.scripted_model import scripted_model
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.memory.embeddings import HashEmbedder
@@ -37,13 +37,13 @@ from bot.memory.summarizer import SessionSummarizer
 from bot.memory.types import ClearQuery, FuzzyQuery, Viewer
 from bot.memory.vector_index import VectorIndex
 from bot.memory.visibility import resolve_viewer
-from bot.port import ChatMessage, Member
+from bot.platform.port import ChatMessage, Member
 from bot.settings import Settings
 from bot.store import models
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.member_settings import MemberSettingsStore
-from bot.world import World
+from bot.store.world import World
 from tests.fakes.discord_api import FakeDiscordApi
 from tests.fakes.discord_chaos import Chaos
 from tests.fakes.discord_gateway import FakeGateway

@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy import func, select
 
 from bot.asks.forget import count_workspace_rows
-from bot.port import SharePolicy
+from bot.platform.port import SharePolicy
 from bot.store import models
 from tests.fakes.asks import QUESTION
 from tests.integration.discord.chat_helpers import answered

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 from sqlalchemy import select
 
-from bot.port import ChatMessage
+from bot.platform.port import ChatMessage
 from bot.settings import Settings
 from bot.store import models
 from bot.store.db import Database

@@ -18,7 +18,7 @@ from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.member_settings import MemberSettingsStore
-from bot.world import World
+from bot.store.world import World
 from memory_ingest.worker import IngestWorker
 from tests.fakes.discord_api import FakeDiscordApi
 from tests.fakes.discord_shapes import VOICE, new_id

@@ -20,7 +20,7 @@ from bot.consent.pending import ApprovalRegistry
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.user_tokens import TokenCipher, UserTokenStore
-from bot.world import World
+from bot.store.world import World
 from memory_ingest.worker import IngestWorker
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_requests import block_actions_body, bolt_request, command_body, event_body

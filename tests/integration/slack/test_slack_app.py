@@ -17,9 +17,9 @@ from adapters.slack.app import build_app
 from adapters.slack.blocks import APPROVE_ACTION, APPROVE_ALL_ACTION, DENY_ACTION
 from adapters.slack.services import SlackServices
 from bot.consent.pending import ApprovalStore
-from bot.port import ApprovalDecision, ApprovalRequest, SharePolicy
+from bot.platform.port import ApprovalDecision, ApprovalRequest, SharePolicy
 from bot.store.chat_store import WorkspaceKey
-from bot.world import World
+from bot.store.world import World
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_requests import command_body, signature
 from tests.integration.slack.conftest import SIGNING_SECRET, Slack, ack_text

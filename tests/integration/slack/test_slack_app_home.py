@@ -15,7 +15,7 @@ from adapters.slack import texts
 from adapters.slack.answer_blocks import VOTE_UP_ACTION
 from adapters.slack.app_home import EXCLUDE_ACTION, MEMORY_ACTION, SHARE_ACTION
 from adapters.slack.services import SlackServices
-from bot.port import SharePolicy
+from bot.platform.port import SharePolicy
 from bot.store.chat_store import WorkspaceKey
 from tests.fakes.slack_api import FakeSlackApi
 from tests.integration.slack.conftest import Slack

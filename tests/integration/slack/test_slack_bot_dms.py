@@ -16,7 +16,7 @@ from bot.store import models
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.user_tokens import UserTokenGrant, UserTokenStore
-from bot.world import World
+from bot.store.world import World
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_changes import SlackChanges
 from tests.integration.slack import test_slack_live_memory as live_memory

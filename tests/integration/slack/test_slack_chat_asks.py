@@ -16,18 +16,18 @@ from adapters.slack import texts
 from adapters.slack.answer_blocks import CANCEL_ACTION, GROUP_CANCEL_ACTION, GROUP_CONFIRM_ACTION, VOTE_UP_ACTION
 from adapters.slack.services import SlackServices
 from adapters.slack.thread_ask import MODAL, SHORTCUT, thread_ask_modal
-from bot import messages
-from bot.agents.scripted_model import scripted_model
 from bot.asks.feedback import vote_of
 from bot.asks.service import AskService
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
-from bot.port import Channel, ChannelKind
+from bot.platform.port import Channel, ChannelKind
 from bot.store.chat_store import WorkspaceKey
 from bot.store.user_tokens import UserTokenGrant, UserTokenStore
-from bot.world import World
+from bot.store.world import World
+from bot.texts import messages
 from tests.fakes.asks import QUESTION, two_fact_world
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_requests import message_shortcut_body, view_submission_body

@@ -16,17 +16,17 @@ from adapters.slack.live_search import SEARCH_USER_SCOPES
 from adapters.slack.memory_source import member_scopes
 from adapters.slack.oauth_app import install_scopes
 from adapters.slack.services import SlackServices
-from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskService
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
-from bot.port import Channel, ChannelKind
+from bot.platform.port import Channel, ChannelKind
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.user_tokens import UserTokenGrant, UserTokenStore
-from bot.world import World
+from bot.store.world import World
 from tests.fakes.asks import QUESTION, two_fact_world
 from tests.fakes.slack_api import ApiCall, FakeSlackApi
 from tests.fakes.slack_methods import BOT, METHODS, USER, scope_problems, search_problems

@@ -20,7 +20,7 @@ from bot.memory.clear import ClearMemory
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.user_tokens import TokenCipher, UserTokenGrant, UserTokenStore
-from bot.world import World
+from bot.store.world import World
 from tests.conftest import SAMPLE_WORKSPACE
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_cloud import FakeSlackCloud

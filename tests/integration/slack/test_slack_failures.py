@@ -9,9 +9,9 @@ import pytest
 
 from adapters.slack.runtime import SlackRuntime
 from adapters.slack.services import SlackServices
-from bot.agents.scripted_model import scripted_model
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.settings import Settings
@@ -19,7 +19,7 @@ from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.ingest_status import IngestStatusStore, ObjectKind, ObjectStatus
 from bot.store.user_tokens import UserTokenGrant, UserTokenStore
-from bot.world import World
+from bot.store.world import World
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_changes import SlackChanges
 

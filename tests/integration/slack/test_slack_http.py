@@ -19,7 +19,7 @@ from adapters.slack.http import SlackHttpApp
 from adapters.slack.services import SlackServices
 from bot.store import models
 from bot.store.chat_store import WorkspaceKey
-from bot.world import World
+from bot.store.world import World
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_requests import command_body, signed_headers
 from tests.integration.slack.conftest import SIGNING_SECRET

@@ -11,12 +11,12 @@ from sqlalchemy import select
 
 from adapters.slack.port import SlackPort
 from adapters.slack.services import SlackServices
-from bot.port import Channel, ChannelKind, Member
+from bot.platform.port import Channel, ChannelKind, Member
 from bot.settings import Settings
 from bot.store import models
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
-from bot.world import World
+from bot.store.world import World
 from memory_ingest.worker import IngestWorker
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_shapes import SlackTimeline, member_json

@@ -11,7 +11,7 @@ from adapters.slack.services import SlackServices
 from bot.store import models
 from bot.store.chat_store import WorkspaceKey
 from bot.store.user_tokens import UserTokenGrant, UserTokenStore
-from bot.world import World
+from bot.store.world import World
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_shapes import SlackTimeline
 

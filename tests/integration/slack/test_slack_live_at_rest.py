@@ -13,14 +13,14 @@ import pytest
 from sqlalchemy import select
 
 from adapters.slack.blocks import APPROVE_ACTION
-from bot import messages
 from bot.asks import models as ask_models
 from bot.asks.read_models.answer_view import answer_view
 from bot.asks.read_models.transcript_page import load_transcript
-from bot.port import SharePolicy
+from bot.platform.port import SharePolicy
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
+from bot.texts import messages
 from tests.fakes.asks import QUESTION
 from tests.fakes.slack_api import BOT_SCOPES
 from tests.fakes.slack_search import BOT_SEARCH_SCOPES

@@ -19,14 +19,14 @@ from bot.memory.summarizer import SessionSummarizer
 from bot.memory.types import ClearQuery, FuzzyQuery
 from bot.memory.vector_index import VectorIndex
 from bot.memory.visibility import resolve_viewer
-from bot.port import ChannelKind
+from bot.platform.port import ChannelKind
 from bot.settings import Settings
 from bot.store import models
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.ingest_status import IngestStatusStore, ObjectKind, ObjectStatus
 from bot.store.user_tokens import UserTokenGrant, UserTokenStore
-from bot.world import World
+from bot.store.world import World
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_changes import SlackChanges
 from tests.integration.slack.conftest import Slack, ack_text
@@ -157,7 +157,7 @@ async def test_archive_delete_convert_and_deactivation(
 async def test_a_member_unknown_to_askwith_is_looked_up_alone(
     live: SlackServices, slack: Slack, fake_slack: FakeSlackApi, world: World
 ) -> None:
-    from bot.port import Member
+    from bot.platform.port import Member
 
     world.add_member(Member("UZOE", "zoe", "Zoe"))
     changes = SlackChanges(fake_slack)
@@ -276,7 +276,7 @@ async def test_the_agents_hidden_channel_is_never_memory(
 ) -> None:
     """A person writing in askwith's hidden channel (an admin reading the agents' talk) is not memory, even before
     this process has looked the channel up (it is known by its name then)."""
-    from bot.port import Channel
+    from bot.platform.port import Channel
 
     world.add_channel(Channel("GAGENTS", "askwith-agents", ChannelKind.PRIVATE, ("UBOB", world.bot_id)))
     changes = SlackChanges(fake_slack)

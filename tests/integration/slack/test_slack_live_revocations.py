@@ -11,11 +11,11 @@ import pytest
 from sqlalchemy import func, select
 
 from adapters.slack import texts
-from bot import messages
 from bot.asks import models as ask_models
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.user_tokens import TokenCipher, UserTokenStore
+from bot.texts import messages
 from tests.fakes.asks import QUESTION
 from tests.fakes.slack_api import BOT_SCOPES
 from tests.fakes.slack_changes import SlackChanges

@@ -19,21 +19,21 @@ from adapters.slack import texts
 from adapters.slack.live_search import SlackLiveSearch, hearing_in
 from adapters.slack.oauth_runtime import SlackOAuthRuntime
 from adapters.slack.services import SlackServices
-from bot import messages
-from bot.agents.scripted_model import scripted_model
 from bot.asks import models as ask_models
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.memory.source import LiveQuery
 from bot.memory.vector_index import VectorIndex
-from bot.port import Channel, ChannelKind
+from bot.platform.port import Channel, ChannelKind
 from bot.settings import Settings
 from bot.store import models
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.user_tokens import TokenCipher, UserTokenGrant, UserTokenStore
+from bot.texts import messages
 from tests.fakes.asks import QUESTION, two_fact_world
 from tests.fakes.slack_api import BOT_SCOPES, USER_SCOPES, FakeSlackApi
 from tests.fakes.slack_cloud import FakeSlackCloud

@@ -12,17 +12,17 @@ import pytest
 
 from adapters.slack.port import SlackPort
 from adapters.slack.services import SlackServices
-from bot import messages
-from bot.agents.scripted_model import scripted_model
 from bot.asks.service import AskService
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
-from bot.port import SharePolicy
+from bot.platform.port import SharePolicy
 from bot.store.chat_store import WorkspaceKey
 from bot.store.user_tokens import UserTokenGrant, UserTokenStore
-from bot.world import World
+from bot.store.world import World
+from bot.texts import messages
 from tests.fakes.asks import QUESTION, two_fact_world
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_shapes import slack_world

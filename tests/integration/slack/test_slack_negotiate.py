@@ -13,8 +13,8 @@ import pytest
 from adapters.slack import texts
 from adapters.slack.blocks import APPROVE_ACTION, DENY_ACTION
 from adapters.slack.services import SlackServices
-from bot import messages as ask_messages
 from bot.negotiation import messages
+from bot.texts import messages as ask_messages
 from tests.fakes.slack_api import FakeSlackApi
 from tests.integration.slack.conftest import Slack, ack_text
 from tests.negotiation_helpers import holdings, load_sample_profiles, scripted_negotiators

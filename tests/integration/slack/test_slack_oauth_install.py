@@ -27,7 +27,7 @@ from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.member_settings import MemberSettingsStore
 from bot.store.user_tokens import TokenCipher, UserTokenStore
-from bot.world import World
+from bot.store.world import World
 from tests.conftest import SAMPLE_WORKSPACE
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_cloud import FakeSlackCloud

@@ -15,7 +15,7 @@ from adapters.slack.serve import SLACK
 from bot.errors import InvalidSettingError
 from bot.settings import Settings
 from bot.store.user_tokens import TokenCipher
-from bot.world import World
+from bot.store.world import World
 from tests.conftest import SAMPLE_WORKSPACE
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_cloud import FakeSlackCloud

@@ -31,11 +31,11 @@ from bot.memory.summarizer import SessionSummarizer
 from bot.memory.types import ClearQuery, FuzzyQuery, Viewer
 from bot.memory.vector_index import VectorIndex
 from bot.memory.visibility import resolve_viewer
-from bot.port import ChannelKind, ChatMessage
+from bot.platform.port import ChannelKind, ChatMessage
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
-from bot.world import World
+from bot.store.world import World
 from tests.fakes.discord_chaos import Chaos
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_changes import SlackChanges, visible_messages

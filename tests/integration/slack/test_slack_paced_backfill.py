@@ -19,7 +19,7 @@ from bot.store import models
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.member_settings import MemberSettingsStore
-from bot.world import World
+from bot.store.world import World
 from memory_ingest.worker import IngestWorker
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_history_limits import HistoryLimits

@@ -8,11 +8,11 @@ import pytest
 
 from adapters.slack.port import AGENTS_CHANNEL_NAME, SlackPort
 from bot.errors import ChatPlatformError
-from bot.port import ChannelKind
+from bot.platform.port import ChannelKind
 from bot.store.chat_store import WorkspaceKey
 from bot.store.member_settings import MemberSettingsStore
 from bot.store.user_tokens import UserTokenGrant, UserTokenStore
-from bot.world import World
+from bot.store.world import World
 from memory_ingest.worker import IngestWorker
 from tests.fakes.slack_api import FakeSlackApi
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from adapters.slack.runtime import SlackRuntime
-from bot.agents.scripted_model import scripted_model
 from bot.errors import MissingSettingError
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.settings import Settings

@@ -16,11 +16,11 @@ from adapters.slack.rate_limits import InstallLimits, MethodBudgets
 from adapters.slack.services import SlackServices
 from adapters.slack.thread_ask import thread_context
 from bot.errors import PlatformRateLimitedError
-from bot.port import Channel, ChannelKind
+from bot.platform.port import Channel, ChannelKind
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.user_tokens import UserTokenStore
-from bot.world import World
+from bot.store.world import World
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_history_limits import HistoryLimits
 from tests.fakes.slack_search import FakeClock

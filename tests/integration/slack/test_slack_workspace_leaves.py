@@ -13,10 +13,10 @@ import pytest
 
 from adapters.slack.oauth_runtime import SlackOAuthRuntime
 from adapters.slack.services import SlackServices
-from bot.agents.scripted_model import scripted_model
 from bot.asks.forget import count_workspace_rows
 from bot.llm.client import LLMClient
 from bot.llm.scripted import ScriptedBackend
+from bot.llm.standin.model import scripted_model
 from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.memory.embeddings import HashEmbedder

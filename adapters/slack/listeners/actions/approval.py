@@ -18,7 +18,7 @@ from adapters.slack.blocks import APPROVE_ACTION, APPROVE_ALL_ACTION
 from adapters.slack.port import SlackPort
 from adapters.slack.services import services
 from bot.consent.pending import ApprovalStore, Click, decide_click
-from bot.port import ApprovalDecision
+from bot.platform.port import ApprovalDecision
 
 
 CLICKS = {APPROVE_ACTION: ApprovalDecision.APPROVED, APPROVE_ALL_ACTION: ApprovalDecision.APPROVED_ALL}

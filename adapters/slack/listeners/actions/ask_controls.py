@@ -20,10 +20,10 @@ from adapters.slack import texts
 from adapters.slack.answer_blocks import GROUP_CANCEL_ACTION, VOTE_UP_ACTION
 from adapters.slack.chat_asks import ChatAsks
 from adapters.slack.services import SlackServices, services
-from bot import messages
 from bot.asks.control import CancelResult
+from bot.base.record_ids import record_id
 from bot.errors import AskError
-from bot.record_ids import record_id
+from bot.texts import messages
 
 
 async def ask_id_checked(action: dict[str, Any], next: Callable[[], Awaitable[None]]) -> BoltResponse | None:  # noqa: A002

@@ -11,10 +11,10 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from adapters.slack import texts
 from adapters.slack.command_text import SettingsCommand, parse_settings
 from adapters.slack.services import SlackServices, services
-from bot import messages
 from bot.asks.forget import forget_member
 from bot.errors import UnknownChannelError, UnknownMemberError, UnknownTimeZoneError
 from bot.store.member_settings import MemberSettings
+from bot.texts import messages
 
 
 async def askwith_settings_callback(

@@ -10,7 +10,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 
 from adapters.slack.listeners.events.app_mention import dm_ask, is_dm_to_bot
 from adapters.slack.services import services
-from bot.port import ChannelKind
+from bot.platform.port import ChannelKind
 
 
 CONVERSIONS = {"channel_convert_to_private": ChannelKind.PRIVATE, "channel_convert_to_public": ChannelKind.PUBLIC}
