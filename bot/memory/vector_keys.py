@@ -7,17 +7,15 @@ records how many windows were written with it. Chroma hands over a set of vector
 by a filter on their channel (1,000,000 messages, a viewer's 22 channels, 720 windows: 27 ms for the vectors by key,
 120 ms with their metadata by channel), and that read is what a viewer's first search costs (`VectorCache`). A
 channel with a session embedded before window counts were kept maps to None: its windows are read by the channel
-filter, as before.
+filter, as before. The sessions themselves are read by the store (`bot.store.embedded_sessions`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 
-from sqlalchemy import select
-
-from bot.store import bulk, models
 from bot.store.db import Database
+from bot.store.embedded_sessions import embedded_sessions
 
 
 def window_key(session_key: str, index: int) -> str:
@@ -30,19 +28,14 @@ VectorKeys = Callable[[list[int]], Awaitable[dict[int, list[str] | None]]]  # ch
 async def vector_keys(db: Database, channel_ids: Sequence[int], *, windows: bool) -> dict[int, list[str] | None]:
     """Every channel's vector keys: its embedded sessions' summary keys, or with `windows` their window keys."""
     keys: dict[int, list[str] | None] = {id_: [] for id_ in channel_ids}
-    async with db.engine.connect() as conn:
-        for batch in await bulk.chunks(conn, list(channel_ids), per_item=1):
-            stmt = select(
-                models.MemorySession.channel_id, models.MemorySession.key, models.MemorySession.window_count
-            ).where(models.MemorySession.channel_id.in_(batch), models.MemorySession.embedded.is_(True))
-            for channel_id, key, count in (await conn.execute(stmt)).all():
-                found = keys[channel_id]
-                if found is None:
-                    continue
-                if not windows:
-                    found.append(key)
-                elif count is None:
-                    keys[channel_id] = None
-                else:
-                    found.extend(window_key(key, index) for index in range(count))
+    for channel_id, key, count in await embedded_sessions(db, channel_ids):
+        found = keys[channel_id]
+        if found is None:
+            continue
+        if not windows:
+            found.append(key)
+        elif count is None:
+            keys[channel_id] = None
+        else:
+            found.extend(window_key(key, index) for index in range(count))
     return keys

@@ -1,6 +1,9 @@
 """Who can see what. Every memory read is scoped by `visible_channels(viewer)`: the channels the viewer belongs to
 (channel membership, DMs they are party to) minus the channels their policy excludes. There is no other read path.
-The channels a member names for an exclusion are resolved by the store (`bot.store.channel_refs`).
+The channels a member names for an exclusion are resolved by the store (`bot.store.channel_refs`); the store reads
+what this scope selects (`bot.store.channel_versions`, `bot.store.history_reads`).
+
+    versions = await read_visible_channel_versions(db, viewer)   # {channel id: memory version}, read fresh
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from bot.errors import UnknownMemberError
 from bot.memory.types import Viewer
 from bot.store import models
+from bot.store.channel_versions import channel_versions_in, read_channel_versions
 from bot.store.db import Database
 from bot.store.member_directory import find_member
 
@@ -29,16 +33,12 @@ async def visible_channel_ids(session: AsyncSession, viewer: Viewer) -> list[int
 
 async def visible_channel_versions(session: AsyncSession | AsyncConnection, viewer: Viewer) -> dict[int, int]:
     """The channels `viewer` may read, each with its memory version (for vectors kept in memory)."""
-    stmt = select(models.Channel.id, models.Channel.memory_version).where(
-        models.Channel.id.in_(visible_channels(viewer))
-    )
-    return {id_: version for id_, version in (await session.execute(stmt)).all()}
+    return await channel_versions_in(session, visible_channels(viewer))
 
 
 async def read_visible_channel_versions(db: Database, viewer: Viewer) -> dict[int, int]:
     """`visible_channel_versions` on a connection of its own."""
-    async with db.engine.connect() as conn:
-        return await visible_channel_versions(conn, viewer)
+    return await read_channel_versions(db, visible_channels(viewer))
 
 
 async def resolve_viewer(session: AsyncSession, workspace_id: int, who: str) -> Viewer:

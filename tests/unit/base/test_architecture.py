@@ -172,12 +172,9 @@ def test_the_layer_check_sees_an_upward_arrow(tmp_path: Path) -> None:
 # them. The connections still opened elsewhere are listed with their reason; a new one fails.
 SESSION_LAYERS = ("bot/store/", "bot/asks/", "bot/negotiation/", "bot/bench/")
 CONNECTIONS_LEFT: dict[str, str] = {
-    "bot/agents/roster.py": "the roster's member and channel reads, once per turn and send (policy read fresh)",
     "bot/memory/clear.py": "clear memory's full-text search statement (the hot path of every search)",
     "bot/memory/fuzzy.py": "fuzzy memory's summary reads after the vector search",
     "bot/memory/hybrid.py": "hybrid search's window reads after the vector search",
-    "bot/memory/visibility.py": "the channels a viewer sees, read at every search",
-    "bot/memory/vector_keys.py": "the vector keys of a workspace's rows",
 }
 OPENERS = {"session", "connect", "begin"}
 
