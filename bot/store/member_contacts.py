@@ -5,7 +5,7 @@ private channels (with who reads those channels). Each read runs on a connection
     found = await private_line_authors(db, workspace_id, member_id, message_ids=["1712.5"], session_keys=["k1"])
     found.messages      # [("1712.5", channel id, author handle)]; found.readers: {channel id: member handles}
 
-Bots never count as contacts or authors, and the member is never their own.
+Neither bots nor the member themselves count as contacts or authors.
 """
 
 from __future__ import annotations
