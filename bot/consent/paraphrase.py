@@ -69,6 +69,12 @@ class PrivateTerms:
             for i, body in bodies.items()
             if i not in permitted and body - free
         }
+        # Each term's lines, so a sentence is weighed through the few terms it holds, not against every line.
+        self._lines_of: dict[str, list[tuple[str, int]]] = {}
+        for line_id, body in self.secret.items():
+            for term, weight in body.items():
+                self._lines_of.setdefault(term, []).append((line_id, weight))
+        self._long = [term for term in self._lines_of if len(term) >= SUBSTRING]
 
     def leaks(self, sentence: str) -> bool:
         return bool(self.leaked(sentence, first=True))
@@ -79,13 +85,14 @@ class PrivateTerms:
         said = terms(sentence)
         # Words run together or split by invisible or odd characters still hold the term as a substring.
         squashed = _NON_WORD.sub("", skeleton(sentence))
-        found = set()
-        for line_id, body in self.secret.items():
-            weight = sum(w for t, w in body.items() if t in said or (len(t) >= SUBSTRING and t in squashed))
-            if weight >= CUT_WEIGHT:
-                found.add(line_id)
-                if first:
-                    break
+        held = {t for t in said if t in self._lines_of}.union(t for t in self._long if t in squashed)
+        weights: Counter[str] = Counter()
+        for term in held:
+            for line_id, weight in self._lines_of[term]:
+                weights[line_id] += weight
+        found = {line_id for line_id, weight in weights.items() if weight >= CUT_WEIGHT}
+        if first and found:  # the first such line in line order
+            return {next(line_id for line_id in self.secret if line_id in found)}
         return found
 
     def cut(self, text: str, *, cut: str) -> str:
