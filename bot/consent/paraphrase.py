@@ -55,24 +55,31 @@ def terms(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=16_384)
+def line_terms(line: str) -> frozenset[str]:
+    """`terms` of a memory line's text, without its id, channel, time and sender (a line is screened many times)."""
+    return terms(_LINE_HEAD.sub("", line))
+
+
 class PrivateTerms:
     """The rare terms of the lines an agent may not pass on, per line, with their weights."""
 
     def __init__(self, lines: dict[str, str], *, known: Iterable[str], permitted: set[str]) -> None:
-        bodies = {i: terms(_LINE_HEAD.sub("", line)) for i, line in lines.items()}
-        df = Counter(t for body in bodies.values() for t in body)
+        bodies = {i: line_terms(line) for i, line in lines.items()}
+        df: Counter[str] = Counter()
+        for body in bodies.values():
+            df.update(body)
         common = {t for t, n in df.items() if n >= 4 and n * COMMON_SHARE > len(bodies)}
         free = common.union(*(terms(text) for text in known), *(bodies[i] for i in permitted if i in bodies))
         # A term found in one line only names that line's matter (a name, an unusual word): alone it is enough.
-        self.secret = {
-            i: {t: 2 if df[t] == 1 or t[0].isdigit() else 1 for t in body - free}
-            for i, body in bodies.items()
-            if i not in permitted and body - free
-        }
+        self.secret: dict[str, dict[str, int]] = {}
         # Each term's lines, so a sentence is weighed through the few terms it holds, not against every line.
         self._lines_of: dict[str, list[tuple[str, int]]] = {}
-        for line_id, body in self.secret.items():
-            for term, weight in body.items():
+        for line_id, body in bodies.items():
+            if line_id in permitted or not (private := body - free):
+                continue
+            weights = self.secret[line_id] = {t: 2 if df[t] == 1 or t[0].isdigit() else 1 for t in private}
+            for term, weight in weights.items():
                 self._lines_of.setdefault(term, []).append((line_id, weight))
         self._long = [term for term in self._lines_of if len(term) >= SUBSTRING]
 
