@@ -5,7 +5,9 @@ The channels a member names for an exclusion are resolved by the store (`bot.sto
 
 from __future__ import annotations
 
-from sqlalchemy import Select, and_, func, select
+from functools import cache
+
+from sqlalchemy import Integer, Select, and_, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.errors import UnknownMemberError
@@ -28,10 +30,17 @@ async def visible_channel_ids(session: AsyncSession, viewer: Viewer) -> list[int
 
 async def visible_channel_versions(session: AsyncSession | AsyncConnection, viewer: Viewer) -> dict[int, int]:
     """The channels `viewer` may read, each with its memory version (for vectors kept in memory)."""
-    stmt = select(models.Channel.id, models.Channel.memory_version).where(
+    rows = (await session.execute(_versions_statement(), {"viewer_id": viewer.member_id})).all()
+    return {id_: version for id_, version in rows}
+
+
+@cache
+def _versions_statement() -> Select[tuple[int, int]]:
+    """`visible_channel_versions` of the viewer bound as `viewer_id`: built once (it is read at every agent turn)."""
+    viewer = Viewer(workspace_id=0, member_id=bindparam("viewer_id", type_=Integer))  # type: ignore[arg-type]
+    return select(models.Channel.id, models.Channel.memory_version).where(
         models.Channel.id.in_(visible_channels(viewer))
     )
-    return {id_: version for id_, version in (await session.execute(stmt)).all()}
 
 
 async def read_visible_channel_versions(db: Database, viewer: Viewer) -> dict[int, int]:
