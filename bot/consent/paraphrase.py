@@ -66,22 +66,17 @@ class PrivateTerms:
 
     def __init__(self, lines: dict[str, str], *, known: Iterable[str], permitted: set[str]) -> None:
         bodies = {i: line_terms(line) for i, line in lines.items()}
-        df: Counter[str] = Counter()
-        for body in bodies.values():
-            df.update(body)
+        df = Counter(t for body in bodies.values() for t in body)
         common = {t for t, n in df.items() if n >= 4 and n * COMMON_SHARE > len(bodies)}
         free = common.union(*(terms(text) for text in known), *(bodies[i] for i in permitted if i in bodies))
         # A term found in one line only names that line's matter (a name, an unusual word): alone it is enough.
-        self.secret: dict[str, dict[str, int]] = {}
-        # Each term's lines, so a sentence is weighed through the few terms it holds, not against every line.
-        self._lines_of: dict[str, list[tuple[str, int]]] = {}
-        for line_id, body in bodies.items():
-            if line_id in permitted or not (private := body - free):
-                continue
-            weights = self.secret[line_id] = {t: 2 if df[t] == 1 or t[0].isdigit() else 1 for t in private}
-            for term, weight in weights.items():
-                self._lines_of.setdefault(term, []).append((line_id, weight))
-        self._long = [term for term in self._lines_of if len(term) >= SUBSTRING]
+        self.secret = {
+            i: {t: 2 if df[t] == 1 or t[0].isdigit() else 1 for t in body - free}
+            for i, body in bodies.items()
+            if i not in permitted and body - free
+        }
+        # The terms long enough to be looked for inside run-together words, each once (many lines share a term).
+        self._long = [term for term in set().union(*self.secret.values()) if len(term) >= SUBSTRING]
 
     def leaks(self, sentence: str) -> bool:
         return bool(self.leaked(sentence, first=True))
@@ -92,14 +87,13 @@ class PrivateTerms:
         said = terms(sentence)
         # Words run together or split by invisible or odd characters still hold the term as a substring.
         squashed = _NON_WORD.sub("", skeleton(sentence))
-        held = {t for t in said if t in self._lines_of}.union(t for t in self._long if t in squashed)
-        weights: Counter[str] = Counter()
-        for term in held:
-            for line_id, weight in self._lines_of[term]:
-                weights[line_id] += weight
-        found = {line_id for line_id, weight in weights.items() if weight >= CUT_WEIGHT}
-        if first and found:  # the first such line in line order
-            return {next(line_id for line_id in self.secret if line_id in found)}
+        held = said.union([t for t in self._long if t in squashed])
+        found = set()
+        for line_id, body in self.secret.items():
+            if not body.keys().isdisjoint(held) and sum(body[t] for t in body.keys() & held) >= CUT_WEIGHT:
+                found.add(line_id)
+                if first:
+                    break
         return found
 
     def cut(self, text: str, *, cut: str) -> str:
