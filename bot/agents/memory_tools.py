@@ -27,6 +27,7 @@ from bot.errors import AskwithError, LLMOutputError
 from bot.memory.access import HistoryRead, MemoryAccess, Visible
 from bot.memory.history import HistorySize
 from bot.memory.keywords import STOP_WORDS, phrase_of
+from bot.memory.sight import Sight
 from bot.memory.types import ClearHit, ClearQuery, FuzzyHit, FuzzyQuery, Viewer
 
 
@@ -294,20 +295,24 @@ class MemoryTools:
 
 
 class _Sight:
-    """The channels a member can see, read once for the searches of one turn, by the first that needs them."""
+    """The channels a member can see, read once for the searches of one turn, by the first that needs them (a
+    `Sight`: the turn's searches also share the statements they have in common)."""
 
     def __init__(self, history: HistoryRead | None, viewer: Viewer) -> None:
         self._history = history
         self._viewer = viewer
-        self._task: asyncio.Future[dict[int, int]] | None = None
+        self._task: asyncio.Future[Sight] | None = None
 
     async def channels(self) -> Visible | None:
         """None when no reader is at hand: each search then reads them itself."""
         if self._history is None:
             return None
         if self._task is None:
-            self._task = asyncio.ensure_future(self._history.channels(self._viewer))
+            self._task = asyncio.ensure_future(self._read())
         return await self._task
+
+    async def _read(self) -> Sight:
+        return Sight(await self._history.channels(self._viewer))
 
 
 def in_channels(line: EvidenceLine, channels: frozenset[str]) -> bool:

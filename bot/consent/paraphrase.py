@@ -55,11 +55,17 @@ def terms(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=16_384)
+def line_terms(line: str) -> frozenset[str]:
+    """`terms` of a memory line's text, without its id, channel, time and sender (a line is screened many times)."""
+    return terms(_LINE_HEAD.sub("", line))
+
+
 class PrivateTerms:
     """The rare terms of the lines an agent may not pass on, per line, with their weights."""
 
     def __init__(self, lines: dict[str, str], *, known: Iterable[str], permitted: set[str]) -> None:
-        bodies = {i: terms(_LINE_HEAD.sub("", line)) for i, line in lines.items()}
+        bodies = {i: line_terms(line) for i, line in lines.items()}
         df = Counter(t for body in bodies.values() for t in body)
         common = {t for t, n in df.items() if n >= 4 and n * COMMON_SHARE > len(bodies)}
         free = common.union(*(terms(text) for text in known), *(bodies[i] for i in permitted if i in bodies))
@@ -69,6 +75,8 @@ class PrivateTerms:
             for i, body in bodies.items()
             if i not in permitted and body - free
         }
+        # The terms long enough to be looked for inside run-together words, each once (many lines share a term).
+        self._long = [term for term in set().union(*self.secret.values()) if len(term) >= SUBSTRING]
 
     def leaks(self, sentence: str) -> bool:
         return bool(self.leaked(sentence, first=True))
@@ -79,10 +87,10 @@ class PrivateTerms:
         said = terms(sentence)
         # Words run together or split by invisible or odd characters still hold the term as a substring.
         squashed = _NON_WORD.sub("", skeleton(sentence))
+        held = said.union([t for t in self._long if t in squashed])
         found = set()
         for line_id, body in self.secret.items():
-            weight = sum(w for t, w in body.items() if t in said or (len(t) >= SUBSTRING and t in squashed))
-            if weight >= CUT_WEIGHT:
+            if not body.keys().isdisjoint(held) and sum(body[t] for t in body.keys() & held) >= CUT_WEIGHT:
                 found.add(line_id)
                 if first:
                     break

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from sqlalchemy import Row
@@ -27,6 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from bot.errors import MemoryQueryError
 from bot.memory import clear_sql
 from bot.memory.keywords import Phrase, coordination_stems, fts5_expression, search_terms, tsquery_expression
+from bot.memory.sight import shared
 from bot.memory.types import ClearHit, ClearQuery, MessageView, Viewer
 from bot.store.db import Database
 
@@ -93,15 +95,27 @@ class ClearMemory:
             "limit": query.limit,
             "window": query.context_window,
         }
+        # Searches of one turn that run this very statement (same viewer, words and filters) read its rows once.
+        bound = {k: v for k, v in params.items() if not (ranked_only and k == "window")}  # a ranking has no context
+        key = ("clear", ranked_only, shape, tuple(sorted(bound.items())))
+        return await shared(visible, key, partial(self._execute, viewer, phrases, shape, params, ranked_only, visible))
+
+    async def _execute(
+        self,
+        viewer: Viewer,
+        phrases: Sequence[Phrase],
+        shape: clear_sql.SearchShape,
+        params: dict[str, Any],
+        ranked_only: bool,
+        visible: Mapping[int, int] | None,
+    ) -> Sequence[Row]:
         statement = clear_sql.ranked(shape) if ranked_only else clear_sql.search(shape)
         async with self.db.engine.connect() as conn:
             if self.db.dialect == "postgresql":
-                params["match"] = tsquery_expression(phrases)
-            elif (match := await self._fts5_match(conn, viewer, phrases, visible)) is not None:
-                params["match"] = match
-            else:
+                match = tsquery_expression(phrases)
+            elif (match := await self._fts5_match(conn, viewer, phrases, visible)) is None:
                 return []  # the viewer sees no channel at all
-            return (await conn.execute(statement, params)).all()
+            return (await conn.execute(statement, {**params, "match": match})).all()
 
     async def _fts5_match(
         self, conn: AsyncConnection, viewer: Viewer, phrases: Sequence[Phrase], visible: Mapping[int, int] | None

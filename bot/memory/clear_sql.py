@@ -217,14 +217,24 @@ def _ranked(shape: SearchShape) -> CTE:
         # SQLite computes bm25() only while it walks the FTS table, not inside the grouping: keep the two apart.
         .prefix_with("MATERIALIZED")
     )
-    # The keywords held, then the engine's rank squashed into [0, 1): one number, higher is better. Copies share
-    # their text, so it is folded and counted once per group, not once per matched copy.
-    held = coordination(shape.dialect, folded(hits.c.text), shape.terms)
-    best = (held + func.max(hits.c.rank / (hits.c.rank + 1.0))).label("score")
-    return (
-        select(func.min(hits.c.id).label("id"), (func.count() - 1).label("duplicates"), best)
+    # Fan-out copies grouped, each group's text folded once (both engines would fold it again for every keyword).
+    groups = (
+        select(
+            func.min(hits.c.id).label("id"),
+            (func.count() - 1).label("duplicates"),
+            func.max(hits.c.rank / (hits.c.rank + 1.0)).label("squashed"),
+            hits.c.ts,
+            folded(hits.c.text).label("folded"),
+        )
         .group_by(hits.c.sender_id, hits.c.ts, hits.c.text)
-        .order_by(best.desc(), hits.c.ts.desc(), func.min(hits.c.id))
+        .cte("groups")
+        .prefix_with("MATERIALIZED")
+    )
+    # The keywords held, then the engine's rank squashed into [0, 1): one number, higher is better.
+    best = (coordination(shape.dialect, groups.c.folded, shape.terms) + groups.c.squashed).label("score")
+    return (
+        select(groups.c.id, groups.c.duplicates, best)
+        .order_by(best.desc(), groups.c.ts.desc(), groups.c.id)
         .limit(bindparam("limit", type_=Integer))
         .cte("ranked")
         .prefix_with("MATERIALIZED")  # read by both walks and by the final join: run it once

@@ -8,13 +8,15 @@ what this scope selects (`bot.store.channel_versions`, `bot.store.history_reads`
 
 from __future__ import annotations
 
-from sqlalchemy import Select, and_, select
+from functools import cache
+
+from sqlalchemy import Integer, Select, and_, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.errors import UnknownMemberError
 from bot.memory.types import Viewer
 from bot.store import models
-from bot.store.channel_versions import channel_versions_in, read_channel_versions
+from bot.store.channel_versions import channel_versions, channel_versions_in, read_channel_versions
 from bot.store.db import Database
 from bot.store.member_directory import find_member
 
@@ -33,12 +35,19 @@ async def visible_channel_ids(session: AsyncSession, viewer: Viewer) -> list[int
 
 async def visible_channel_versions(session: AsyncSession | AsyncConnection, viewer: Viewer) -> dict[int, int]:
     """The channels `viewer` may read, each with its memory version (for vectors kept in memory)."""
-    return await channel_versions_in(session, visible_channels(viewer))
+    return await channel_versions_in(session, _versions_statement(), {"viewer_id": viewer.member_id})
+
+
+@cache
+def _versions_statement() -> Select[tuple[int, int]]:
+    """The channel versions of the viewer bound as `viewer_id`: built once (it is read at every agent turn)."""
+    viewer = Viewer(workspace_id=0, member_id=bindparam("viewer_id", type_=Integer))  # type: ignore[arg-type]
+    return channel_versions(visible_channels(viewer))
 
 
 async def read_visible_channel_versions(db: Database, viewer: Viewer) -> dict[int, int]:
     """`visible_channel_versions` on a connection of its own."""
-    return await read_channel_versions(db, visible_channels(viewer))
+    return await read_channel_versions(db, _versions_statement(), {"viewer_id": viewer.member_id})
 
 
 async def resolve_viewer(session: AsyncSession, workspace_id: int, who: str) -> Viewer:
