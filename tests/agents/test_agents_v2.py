@@ -7,13 +7,15 @@ import asyncio
 import json
 import time
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
 from bot.agents.conversation import Conversation
 from bot.asks.service import AskRequest, AskService
+from bot.llm.scripted import ScriptedBackend
 from bot.llm.standin.model import scripted_model
-from bot.llm.types import LLMRequest
+from bot.llm.types import LLMReply, LLMRequest
 from bot.platform.port import Channel, ChannelKind, Member
 from bot.settings import Settings
 from bot.store.db import Database
@@ -68,20 +70,38 @@ def _second_worker(h: Harness, settings: Settings) -> AskService:
     )  # fmt: skip
 
 
+class _HeldAtAlicesSecondPlan(ScriptedBackend):
+    """Holds the first worker at alice's second plan until it is cancelled, so it dies right after her turn 0 and
+    bob's reply were saved, however loaded the machine is (polling for saved turns raced the worker under load)."""
+
+    def __init__(self) -> None:
+        super().__init__(scripted_model, latency_s=0.05)
+        self.holding = True
+        self.held = asyncio.Event()
+
+    async def complete(self, request: LLMRequest, *, response_format: dict[str, Any] | None) -> LLMReply:
+        alice_plans = [r for r in self.requests if r.purpose == "think" and _speaker(r) == "alice"]
+        if self.holding and request.purpose == "think" and _speaker(request) == "alice" and alice_plans:
+            self.held.set()
+            await asyncio.Event().wait()  # until the worker is cancelled
+        return await super().complete(request, response_format=response_format)
+
+
 async def test_a_resumed_ask_restores_the_notebook_from_the_database(db: Database, settings: Settings) -> None:
     settings = settings.replace(worker_stale_seconds=0.3, worker_heartbeat_seconds=0.1)
     world = two_fact_world(launch_with="carol")  # bob must bring in carol: a longer conversation
-    h = await build(db, world, settings=settings, latency_s=0.05)
+    backend = _HeldAtAlicesSecondPlan()
+    h = await build(db, world, settings=settings, backend=backend)
     code_id = _message_id(world, CODE_NAME)
     ask_id = await h.service.submit(AskRequest("alice", ["bob"], QUESTION))
     assert await h.service.claim_next() == ask_id
 
     first = asyncio.create_task(h.service.process(ask_id))
-    deadline = time.monotonic() + 30
-    while len(await _all_turns(db, ask_id)) < 2 and time.monotonic() < deadline:
-        await asyncio.sleep(0.02)
+    await asyncio.wait_for(backend.held.wait(), timeout=30)
+    assert len(await _all_turns(db, ask_id)) >= 2
     first.cancel()  # the worker dies after alice's turn 0 (which found the code name) was saved
     await asyncio.gather(first, return_exceptions=True)
+    backend.holding = False
     sent_before = len(_requests(h))
 
     second = _second_worker(h, settings)
