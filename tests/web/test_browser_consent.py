@@ -59,6 +59,9 @@ def test_sharing_ask_and_memory_off_apply_to_the_very_next_ask(server: str, brow
     dave.reload()
     expect(approval).to_be_focused()
     assert approval.evaluate("e => e.getBoundingClientRect().top >= 0 && e.getBoundingClientRect().top < innerHeight")
+    # The picture of the prompt is the card as the page opens on a phone, taken before the keyboard walk below (which
+    # scrolls the page button by button: a picture taken after it shows where the walk ended, not the prompt).
+    approval.screenshot(path=str(ARTIFACTS / "consent-2-approval.png"))
     # On a phone the pinned composer never hides the card's buttons: each one, in the window but under the composer
     # when the keyboard reaches it, is scrolled above it (focus not obscured), not left where it was.
     seen = (
@@ -79,7 +82,6 @@ def test_sharing_ask_and_memory_off_apply_to_the_very_next_ask(server: str, brow
     colours = [approval.locator(f"button.{c}").evaluate("e => getComputedStyle(e).backgroundColor")
                for c in ("approve", "deny", "approve-all")]  # fmt: skip
     assert colours[0] not in colours[1:], colours
-    approval.screenshot(path=str(ARTIFACTS / "consent-2-approval.png"))
     approval.locator("button.deny").click()
     expect(dave.locator(".approval-confirmed")).to_contain_text("Denied: nothing of it is shared")
     screenshot(dave, "consent-3-denied")
