@@ -46,6 +46,7 @@ from bot.settings import Settings  # noqa: E402
 from bot.store.chat_store import WorkspaceKey  # noqa: E402
 from bot.store.db import Database  # noqa: E402
 from bot.store.member_settings import MemberSettingsStore  # noqa: E402
+from tests.fakes.asks import ask_factory  # noqa: E402
 from tests.fakes.discord_api import FakeDiscordApi  # noqa: E402
 from tests.fakes.discord_gateway import FakeGateway  # noqa: E402
 from tests.integration.discord.conftest import GUILD_ID, discord_world  # noqa: E402
@@ -100,7 +101,9 @@ async def measure(events: int) -> Figures:
         indexer = SessionIndexer(db, settings, SessionSummarizer(db, None), index)
         llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
         memory = MemoryAccess(clear=ClearMemory(db), fuzzy=None)
-        runtime = await start_discord(settings, db=db, llm=llm, memory=memory, indexer=indexer, worker=False)
+        runtime = await start_discord(
+            settings, db=db, ask_service=ask_factory(settings, db, llm, memory), indexer=indexer, worker=False
+        )
         try:
             bench = await _ready(runtime, FakeGateway(runtime.client, api), db)
             return await _run(bench, events)

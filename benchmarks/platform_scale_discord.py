@@ -24,6 +24,7 @@ from bot.memory.clear import ClearMemory
 from bot.settings import Settings
 from bot.store import models
 from bot.store.db import Database
+from tests.fakes.asks import ask_factory
 from tests.fakes.discord_api import FakeDiscordApi
 from tests.fakes.discord_gateway import FakeGateway
 from tests.fakes.discord_oracle import can_read
@@ -45,8 +46,9 @@ async def measure_discord(members: int, channels: int, events: int, seed: int) -
         db = await Database.open(settings)
         llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
         started = time.perf_counter()
+        memory = MemoryAccess(clear=ClearMemory(db), fuzzy=None)
         runtime = await start_discord(
-            settings, db=db, llm=llm, memory=MemoryAccess(clear=ClearMemory(db), fuzzy=None), worker=False
+            settings, db=db, ask_service=ask_factory(settings, db, llm, memory), worker=False
         )
         figures: dict[str, Any] = {"members": members, "channels": channels, "events": events}
         figures["start_mirror_seconds"] = round(time.perf_counter() - started, 1)

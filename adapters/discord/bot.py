@@ -1,8 +1,8 @@
 """Build the Discord bot: a discord.py client with its command tree, askwith's port, services, commands, views and
 events; start it and connect it to the gateway.
 
-    runtime = await start_discord(settings, db=db, llm=llm, memory=memory)   # log in, mirror, sync if changed
-    await runtime.connect()                                                 # the gateway: events, interactions
+    runtime = await start_discord(settings, db=db, ask_service=root.ask_service)  # log in, mirror, sync if changed
+    await runtime.connect()                                                        # the gateway: events, interactions
     await runtime.close()
 
 `askwith serve` starts it through `adapters.discord.serve` when DISCORD_BOT_TOKEN is set; `runtime.ingest` is the
@@ -29,9 +29,8 @@ from adapters.discord.services import DiscordServices
 from bot.asks.forget import forget_workspace
 from bot.asks.worker import AskWorker
 from bot.errors import AskwithError, WorkspaceError
-from bot.llm.client import LLMClient
-from bot.memory.access import MemoryAccess
 from bot.memory.indexer import SessionIndexer
+from bot.platform.runtime import AskFactory
 from bot.settings import Settings
 from bot.store.db import Database
 from memory_ingest.worker import IngestWorker
@@ -183,8 +182,7 @@ async def start_discord(
     settings: Settings,
     *,
     db: Database,
-    llm: LLMClient,
-    memory: MemoryAccess,
+    ask_service: AskFactory,
     client: AskwithClient | None = None,
     indexer: SessionIndexer | None = None,
     worker: bool = True,
@@ -197,7 +195,7 @@ async def start_discord(
     token = settings.require("discord_bot_token")
     client = client or build_client()
     await client.login(token)
-    launcher = GuildLauncher(client, settings, db, llm, memory, indexer)
+    launcher = GuildLauncher(client, settings, db, ask_service, indexer)
     launcher.mirror = mirror  # False: servers mirrored before are taken as stored (a process with no gateway)
     for guild_id in await served_guilds(client, settings):
         if (services := await launcher.start(guild_id)) is not None:

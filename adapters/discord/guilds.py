@@ -1,7 +1,7 @@
 """Starting askwith in a Discord server: each server the bot is in becomes its own askwith workspace, mirrored,
 with its own port, ingestion worker and ask service; one that fails to start is logged and left out.
 
-    launcher = GuildLauncher(client, settings, db, llm, memory, indexer)
+    launcher = GuildLauncher(client, settings, db, root.ask_service, indexer)
     services = await launcher.start(guild_id)      # None when that server could not start
 """
 
@@ -15,12 +15,10 @@ from adapters.discord import texts
 from adapters.discord.calls import platform_call
 from adapters.discord.port import DiscordPort
 from adapters.discord.services import DiscordServices
-from bot.asks.service import AskService
 from bot.consent.pending import ApprovalRegistry
 from bot.errors import AskwithError, WorkspaceError
-from bot.llm.client import LLMClient
-from bot.memory.access import MemoryAccess
 from bot.memory.indexer import SessionIndexer
+from bot.platform.runtime import AskFactory
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
@@ -37,15 +35,13 @@ class GuildLauncher:
         client: discord.Client,
         settings: Settings,
         db: Database,
-        llm: LLMClient,
-        memory: MemoryAccess,
+        ask_service: AskFactory,  # the composition root's: builds the server's asks
         indexer: SessionIndexer | None,
     ) -> None:
         self.client = client
         self.settings = settings
         self.db = db
-        self.llm = llm
-        self.memory = memory
+        self.ask_service = ask_service
         self.indexer = indexer
         self.approvals = ApprovalRegistry()  # one registry: a click in a DM resolves whichever server asked
         self.mirror = True  # False in a process that runs asks but no sync and no gateway (`askwith worker`)
@@ -71,14 +67,7 @@ class GuildLauncher:
         )
         # A process that only runs asks (`askwith worker`) takes the stored server as it is.
         workspace_id = (await ingest.mirror()).workspace_id if self.mirror else await ingest.known_workspace_id()
-        asks = AskService(
-            settings=settings,
-            db=self.db,
-            port=port,
-            llm=self.llm,
-            memory=self.memory,
-            workspace_id=workspace_id,
-        )
+        asks = self.ask_service(port, workspace_id)
         key = WorkspaceKey(port.platform, await port.guild_id())
         log.info("Discord server %s started (mirrored: %s)", key.external_id, self.mirror)
         return DiscordServices(settings, self.db, port, asks, ingest, key)

@@ -38,8 +38,7 @@ async def _start(context: PlatformContext) -> list[PlatformRuntime]:
     runtime = await start_discord(
         context.settings,
         db=context.db,
-        llm=context.llm,
-        memory=context.memory,
+        ask_service=context.ask_service,
         client=client,
         indexer=context.indexer,
         worker=False,  # the hosting process runs the ask worker for every platform

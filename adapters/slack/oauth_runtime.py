@@ -1,7 +1,7 @@
 """The Slack side of the process for many workspaces (ASKWITH_SLACK_DISTRIBUTION=oauth): every workspace in the
 installation store is opened at start-up, a new one when it installs askwith; HTTP only (mounted at /slack).
 
-    runtime = await SlackOAuthRuntime.start(settings, db, llm=llm, memory=memory)
+    runtime = await SlackOAuthRuntime.start(settings, db, ask_service=root.ask_service, memory=memory)
     routes.mount("/slack", runtime.http)   # /slack/install, /slack/oauth_redirect, /slack/events
     await runtime.stop()
 """
@@ -26,9 +26,9 @@ from adapters.slack.oauth_app import build_oauth_app
 from adapters.slack.runtime import open_workspace
 from adapters.slack.services import SlackServices
 from adapters.slack.workspaces import SlackWorkspaces
-from bot.llm.client import LLMClient
 from bot.memory.access import MemoryAccess
 from bot.memory.indexer import SessionIndexer
+from bot.platform.runtime import AskFactory
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.user_tokens import TokenCipher, UserTokenStore
@@ -49,7 +49,7 @@ class SlackOAuthRuntime:
         settings: Settings,
         db: Database,
         *,
-        llm: LLMClient,
+        ask_service: AskFactory,
         memory: MemoryAccess,
         indexer: SessionIndexer | None = None,
         prepare: Callable[[str, SlackServices], None] | None = None,
@@ -62,7 +62,14 @@ class SlackOAuthRuntime:
             client = web_client(settings, token=bot.bot_token)
             installed_at = _when(bot.installed_at)
             services = await open_workspace(
-                settings, db, client, tokens, llm=llm, memory=memory, indexer=indexer, installed_at=installed_at
+                settings,
+                db,
+                client,
+                tokens,
+                ask_service=ask_service,
+                memory=memory,
+                indexer=indexer,
+                installed_at=installed_at,
             )
             if prepare is not None:
                 prepare(bot.team_id or "", services)

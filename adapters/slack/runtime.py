@@ -1,12 +1,13 @@
 """Everything the Slack side of the long-running process needs, built from settings in one place.
 
-    runtime = await SlackRuntime.start(settings, db, llm=llm, memory=memory)
+    runtime = await SlackRuntime.start(settings, db, ask_service=root.ask_service, memory=memory)
     routes.mount("/slack", runtime.http)         # HTTP mode: Slack's request URL is https://<host>/slack/events
     ...                                          # Socket Mode (SLACK_APP_TOKEN set) is already connected
     await runtime.stop()
 
-The caller (`askwith serve`) owns the database, the LLM client, the memory search and the schedule that runs
-`runtime.services.ingest.run()` and an `AskWorker(runtime.services.asks)`.
+The caller (`askwith serve`) owns the database, the memory search, the composition root that builds the workspace's
+`AskService` (`ask_service`) and the schedule that runs `runtime.services.ingest.run()` and an
+`AskWorker(runtime.services.asks)`.
 """
 
 from __future__ import annotations
@@ -28,11 +29,10 @@ from adapters.slack.memory_source import live_memory, member_scopes, slack_memor
 from adapters.slack.port import SlackPort
 from adapters.slack.rate_limits import InstallLimits, budgets_for
 from adapters.slack.services import SlackServices
-from bot.asks.service import AskService
-from bot.llm.client import LLMClient
 from bot.memory.access import MemoryAccess
 from bot.memory.indexer import SessionIndexer
 from bot.memory.live import slack_memory_option
+from bot.platform.runtime import AskFactory
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.user_tokens import TokenCipher, UserTokenStore
@@ -55,7 +55,7 @@ class SlackRuntime:
         settings: Settings,
         db: Database,
         *,
-        llm: LLMClient,
+        ask_service: AskFactory,
         memory: MemoryAccess,
         indexer: SessionIndexer | None = None,
         listen: bool = True,
@@ -65,7 +65,7 @@ class SlackRuntime:
         client = web_client(settings)
         tokens = UserTokenStore(db, TokenCipher.from_settings(settings)) if settings.token_encryption_key else None
         services = await open_workspace(
-            settings, db, client, tokens, llm=llm, memory=memory, indexer=indexer, mirror=listen
+            settings, db, client, tokens, ask_service=ask_service, memory=memory, indexer=indexer, mirror=listen
         )
         install = services.install
         socket = bool(settings.slack_app_token)
@@ -96,7 +96,7 @@ async def open_workspace(
     client: AsyncWebClient,
     tokens: UserTokenStore | None,
     *,
-    llm: LLMClient,
+    ask_service: AskFactory,
     memory: MemoryAccess,
     indexer: SessionIndexer | None = None,
     mirror: bool = True,
@@ -126,7 +126,7 @@ async def open_workspace(
     if source == "live":
         memory, live = await live_memory(db, port, tokens, reader_of=memory)
     logger.log(logging.WARNING if option == "none" else logging.INFO, "Slack workspace %s: %s", workspace_id, said)
-    asks = AskService(settings=settings, db=db, port=port, llm=llm, memory=memory, workspace_id=workspace_id)
+    asks = ask_service(port, workspace_id, memory=memory)
     install = None
     if tokens is not None and settings.slack_client_id:
         install = MemberInstallFlow(settings, client, tokens, user_scopes=member_scopes(settings))

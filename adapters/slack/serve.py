@@ -48,7 +48,7 @@ async def _start(context: PlatformContext) -> PlatformRuntime | list[PlatformRun
     runtime = await SlackRuntime.start(
         context.settings,
         context.db,
-        llm=context.llm,
+        ask_service=context.ask_service,
         memory=context.memory,
         indexer=context.indexer,
         listen=context.listen,
@@ -92,7 +92,7 @@ async def _start_many(context: PlatformContext) -> list[PlatformRuntime]:
     runtime = await SlackOAuthRuntime.start(
         context.settings,
         context.db,
-        llm=context.llm,
+        ask_service=context.ask_service,
         memory=context.memory,
         indexer=context.indexer,
         prepare=prepare,

@@ -11,7 +11,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from adapters.local.registry import LocalWorkspaces
-from adapters.local.workspace import ApprovalResponder
+from adapters.local.workspace import ApprovalResponder, LocalWorkspace
 from bot.agents.ablations import NAMES
 from bot.asks.composition import AskRoot, open_root
 from bot.asks.read_models.transcripts import Transcript, load_transcript
@@ -57,22 +57,25 @@ def ask(
 async def _ask_with_models(
     settings: Settings, spec: str, request: AskRequest, *, scripted: bool, responder: ApprovalResponder | None = None
 ) -> tuple[AskOutcome, Transcript]:
+    # The workspace is found first, as `askwith ingest` finds it: one that is not there is one line, and no database
+    # is created for it.
+    port = LocalWorkspaces(settings).open(spec)
     latency_s = settings.scripted_latency_seconds
     backend = scripted_backend(latency_s=latency_s) if scripted else None
     private_backend = scripted_backend(SCRIPTED_PRIVATE_MODEL, latency_s=latency_s) if scripted else None
-    # The models open first, so a missing model is one line before any work (and local servers start); sessions are
-    # summarised as `askwith ingest` summarises them (its endpoint), so both write the same memory.
+    # The models open before the database, so a missing model is one line before any ingestion work (and local
+    # servers start); sessions are summarised as `askwith ingest` summarises them (its endpoint), so both write the
+    # same memory.
     async with open_root(
         settings, backend=backend, private_backend=private_backend, needs_model=True, summaries="endpoint"
     ) as root:
-        return await ask_on_local_workspace(root, spec, request, responder=responder)
+        return await ask_on_local_workspace(root, port, request, responder=responder)
 
 
 async def ask_on_local_workspace(
-    root: AskRoot, spec: str, request: AskRequest, *, responder: ApprovalResponder | None = None
+    root: AskRoot, port: LocalWorkspace, request: AskRequest, *, responder: ApprovalResponder | None = None
 ) -> tuple[AskOutcome, Transcript]:
     """`responder`: who answers `ask`-policy approvals (None: they wait for the local workspace's UI)."""
-    port = LocalWorkspaces(root.settings).open(spec)
     port.approval_responder = responder
     # Bring members' memory up to date first, clear and fuzzy, exactly as `askwith ingest` does (incremental: only
     # what is new since the last run).

@@ -23,7 +23,6 @@ from functools import partial
 from typing import Any
 
 from sqlalchemy import Row
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.errors import MemoryQueryError
 from bot.memory import clear_sql
@@ -31,6 +30,7 @@ from bot.memory.keywords import Phrase, coordination_stems, fts5_expression, sea
 from bot.memory.sight import shared
 from bot.memory.types import ClearHit, ClearQuery, MessageView, Viewer
 from bot.store.db import Database
+from bot.store.message_search_reads import MessageSearchReads, message_search_reads
 
 
 MAX_LIMIT = 100
@@ -110,15 +110,19 @@ class ClearMemory:
         visible: Mapping[int, int] | None,
     ) -> Sequence[Row]:
         statement = clear_sql.ranked(shape) if ranked_only else clear_sql.search(shape)
-        async with self.db.engine.connect() as conn:
+        async with message_search_reads(self.db) as reads:
             if self.db.dialect == "postgresql":
                 match = tsquery_expression(phrases)
-            elif (match := await self._fts5_match(conn, viewer, phrases, visible)) is None:
+            elif (match := await self._fts5_match(reads, viewer, phrases, visible)) is None:
                 return []  # the viewer sees no channel at all
-            return (await conn.execute(statement, {**params, "match": match})).all()
+            return await reads.rows(statement, {**params, "match": match})
 
     async def _fts5_match(
-        self, conn: AsyncConnection, viewer: Viewer, phrases: Sequence[Phrase], visible: Mapping[int, int] | None
+        self,
+        reads: MessageSearchReads,
+        viewer: Viewer,
+        phrases: Sequence[Phrase],
+        visible: Mapping[int, int] | None,
     ) -> str | None:
         """The MATCH expression for SQLite: scoped to the viewer's channel tokens when that pays off (see
         SCOPED_MATCH_*); None when the viewer sees no channel. The tokens only speed the match up; the scope is the
@@ -129,9 +133,9 @@ class ClearMemory:
             channels = sorted(visible)
             if not channels or len(channels) > self.scoped_match_max_channels:
                 return fts5_expression(phrases) if channels else None
-            matches = (await conn.execute(clear_sql.sqlite_match_count(), params)).scalar_one()
+            matches = await reads.count(clear_sql.sqlite_match_count(), params)
         else:
-            rows = (await conn.execute(clear_sql.sqlite_scope_probe(), params)).all()
+            rows = await reads.rows(clear_sql.sqlite_scope_probe(), params)
             if not rows:
                 return None
             channels, matches = [row[0] for row in rows], rows[0][1]

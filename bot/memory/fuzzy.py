@@ -21,10 +21,7 @@ import dataclasses
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
-from functools import cache, partial
-
-from sqlalchemy import Select, bindparam, select
-from sqlalchemy.ext.asyncio import AsyncConnection
+from functools import partial
 
 from bot.memory.clear import ClearMemory
 from bot.memory.hybrid import RRF_K, HybridMemory
@@ -33,8 +30,8 @@ from bot.memory.types import ClearQuery, FuzzyHit, FuzzyQuery, MessageView, View
 from bot.memory.vector_index import VectorIndex, VectorMatch
 from bot.memory.vector_keys import vector_keys
 from bot.memory.visibility import read_visible_channel_versions
-from bot.store import models
 from bot.store.db import Database, as_utc
+from bot.store.session_search_reads import SessionSearchReads, session_search_reads
 
 
 # Asked of the index beyond top_k, so that a few matches dropped by the database check still leave top_k hits.
@@ -65,12 +62,12 @@ class FuzzyMemory:
             viewer.workspace_id, query.text, channel_ids=visible, top_k=pool, keys=keys
         )
         best = await self._best_messages(viewer, query.text, visible) if self.by_messages else []
-        async with self.db.engine.connect() as conn:
-            found = await _in_sessions(conn, [id_ for id_, _ in best], visible)
+        async with session_search_reads(self.db) as reads:
+            found = await _in_sessions(reads, [id_ for id_, _ in best], visible)
             sessions_of = {id_: key for id_, (key, _) in found.items()}
             by_message = list(dict.fromkeys(sessions_of[id_] for id_, _ in best if id_ in sessions_of))
             matches = _candidates(by_summary, by_message) if self.by_messages else by_summary
-            hits = await _hits(conn, viewer.workspace_id, matches, visible)
+            hits = await _hits(reads, viewer.workspace_id, matches, visible)
             if self.by_messages:
                 hits = _fused(hits, by_summary, by_message)
             hits = hits[: query.top_k]
@@ -79,7 +76,7 @@ class FuzzyMemory:
             views = {id_: found[id_][1] for id_ in wanted}
             hits = [_with_matches(hit, wanted, views, sessions_of) for hit in hits]
             if query.expand and hits:
-                messages = await _session_messages(conn, keys)
+                messages = await _session_messages(reads, keys)
                 hits = [_with_messages(hit, messages.get(hit.session_key, ())) for hit in hits]
         return hits
 
@@ -93,38 +90,13 @@ class FuzzyMemory:
 
 
 async def _hits(
-    conn: AsyncConnection, workspace_id: int, matches: Sequence[VectorMatch], visible: Collection[int]
+    reads: SessionSearchReads, workspace_id: int, matches: Sequence[VectorMatch], visible: Collection[int]
 ) -> list[FuzzyHit]:
     """The matches that are live sessions of visible channels, in match order."""
     if not matches:
         return []
-    params = {"workspace_id": workspace_id, "keys": [m.key for m in matches], "visible": list(visible)}
-    rows = {row[0]: row for row in (await conn.execute(_hits_statement(), params)).all()}
+    rows = {row[0]: row for row in await reads.summaries(workspace_id, [m.key for m in matches], visible)}
     return [_hit(match, *rows[match.key][1:]) for match in matches if match.key in rows]
-
-
-# The statements of a search are built once (their construction cost as much as their execution), with their lists
-# of keys, ids and channels bound at execution.
-@cache
-def _hits_statement() -> Select:  # type: ignore[type-arg]
-    return (
-        select(
-            models.MemorySession.key,
-            models.Channel.platform_id,
-            models.Channel.name,
-            models.SessionSummary.text,
-            models.SessionSummary.method,
-            models.MemorySession.first_ts,
-            models.MemorySession.last_ts,
-        )
-        .join(models.Channel, models.Channel.id == models.MemorySession.channel_id)
-        .join(models.SessionSummary, models.SessionSummary.content_hash == models.MemorySession.content_hash)
-        .where(
-            models.MemorySession.workspace_id == bindparam("workspace_id"),
-            models.MemorySession.key.in_(bindparam("keys", expanding=True)),
-            models.MemorySession.channel_id.in_(bindparam("visible", expanding=True)),
-        )
-    )
 
 
 def _hit(
@@ -148,33 +120,11 @@ def _hit(
     )
 
 
-async def _session_messages(conn: AsyncConnection, keys: Sequence[str]) -> dict[str, tuple[MessageView, ...]]:
+async def _session_messages(reads: SessionSearchReads, keys: Sequence[str]) -> dict[str, tuple[MessageView, ...]]:
     grouped: dict[str, list[MessageView]] = defaultdict(list)
-    rows = (await conn.execute(_session_messages_statement(), {"keys": list(keys)})).all()
-    for key, message_id, channel_id, channel_name, sender, ts, text in rows:
+    for key, message_id, channel_id, channel_name, sender, ts, text in await reads.session_messages(keys):
         grouped[key].append(MessageView(message_id, channel_id, channel_name, sender, as_utc(ts), text))
     return {key: tuple(views) for key, views in grouped.items()}
-
-
-@cache
-def _session_messages_statement() -> Select:  # type: ignore[type-arg]
-    return (
-        select(
-            models.MemorySession.key,
-            models.Message.platform_id,
-            models.Channel.platform_id,
-            models.Channel.name,
-            models.Member.name,
-            models.Message.ts,
-            models.Message.text,
-        )
-        .join(models.SessionMessage, models.SessionMessage.session_id == models.MemorySession.id)
-        .join(models.Message, models.Message.id == models.SessionMessage.message_id)
-        .join(models.Channel, models.Channel.id == models.Message.channel_id)
-        .join(models.Member, models.Member.id == models.Message.sender_id)
-        .where(models.MemorySession.key.in_(bindparam("keys", expanding=True)))
-        .order_by(models.MemorySession.key, models.Message.ts, models.Message.id)
-    )
 
 
 def _with_messages(hit: FuzzyHit, messages: tuple[MessageView, ...]) -> FuzzyHit:
@@ -211,41 +161,15 @@ def _fused(hits: Sequence[FuzzyHit], by_summary: Sequence[VectorMatch], by_messa
 
 
 async def _in_sessions(
-    conn: AsyncConnection, message_ids: Sequence[int], visible: Collection[int]
+    reads: SessionSearchReads, message_ids: Sequence[int], visible: Collection[int]
 ) -> dict[int, tuple[str, MessageView]]:
     """The session (key) of each message and its view, among sessions of visible channels."""
     if not message_ids:
         return {}
-    params = {"ids": list(message_ids), "visible": list(visible)}
     return {
         row[0]: (row[1], MessageView(row[2], row[3], row[4], row[5], as_utc(row[6]), row[7]))
-        for row in (await conn.execute(_in_sessions_statement(), params)).all()
+        for row in await reads.sessions_of_messages(message_ids, visible)
     }
-
-
-@cache
-def _in_sessions_statement() -> Select:  # type: ignore[type-arg]
-    return (
-        select(
-            models.Message.id,
-            models.MemorySession.key,
-            models.Message.platform_id,
-            models.Channel.platform_id,
-            models.Channel.name,
-            models.Member.name,
-            models.Message.ts,
-            models.Message.text,
-        )
-        .join(models.SessionMessage, models.SessionMessage.message_id == models.Message.id)
-        .join(models.MemorySession, models.MemorySession.id == models.SessionMessage.session_id)
-        .join(models.Channel, models.Channel.id == models.Message.channel_id)
-        .join(models.Member, models.Member.id == models.Message.sender_id)
-        .where(
-            models.Message.id.in_(bindparam("ids", expanding=True)),
-            models.Message.channel_id.in_(bindparam("visible", expanding=True)),
-            models.MemorySession.channel_id.in_(bindparam("visible", expanding=True)),
-        )
-    )
 
 
 def _with_matches(

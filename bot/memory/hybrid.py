@@ -29,6 +29,7 @@ from bot.memory.types import ClearHit, ClearQuery, Viewer
 from bot.memory.vector_index import VectorIndex
 from bot.memory.vector_keys import vector_keys
 from bot.memory.visibility import read_visible_channel_versions
+from bot.store.message_search_reads import read_message_rows
 
 
 RRF_K = 60  # the usual reciprocal-rank constant: a rank-1 hit counts 1/61, rank 10 1/70
@@ -106,8 +107,7 @@ class HybridMemory:
             until=query.until is not None,
         )
         params = {**viewer_params(viewer), **filter_params(query), "ids": ids, "window": query.context_window}
-        async with self.db.engine.connect() as conn:
-            rows = (await conn.execute(clear_sql.chosen(shape), params)).all()
+        rows = await read_message_rows(self.db, clear_sql.chosen(shape), params)
         own_ids = {row.platform_id: row.id for row in rows if row.id == row.hit_id}
         return [(own_ids[hit.message.id], hit) for hit in assemble(rows, with_context=shape.context)]
 

@@ -14,12 +14,20 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bot.asks.service import AskService, TranscriptLink
-from bot.llm.client import LLMClient
 from bot.memory.access import MemoryAccess
 from bot.memory.indexer import SessionIndexer
+from bot.platform.port import ChatPort
 from bot.settings import Settings
 from bot.store.db import Database
 from memory_ingest.worker import IngestWorker
+
+
+class AskFactory(Protocol):
+    """Builds one workspace's ask service over the process's database, model and memory: the composition root's
+    `AskRoot.ask_service`, so an adapter never puts an `AskService` together itself. `memory`: another memory over
+    the same reader (a Slack workspace's live memory)."""
+
+    def __call__(self, port: ChatPort, workspace_id: int, *, memory: MemoryAccess | None = None) -> AskService: ...
 
 
 class TranscriptLinkFactory(Protocol):
@@ -47,7 +55,7 @@ class PlatformContext:
 
     settings: Settings
     db: Database
-    llm: LLMClient
+    ask_service: AskFactory  # a workspace's asks, built by the composition root
     memory: MemoryAccess
     indexer: SessionIndexer | None  # fuzzy indexing for its ingestion worker (None = clear memory only)
     links: TranscriptLinkFactory  # its AskService gets `links.for_workspace(id)` for the final post

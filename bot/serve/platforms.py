@@ -16,10 +16,9 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 
 from bot.errors import LLMNotConfiguredError, PlatformStartError
-from bot.llm.client import LLMClient
 from bot.memory.access import MemoryAccess
 from bot.memory.indexer import SessionIndexer
-from bot.platform.runtime import PlatformContext, PlatformRuntime, PlatformStarter
+from bot.platform.runtime import AskFactory, PlatformContext, PlatformRuntime, PlatformStarter
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.web.links import TranscriptLinks
@@ -53,7 +52,7 @@ async def start_platforms(
     settings: Settings,
     db: Database,
     *,
-    llm: LLMClient | None,
+    ask_service: AskFactory | None,
     memory: MemoryAccess,
     indexer: SessionIndexer | None = None,
     links: TranscriptLinks,
@@ -62,14 +61,15 @@ async def start_platforms(
     joined: Callable[[PlatformRuntime], None] | None = None,
     left: Callable[[str, str], None] | None = None,
 ) -> list[PlatformRuntime]:
-    """Start every platform whose token is set. A platform needs a language model to answer, so without one the
-    missing-LLM error is raised here, at startup, as one clear line; so is any platform that fails to start."""
+    """Start every platform whose token is set; `ask_service` builds each workspace's asks (None: no model is
+    configured). A platform needs a language model to answer, so without one the missing-LLM error is raised here,
+    at startup, as one clear line; so is any platform that fails to start."""
     starters = enabled_platforms(settings)
     if not starters:
         return []
-    if llm is None:
+    if ask_service is None:
         raise LLMNotConfiguredError()
-    context = PlatformContext(settings, db, llm, memory, indexer, links, stack, listen, joined, left)
+    context = PlatformContext(settings, db, ask_service, memory, indexer, links, stack, listen, joined, left)
     return [runtime for starter in starters for runtime in await _start(starter, context)]
 
 

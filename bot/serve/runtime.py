@@ -111,7 +111,8 @@ async def running(
     async with open_root(settings, llm=llm, memory=memory) as root, AsyncExitStack() as stack:
         runtime = Runtime(settings, root.db, root.llm, local=None, runs_asks=not serving or settings.serve_runs_asks)
         runtime.platforms = await start_platforms(
-            settings, root.db, llm=root.llm, memory=root.memory.access, indexer=root.memory.indexer,
+            settings, root.db, ask_service=root.ask_service if root.llm is not None else None,
+            memory=root.memory.access, indexer=root.memory.indexer,
             links=TranscriptLinks(settings, secret), stack=stack, listen=serving, joined=runtime.join,
             left=runtime.leave,
         )  # fmt: skip

@@ -12,15 +12,12 @@ Each row is (message id, channel id, channel name, sender handle, time, text), i
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 
 from sqlalchemy import Select, func, select
 
 from bot.store import models
 from bot.store.db import Database
-
-
-HistoryRow = tuple[str, str, str, str, datetime, str]
+from bot.store.message_views import MESSAGE_VIEW, MessageViewRow, with_channel_and_sender
 
 
 async def history_size(
@@ -44,20 +41,9 @@ async def history_size(
 async def history_rows(
     db: Database, workspace_id: int, visible: Select[tuple[int]], *, channel: str | None = None,
     sender: str | None = None,
-) -> list[HistoryRow]:  # fmt: skip
+) -> list[MessageViewRow]:  # fmt: skip
     """Every message in scope, oldest first (fan-out copies included)."""
-    stmt = _scoped(
-        select(
-            models.Message.platform_id,
-            models.Channel.platform_id,
-            models.Channel.name,
-            models.Member.name,
-            models.Message.ts,
-            models.Message.text,
-        ),
-        workspace_id,
-        visible,
-    )
+    stmt = _scoped(select(*MESSAGE_VIEW), workspace_id, visible)
     stmt = _filtered(stmt, channel, sender).order_by(models.Message.ts, models.Message.id)
     async with db.session() as session:
         return [(m, c, cn, s, ts, text) for m, c, cn, s, ts, text in (await session.execute(stmt)).all()]
@@ -75,11 +61,8 @@ async def visible_message_ids(
 
 
 def _scoped(stmt: Select, workspace_id: int, visible: Select[tuple[int]]) -> Select:  # type: ignore[type-arg]
-    return (
-        stmt.select_from(models.Message)
-        .join(models.Channel, models.Channel.id == models.Message.channel_id)
-        .join(models.Member, models.Member.id == models.Message.sender_id)
-        .where(models.Message.workspace_id == workspace_id, models.Message.channel_id.in_(visible))
+    return with_channel_and_sender(stmt.select_from(models.Message)).where(
+        models.Message.workspace_id == workspace_id, models.Message.channel_id.in_(visible)
     )
 
 

@@ -15,8 +15,9 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import ColumnElement, Select, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.store import bulk, models, truth
@@ -98,17 +99,11 @@ async def _count_by_channel(session: AsyncSession, stmt) -> dict[int, int]:  # n
 async def channel_lines(session: AsyncSession, channel_ids: Sequence[int]) -> dict[int, list[SessionLine]]:
     """Each channel's messages as session lines, oldest first."""
     stmt = (
-        select(
-            models.Message.channel_id, models.Message.id, models.Member.name, models.Message.ts, models.Message.text
-        )
-        .join(models.Member, models.Member.id == models.Message.sender_id)
+        _lines(models.Message.channel_id)
         .where(models.Message.channel_id.in_(list(channel_ids)))
         .order_by(models.Message.channel_id, models.Message.ts, models.Message.id)
     )
-    lines: dict[int, list[SessionLine]] = defaultdict(list)
-    for channel_id, message_id, sender, ts, text in (await session.execute(stmt)).all():
-        lines[channel_id].append(SessionLine(message_id, sender, as_utc(ts), text))
-    return lines
+    return await _grouped_lines(session, stmt)
 
 
 async def stored_sessions(session: AsyncSession, channel_ids: Sequence[int]) -> dict[str, StoredSession]:
@@ -121,21 +116,26 @@ async def stored_sessions(session: AsyncSession, channel_ids: Sequence[int]) -> 
 async def session_lines(session: AsyncSession, session_ids: Sequence[int]) -> dict[int, list[SessionLine]]:
     """The lines of the given sessions, oldest first."""
     stmt = (
-        select(
-            models.SessionMessage.session_id,
-            models.Message.id,
-            models.Member.name,
-            models.Message.ts,
-            models.Message.text,
-        )
-        .join(models.Message, models.Message.id == models.SessionMessage.message_id)
-        .join(models.Member, models.Member.id == models.Message.sender_id)
+        _lines(models.SessionMessage.session_id, by_session=True)
         .where(models.SessionMessage.session_id.in_(list(session_ids)))
         .order_by(models.SessionMessage.session_id, models.Message.ts, models.Message.id)
     )
+    return await _grouped_lines(session, stmt)
+
+
+def _lines(group: ColumnElement[int], *, by_session: bool = False) -> Select[Any]:
+    """(group, message id, sender handle, time, text) of messages: read from `message`, or `by_session` from the
+    sessions' links (`session_message`) to their messages."""
+    stmt = select(group, models.Message.id, models.Member.name, models.Message.ts, models.Message.text)
+    if by_session:
+        stmt = stmt.join(models.Message, models.Message.id == models.SessionMessage.message_id)
+    return stmt.join(models.Member, models.Member.id == models.Message.sender_id)
+
+
+async def _grouped_lines(session: AsyncSession, stmt: Select[Any]) -> dict[int, list[SessionLine]]:
     lines: dict[int, list[SessionLine]] = defaultdict(list)
-    for session_id, message_id, sender, ts, text in (await session.execute(stmt)).all():
-        lines[session_id].append(SessionLine(message_id, sender, as_utc(ts), text))
+    for group, message_id, sender, ts, text in (await session.execute(stmt)).all():
+        lines[group].append(SessionLine(message_id, sender, as_utc(ts), text))
     return lines
 
 

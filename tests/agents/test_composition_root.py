@@ -102,11 +102,9 @@ async def test_an_ask_service_shares_the_root_and_adds_the_workspace_admins(sqli
 
 
 # ---------------------------------------------------------------------- who builds asks
-# The only places outside the composition root that still put an `AskService` together, with their reason.
-BUILT_ELSEWHERE = {
-    "adapters/slack/runtime.py": "a Slack workspace's asks, from the llm and memory `askwith serve` hands the adapter",
-    "adapters/discord/guilds.py": "a Discord server's asks, from the llm and memory `askwith serve` hands the adapter",
-}
+# The places outside the composition root that would still put an `AskService` together, with their reason: none.
+# The adapters build their workspaces' asks with the factory `askwith serve` hands them (`AskRoot.ask_service`).
+BUILT_ELSEWHERE: dict[str, str] = {}
 # What only the composition root calls, outside the module defining it.
 ROOT_ONLY = {"AskService": "bot/asks/service.py", "open_llm_clients": "bot/llm/provider.py"}
 SITES = ["bot/serve/runtime.py", "bot/cli/ask.py", "bot/bench/replay.py", "bot/bench/runner.py"]

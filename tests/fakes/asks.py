@@ -6,8 +6,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from adapters.local.workspace import ApprovalResponder, LocalWorkspace
+from bot.asks.composition import AskRoot, Memory
 from bot.asks.service import AskService
 from bot.llm.client import LLMClient
+from bot.llm.provider import LLMClients
 from bot.llm.scripted import Script, ScriptedBackend
 from bot.llm.standin.model import scripted_model
 from bot.llm.types import LLMBackend
@@ -19,6 +21,7 @@ from bot.memory.indexer import SessionIndexer
 from bot.memory.summarizer import SessionSummarizer
 from bot.memory.vector_index import VectorIndex
 from bot.platform.port import Channel, ChannelKind, Member, SharePolicy
+from bot.platform.runtime import AskFactory
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.world import MemberPolicy, World
@@ -107,3 +110,9 @@ async def _fuzzy(db: Database, settings: Settings, workspace_id: int) -> FuzzyMe
 
 def never(handle: str) -> dict[str, MemberPolicy]:
     return {handle: MemberPolicy(share=SharePolicy.NEVER)}
+
+
+def ask_factory(settings: Settings, db: Database, llm: LLMClient, memory: MemoryAccess) -> AskFactory:
+    """What `askwith serve` hands a platform adapter to build its workspaces' asks (`AskRoot.ask_service`), over
+    parts a test holds."""
+    return AskRoot(settings, db, LLMClients(llm), Memory(memory, indexer=None)).ask_service

@@ -19,7 +19,7 @@ from bot.platform.port import Channel, ChannelKind, Member
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.world import MemberPolicy, World
-from tests.fakes.asks import CODE_NAME, LAUNCH
+from tests.fakes.asks import CODE_NAME, LAUNCH, ask_factory
 from tests.fakes.discord_api import FakeDiscordApi
 from tests.fakes.discord_gateway import FakeGateway
 from tests.fakes.discord_shapes import snowflake
@@ -129,7 +129,9 @@ async def discord_bot(
 ) -> AsyncIterator[DiscordHarness]:
     llm = LLMClient.from_settings(discord_settings, backend=ScriptedBackend(scripted_model))
     memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
-    runtime = await start_discord(discord_settings, db=sqlite_db, llm=llm, memory=memory)
+    runtime = await start_discord(
+        discord_settings, db=sqlite_db, ask_service=ask_factory(discord_settings, sqlite_db, llm, memory)
+    )
     try:
         gateway = FakeGateway(runtime.client, fake_discord, db=sqlite_db)
         yield DiscordHarness(runtime, fake_discord, gateway, world, sqlite_db)

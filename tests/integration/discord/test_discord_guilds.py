@@ -30,6 +30,7 @@ from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.world import MemberPolicy, World
 from bot.store.world_mirror import mirror_world
+from tests.fakes.asks import ask_factory
 from tests.fakes.discord_api import FakeDiscordApi
 from tests.fakes.discord_gateway import FakeGateway
 from tests.fakes.discord_shapes import snowflake
@@ -81,7 +82,7 @@ async def servers(sqlite_db: Database, settings: Settings) -> AsyncIterator[Serv
     settings = settings.replace(discord_bot_token=api.bot_token, discord_keep_messages="all")  # zoe never opts in
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
     memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
-    runtime = await start_discord(settings, db=sqlite_db, llm=llm, memory=memory)
+    runtime = await start_discord(settings, db=sqlite_db, ask_service=ask_factory(settings, sqlite_db, llm, memory))
     try:
         yield Servers(runtime, FakeGateway(runtime.client, api), FakeGateway(runtime.client, second), sqlite_db)
     finally:
@@ -111,7 +112,9 @@ async def test_commands_are_synced_once_globally_and_not_by_a_process_that_only_
     settings = settings.replace(discord_bot_token=api.bot_token)
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
     memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
-    asks_only = await start_discord(settings, db=sqlite_db, llm=llm, memory=memory, worker=False, mirror=False)
+    asks_only = await start_discord(
+        settings, db=sqlite_db, ask_service=ask_factory(settings, sqlite_db, llm, memory), worker=False, mirror=False
+    )
     try:
         assert set(asks_only.client.guild_services) == {GUILD_ID, BETA_ID}
     finally:
@@ -162,9 +165,8 @@ async def test_a_server_joined_while_running_is_served_and_one_left_is_forgotten
     await api.start()
     settings = settings.replace(discord_bot_token=api.bot_token)
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
-    runtime = await start_discord(
-        settings, db=sqlite_db, llm=llm, memory=MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
-    )
+    memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
+    runtime = await start_discord(settings, db=sqlite_db, ask_service=ask_factory(settings, sqlite_db, llm, memory))
     try:
         servers = Servers(runtime, FakeGateway(runtime.client, api), None, sqlite_db)  # type: ignore[arg-type]
         assert set(runtime.client.guild_services) == {GUILD_ID}
@@ -213,14 +215,16 @@ async def test_a_server_left_while_askwith_was_not_connected_is_forgotten_when_t
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
     memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
     try:
-        before = await start_discord(settings, db=sqlite_db, llm=llm, memory=memory)
+        before = await start_discord(settings, db=sqlite_db, ask_service=ask_factory(settings, sqlite_db, llm, memory))
         beta_workspace = before.client.guild_services[BETA_ID].ingest.workspace_id or 0
         first_workspace = before.client.guild_services[GUILD_ID].ingest.workspace_id or 0
         await before.close()
         api.others.remove(second)  # the bot is removed from Beta while askwith is stopped: no GUILD_DELETE reaches it
         assert (await count_workspace_rows(sqlite_db, beta_workspace, ("discord", BETA_ID)))["member"] > 0
 
-        runtime = await start_discord(settings, db=sqlite_db, llm=llm, memory=memory)
+        runtime = await start_discord(
+            settings, db=sqlite_db, ask_service=ask_factory(settings, sqlite_db, llm, memory)
+        )
         try:
             assert set(runtime.client.guild_services) == {GUILD_ID}
             first_before = await count_workspace_rows(sqlite_db, first_workspace, ("discord", GUILD_ID))

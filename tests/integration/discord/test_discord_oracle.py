@@ -44,6 +44,7 @@ from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.member_settings import MemberSettingsStore
 from bot.store.world import World
+from tests.fakes.asks import ask_factory
 from tests.fakes.discord_api import FakeDiscordApi
 from tests.fakes.discord_chaos import Chaos
 from tests.fakes.discord_gateway import FakeGateway
@@ -346,7 +347,13 @@ async def oracle(sqlite_db: Database, settings: Settings) -> AsyncIterator[Oracl
     indexer = SessionIndexer(sqlite_db, settings, SessionSummarizer(sqlite_db, None), index)
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
     memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
-    runtime = await start_discord(settings, db=sqlite_db, llm=llm, memory=memory, indexer=indexer, worker=False)
+    runtime = await start_discord(
+        settings,
+        db=sqlite_db,
+        ask_service=ask_factory(settings, sqlite_db, llm, memory),
+        indexer=indexer,
+        worker=False,
+    )
     # `quiet()` waits for each step's re-index anyway: the debounce that merges a burst of changes would only add
     # its delay to every step (as the Slack oracle does); a re-index overlapping later events is still waited for.
     runtime.services.ingest.live.reindex_delay_s = 0.0

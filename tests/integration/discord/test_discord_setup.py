@@ -17,6 +17,7 @@ from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.settings import Settings
 from bot.store.db import Database
+from tests.fakes.asks import ask_factory
 from tests.fakes.discord_api import FakeDiscordApi
 
 
@@ -24,7 +25,7 @@ async def test_missing_token_is_one_clear_line(settings: Settings, sqlite_db: Da
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(lambda request: "{}"))
     memory = MemoryAccess(clear=None, fuzzy=None)
     with pytest.raises(MissingSettingError) as raised:
-        await start_discord(settings, db=sqlite_db, llm=llm, memory=memory)
+        await start_discord(settings, db=sqlite_db, ask_service=ask_factory(settings, sqlite_db, llm, memory))
     assert str(raised.value).startswith("DISCORD_BOT_TOKEN is not set: Discord bot token")
     assert "\n" not in str(raised.value)
 
@@ -52,7 +53,12 @@ async def test_commands_are_synced_only_when_they_changed(
     memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
 
     async def start(client: AskwithClient | None = None) -> int:
-        runtime = await start_discord(discord_settings, db=sqlite_db, llm=llm, memory=memory, client=client)
+        runtime = await start_discord(
+            discord_settings,
+            db=sqlite_db,
+            ask_service=ask_factory(discord_settings, sqlite_db, llm, memory),
+            client=client,
+        )
         await runtime.close()
         return len(fake_discord.requests("PUT", r"/applications/\d+/commands"))
 

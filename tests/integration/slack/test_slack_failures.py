@@ -20,6 +20,7 @@ from bot.store.db import Database
 from bot.store.ingest_status import IngestStatusStore, ObjectKind, ObjectStatus
 from bot.store.user_tokens import UserTokenGrant, UserTokenStore
 from bot.store.world import World
+from tests.fakes.asks import ask_factory
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_changes import SlackChanges
 
@@ -115,7 +116,8 @@ async def test_start_up_survives_a_revoked_member_token(
 
 def _parts(settings: Settings, db: Database) -> dict:
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
-    return {"llm": llm, "memory": MemoryAccess(clear=ClearMemory(db), fuzzy=None)}
+    memory = MemoryAccess(clear=ClearMemory(db), fuzzy=None)
+    return {"ask_service": ask_factory(settings, db, llm, memory), "memory": memory}
 
 
 async def test_start_up_survives_a_channel_whose_members_cannot_be_read(

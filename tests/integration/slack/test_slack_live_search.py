@@ -34,7 +34,7 @@ from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.user_tokens import TokenCipher, UserTokenGrant, UserTokenStore
 from bot.texts import messages
-from tests.fakes.asks import QUESTION, two_fact_world
+from tests.fakes.asks import QUESTION, ask_factory, two_fact_world
 from tests.fakes.slack_api import BOT_SCOPES, USER_SCOPES, FakeSlackApi
 from tests.fakes.slack_cloud import FakeSlackCloud
 from tests.fakes.slack_requests import bolt_request, event_body
@@ -71,7 +71,9 @@ async def _live(settings: Settings, db: Database, *, bot_scopes: frozenset[str])
     )  # fmt: skip
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
     memory = MemoryAccess(clear=ClearMemory(db), fuzzy=None)  # what a mirror workspace would read: never used here
-    runtime = await SlackOAuthRuntime.start(settings, db, llm=llm, memory=memory)
+    runtime = await SlackOAuthRuntime.start(
+        settings, db, ask_service=ask_factory(settings, db, llm, memory), memory=memory
+    )
     try:
         await _install(runtime, fake)
         svc = await runtime.workspaces.for_team(TEAM)

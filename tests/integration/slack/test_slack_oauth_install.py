@@ -29,6 +29,7 @@ from bot.store.member_settings import MemberSettingsStore
 from bot.store.user_tokens import TokenCipher, UserTokenStore
 from bot.store.world import World
 from tests.conftest import SAMPLE_WORKSPACE
+from tests.fakes.asks import ask_factory
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_cloud import FakeSlackCloud
 from tests.fakes.slack_requests import bolt_request, command_body, event_body
@@ -74,7 +75,10 @@ def oauth_settings(settings: Settings, cloud: FakeSlackCloud) -> Settings:
 
 async def _runtime(settings: Settings, db: Database) -> SlackOAuthRuntime:
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(lambda *_: "unused"))
-    return await SlackOAuthRuntime.start(settings, db, llm=llm, memory=MemoryAccess(clear=ClearMemory(db), fuzzy=None))
+    memory = MemoryAccess(clear=ClearMemory(db), fuzzy=None)
+    return await SlackOAuthRuntime.start(
+        settings, db, ask_service=ask_factory(settings, db, llm, memory), memory=memory
+    )
 
 
 @pytest.fixture

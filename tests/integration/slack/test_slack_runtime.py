@@ -13,13 +13,15 @@ from bot.memory.access import MemoryAccess
 from bot.memory.clear import ClearMemory
 from bot.settings import Settings
 from bot.store.db import Database
+from tests.fakes.asks import ask_factory
 from tests.fakes.slack_requests import bolt_request, command_body
 from tests.integration.slack.conftest import SIGNING_SECRET
 
 
 def _parts(settings: Settings, db: Database) -> dict:
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
-    return {"llm": llm, "memory": MemoryAccess(clear=ClearMemory(db), fuzzy=None)}
+    memory = MemoryAccess(clear=ClearMemory(db), fuzzy=None)
+    return {"ask_service": ask_factory(settings, db, llm, memory), "memory": memory}
 
 
 @pytest.mark.parametrize("missing", ["slack_bot_token", "slack_signing_secret"])

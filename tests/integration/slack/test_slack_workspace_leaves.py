@@ -27,7 +27,7 @@ from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.user_tokens import TokenCipher, UserTokenGrant, UserTokenStore
-from tests.fakes.asks import QUESTION, two_fact_world
+from tests.fakes.asks import QUESTION, ask_factory, two_fact_world
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_cloud import FakeSlackCloud
 from tests.fakes.slack_requests import bolt_request, event_body
@@ -73,7 +73,9 @@ async def two(settings: Settings, sqlite_db: Database) -> AsyncIterator[Cloud]:
     indexer = SessionIndexer(sqlite_db, settings, SessionSummarizer(sqlite_db, None), index)
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
     memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)
-    runtime = await SlackOAuthRuntime.start(settings, sqlite_db, llm=llm, memory=memory, indexer=indexer)
+    runtime = await SlackOAuthRuntime.start(
+        settings, sqlite_db, ask_service=ask_factory(settings, sqlite_db, llm, memory), memory=memory, indexer=indexer
+    )
     tokens = UserTokenStore(sqlite_db, TokenCipher.from_settings(settings))
     try:
         for fake in cloud.workspaces:

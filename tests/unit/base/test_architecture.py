@@ -169,13 +169,9 @@ def test_the_layer_check_sees_an_upward_arrow(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------- who opens database sessions
 # A session (`db.session()`) or a connection (`db.engine.connect()`, `.begin()`) is opened by the store (bot/store) and
 # by the asks layer, whose records (bot.asks.models, negotiations) sit above the store; every other module asks one of
-# them. The connections still opened elsewhere are listed with their reason; a new one fails.
+# them. A connection opened elsewhere would be listed here with its reason (none is left); a new one fails.
 SESSION_LAYERS = ("bot/store/", "bot/asks/", "bot/negotiation/", "bot/bench/")
-CONNECTIONS_LEFT: dict[str, str] = {
-    "bot/memory/clear.py": "clear memory's full-text search statement (the hot path of every search)",
-    "bot/memory/fuzzy.py": "fuzzy memory's summary reads after the vector search",
-    "bot/memory/hybrid.py": "hybrid search's window reads after the vector search",
-}
+CONNECTIONS_LEFT: dict[str, str] = {}
 OPENERS = {"session", "connect", "begin"}
 
 
