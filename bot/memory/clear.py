@@ -110,7 +110,7 @@ class ClearMemory:
         visible: Mapping[int, int] | None,
     ) -> Sequence[Row]:
         statement = clear_sql.ranked(shape) if ranked_only else clear_sql.search(shape)
-        async with self.db.engine.connect() as conn:
+        async with self.db.read() as conn:
             if self.db.dialect == "postgresql":
                 match = tsquery_expression(phrases)
             elif (match := await self._fts5_match(conn, viewer, phrases, visible)) is None:

@@ -65,7 +65,7 @@ class FuzzyMemory:
             viewer.workspace_id, query.text, channel_ids=visible, top_k=pool, keys=keys
         )
         best = await self._best_messages(viewer, query.text, visible) if self.by_messages else []
-        async with self.db.engine.connect() as conn:
+        async with self.db.read() as conn:
             found = await _in_sessions(conn, [id_ for id_, _ in best], visible)
             sessions_of = {id_: key for id_, (key, _) in found.items()}
             by_message = list(dict.fromkeys(sessions_of[id_] for id_, _ in best if id_ in sessions_of))

@@ -106,7 +106,7 @@ class HybridMemory:
             until=query.until is not None,
         )
         params = {**viewer_params(viewer), **filter_params(query), "ids": ids, "window": query.context_window}
-        async with self.db.engine.connect() as conn:
+        async with self.db.read() as conn:
             rows = (await conn.execute(clear_sql.chosen(shape), params)).all()
         own_ids = {row.platform_id: row.id for row in rows if row.id == row.hit_id}
         return [(own_ids[hit.message.id], hit) for hit in assemble(rows, with_context=shape.context)]

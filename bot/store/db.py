@@ -3,6 +3,8 @@
 db = await Database.open(settings)   # creates the SQLite file if needed and migrates to the latest schema
 async with db.session() as session:
     ...
+async with db.read() as conn:        # reads only (autocommit on PostgreSQL)
+    rows = (await conn.execute(select(...))).all()
 if lost_connection(exc) and await db.reachable_within(60.0):
     ...  # the server restarted (or the network blinked): redo the unit of work that failed
 
@@ -27,7 +29,13 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
 from sqlalchemy.pool import PoolResetState
 
 from bot.settings import Settings
@@ -53,6 +61,10 @@ class Database:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.sessions = async_sessionmaker(engine, expire_on_commit=False)
+        # PostgreSQL reads in autocommit (`read`): the same pool, each connection set back when returned.
+        self._reader = (
+            engine.execution_options(isolation_level="AUTOCOMMIT") if self.dialect == "postgresql" else engine
+        )
 
     @property
     def dialect(self) -> str:
@@ -95,6 +107,16 @@ class Database:
     async def session(self) -> AsyncIterator[AsyncSession]:
         async with self.sessions() as session:
             yield session
+
+    def read(self) -> AsyncConnection:
+        """A connection for reads only (Core statements, nothing written through it), closed when the block ends.
+
+        On PostgreSQL it is in autocommit, as SQLAlchemy's "multiple isolation levels for a single engine" shows:
+        its reads cost no BEGIN and no ROLLBACK round trip, and they read what they would in a transaction (under
+        READ COMMITTED, PostgreSQL's default and askwith's, every statement reads its own snapshot either way). On
+        SQLite it is an ordinary connection (switching autocommit there would cost a round trip to the driver's
+        thread each way, and a read opens no transaction to end)."""
+        return self._reader.connect()
 
     def begin(self) -> Any:  # noqa: ANN401 - engine.begin()'s async context manager
         """A connection in a write transaction (Core statements), committed when the block ends."""
