@@ -137,7 +137,7 @@ class Delivery:
             .where(models.Conversation.ask_id == ask.id, models.Conversation.status != "abandoned")
             .order_by(models.Turn.conversation_id, models.Turn.idx)
         )
-        async with self.db.engine.connect() as conn:
+        async with self.db.read() as conn:
             rows = (await conn.execute(stmt)).all()
         shared: dict[str, list[str]] = {}
         for agent, utterance, data in rows:

@@ -312,7 +312,7 @@ class AskService:
             return models.AskStatus.CANCELLED
         if ask.failure:
             return models.AskStatus.FAILED
-        async with self.db.engine.connect() as conn:
+        async with self.db.read() as conn:
             data = (
                 await conn.execute(select(models.Consensus.data).where(models.Consensus.ask_id == ask.id))
             ).scalar_one_or_none()
@@ -395,7 +395,7 @@ class AskService:
             )
 
     async def members_in(self, ask: models.Ask) -> set[str]:
-        async with self.db.engine.connect() as conn:
+        async with self.db.read() as conn:
             rows = await conn.execute(
                 select(models.Conversation.participants).where(models.Conversation.ask_id == ask.id)
             )

@@ -39,5 +39,5 @@ async def read_channel_versions(
     db: Database, statement: Select[tuple[int, int]], params: Mapping[str, Any] | None = None
 ) -> dict[int, int]:
     """A `channel_versions` statement read on a connection of its own."""
-    async with db.engine.connect() as conn:
+    async with db.read() as conn:
         return await channel_versions_in(conn, statement, params)

@@ -3,6 +3,8 @@
 db = await Database.open(settings)   # creates the SQLite file if needed and migrates to the latest schema
 async with db.session() as session:
     ...
+async with db.read() as conn:        # reads only (autocommit on PostgreSQL)
+    rows = (await conn.execute(select(...))).all()
 if lost_connection(exc) and await db.reachable_within(60.0):
     ...  # the server restarted (or the network blinked): redo the unit of work that failed
 
@@ -27,7 +29,14 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+from sqlalchemy.pool import PoolResetState
 
 from bot.settings import Settings
 
@@ -40,6 +49,10 @@ MIGRATION_LOCK_KEY = 0x61736B77697468
 # (sqlite3's `timeout`, SQLite's busy_timeout). In WAL mode a read never waits for it; writers of this process and of
 # a separate `askwith ingest` on the same file queue in SQLite's busy handler for at most this long.
 SQLITE_BUSY_TIMEOUT_S = 30.0
+# Connections a SQLite file's pool keeps open: as many as SQLAlchemy's default pool may hand out at once (5, plus 10
+# under load), all kept. An overflow connection would be closed when returned, and a busy process would pay, again and
+# again, a new driver thread, a file open and the pragmas below for each of them.
+SQLITE_POOL_SIZE = 15
 PING_TIMEOUT_S = 5.0  # a server that does not answer a trivial query this fast is not back yet
 RECONNECT_BACKOFF_S = (0.2, 0.5, 1.0, 2.0)  # waits between tries while the server is unreachable, the last repeated
 
@@ -48,6 +61,10 @@ class Database:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.sessions = async_sessionmaker(engine, expire_on_commit=False)
+        # PostgreSQL reads in autocommit (`read`): the same pool, each connection set back when returned.
+        self._reader = (
+            engine.execution_options(isolation_level="AUTOCOMMIT") if self.dialect == "postgresql" else engine
+        )
 
     @property
     def dialect(self) -> str:
@@ -90,6 +107,16 @@ class Database:
     async def session(self) -> AsyncIterator[AsyncSession]:
         async with self.sessions() as session:
             yield session
+
+    def read(self) -> AsyncConnection:
+        """A connection for reads only (Core statements, nothing written through it), closed when the block ends.
+
+        On PostgreSQL it is in autocommit, as SQLAlchemy's "multiple isolation levels for a single engine" shows:
+        its reads cost no BEGIN and no ROLLBACK round trip, and they read what they would in a transaction (under
+        READ COMMITTED, PostgreSQL's default and askwith's, every statement reads its own snapshot either way). On
+        SQLite it is an ordinary connection (switching autocommit there would cost a round trip to the driver's
+        thread each way, and a read opens no transaction to end)."""
+        return self._reader.connect()
 
     def begin(self) -> Any:  # noqa: ANN401 - engine.begin()'s async context manager
         """A connection in a write transaction (Core statements), committed when the block ends."""
@@ -162,13 +189,44 @@ def as_utc(value: datetime) -> datetime:
 def create_engine(url: str, *, pool_size: int = 5, max_overflow: int = 10) -> AsyncEngine:
     """The engine of `url`: SQLAlchemy's aiosqlite or asyncpg dialect as documented. A server database's pool keeps
     `pool_size` connections and opens up to `max_overflow` more under load (`ASKWITH_DB_POOL_SIZE`,
-    `ASKWITH_DB_MAX_OVERFLOW`); a caller waits 30 s at most for one before an error. SQLite keeps SQLAlchemy's own
-    pool for a file (the sizes mean nothing to one writer)."""
-    if make_url(url).get_backend_name() == "sqlite":
-        engine = create_async_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S})
+    `ASKWITH_DB_MAX_OVERFLOW`); a caller waits 30 s at most for one before an error. A SQLite file's pool keeps
+    `SQLITE_POOL_SIZE` connections open, none beyond (the sizes mean nothing to one writer)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        # A file's pool resets a returned connection itself (`_sqlite_reset`); a memory database keeps SQLAlchemy's
+        # single shared connection (StaticPool), reset as SQLAlchemy does.
+        file_pool = {} if parsed.database in (None, "", ":memory:") else _SQLITE_FILE_POOL
+        engine = create_async_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S}, **file_pool)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        if file_pool:
+            event.listen(engine.sync_engine, "reset", _sqlite_reset)
         return engine
     return create_async_engine(url, pool_pre_ping=True, pool_size=pool_size, max_overflow=max_overflow)
+
+
+_SQLITE_FILE_POOL: dict[str, Any] = {
+    "pool_size": SQLITE_POOL_SIZE,
+    "max_overflow": 0,
+    "pool_reset_on_return": None,  # `_sqlite_reset` instead, as SQLAlchemy's "Custom Reset Schemes" describe
+}
+
+
+def _sqlite_reset(dbapi_connection: Any, _record: Any, reset_state: PoolResetState) -> None:
+    """Reset a SQLite connection returned to the pool: roll back only a transaction still open on it.
+
+    SQLAlchemy's default reset rolls back every returned connection, and through aiosqlite each rollback is a round
+    trip to the connection's thread, even when there is nothing to roll back: after a commit, or after reads only
+    (sqlite3 opens a transaction for a write, never for a SELECT). sqlite3 knows whether one is open
+    (`in_transaction`, read without touching the database). A connection the `Connection` rolled back already, or one
+    being discarded outside the event loop, is left as SQLAlchemy's own reset would leave it."""
+    if reset_state.transaction_was_reset or not reset_state.asyncio_safe:
+        return
+    try:
+        open_transaction = dbapi_connection.driver_connection.in_transaction
+    except ValueError:  # aiosqlite's connection is closed already: nothing is open on it
+        return
+    if open_transaction:
+        dbapi_connection.rollback()
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -21,7 +21,7 @@ from bot.store.db import Database
 async def embedded_sessions(db: Database, channel_ids: Sequence[int]) -> list[Row[Any]]:
     """(channel id, session key, window count) of every embedded session of these channels."""
     found: list[Row[Any]] = []
-    async with db.engine.connect() as conn:
+    async with db.read() as conn:
         for batch in await bulk.chunks(conn, list(channel_ids), per_item=1):
             stmt = select(
                 models.MemorySession.channel_id, models.MemorySession.key, models.MemorySession.window_count

@@ -33,7 +33,7 @@ async def history_size(
     # Counted in the database: one row comes back, not one per message.
     scope = lengths.subquery()
     stmt = select(func.count(), func.coalesce(func.sum(scope.c.chars), 0))
-    async with db.engine.connect() as conn:
+    async with db.read() as conn:
         messages, chars = (await conn.execute(stmt)).one()
     return int(messages), int(chars)
 

@@ -103,7 +103,7 @@ _READERS = (
 async def contact_rows(db: Database, member_id: int) -> Sequence[Row[Any]]:
     """(handle, 1 if they share a DM with the member else 0, size of the smallest channel they share) of each person
     (never a bot) the member shares a DM or channel with, unordered."""
-    async with db.engine.connect() as conn:
+    async with db.read() as conn:
         return (await conn.execute(_CONTACTS, {"member": member_id})).all()
 
 
@@ -116,7 +116,7 @@ async def private_line_authors(
     params = {"workspace": workspace_id, "member": member_id}
     messages: Sequence[Row[Any]] = ()
     sessions: Sequence[Row[Any]] = ()
-    async with db.engine.connect() as conn:
+    async with db.read() as conn:
         if message_ids:
             messages = (await conn.execute(_MESSAGE_AUTHORS, {**params, "ids": list(message_ids)})).all()
         if session_keys:

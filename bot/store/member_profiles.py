@@ -57,11 +57,11 @@ async def profile_rows(db: Database, workspace_id: int, wanted: str) -> list[Row
     """The rows of every member whose handle or platform id is `wanted`, or whose handle is it in another case: the
     caller picks the member (an exact match wins)."""
     params = {"workspace": workspace_id, "wanted": wanted, "lowered": wanted.lower()}
-    async with db.engine.connect() as conn:  # one statement: the member with the channels they exclude
+    async with db.read() as conn:  # one statement: the member with the channels they exclude
         return list((await conn.execute(_PROFILE, params)).all())
 
 
 async def profile_rows_by_name(db: Database, workspace_id: int, names: Iterable[str]) -> list[Row[Any]]:
     """The rows of the members whose handles are exactly these names, in one statement."""
-    async with db.engine.connect() as conn:
+    async with db.read() as conn:
         return list((await conn.execute(_PROFILES, {"workspace": workspace_id, "names": list(names)})).all())

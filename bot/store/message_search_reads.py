@@ -23,7 +23,7 @@ from bot.store.db import Database
 @asynccontextmanager
 async def message_search_reads(db: Database) -> AsyncIterator[MessageSearchReads]:
     """The statements of one search (SQLite's match probe, then the search itself), on one connection."""
-    async with db.engine.connect() as conn:
+    async with db.read() as conn:
         yield MessageSearchReads(conn)
 
 

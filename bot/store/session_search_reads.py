@@ -29,7 +29,7 @@ from bot.store.message_views import MESSAGE_VIEW, with_channel_and_sender
 @asynccontextmanager
 async def session_search_reads(db: Database) -> AsyncIterator[SessionSearchReads]:
     """The reads of one search, all on one connection."""
-    async with db.engine.connect() as conn:
+    async with db.read() as conn:
         yield SessionSearchReads(conn)
 
 

@@ -167,18 +167,20 @@ def test_the_layer_check_sees_an_upward_arrow(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- who opens database sessions
-# A session (`db.session()`) or a connection (`db.engine.connect()`, `.begin()`) is opened by the store (bot/store) and
-# by the asks layer, whose records (bot.asks.models, negotiations) sit above the store; every other module asks one of
-# them. A connection opened elsewhere would be listed here with its reason (none is left); a new one fails.
+# A session (`db.session()`) or a connection (`db.engine.connect()`, `.begin()`, `db.read()`) is opened by the store
+# (bot/store) and by the asks layer, whose records (bot.asks.models, negotiations) sit above the store; every other
+# module asks one of them. A connection opened elsewhere would be listed here with its reason (none is left); a new
+# one fails.
 SESSION_LAYERS = ("bot/store/", "bot/asks/", "bot/negotiation/", "bot/bench/")
 CONNECTIONS_LEFT: dict[str, str] = {}
 OPENERS = {"session", "connect", "begin"}
+DATABASES = {"db", "_db"}  # what a `Database` is called where its `read()` connection is opened
 
 
 def session_openers(root: Path = ROOT) -> set[str]:
     """Modules under bot/ and adapters/ that open a database session or connection: a call of an attribute named
-    `session` (`db.session()`, `self._db.session()`), or `connect`/`begin` on an `engine` (`db.engine.connect()`),
-    as paths relative to `root`."""
+    `session` (`db.session()`, `self._db.session()`), `connect`/`begin` on an `engine` (`db.engine.connect()`), or
+    `read` on a database (`db.read()`, `self.db.read()`), as paths relative to `root`."""
     found: set[str] = set()
     for top in ("bot", "adapters"):
         for path in sorted((root / top).rglob("*.py")):
@@ -191,7 +193,14 @@ def session_openers(root: Path = ROOT) -> set[str]:
                     and owner.attr == "engine"
                     or (isinstance(owner, ast.Name) and owner.id == "engine")
                 )
-                if node.func.attr == "session" or (node.func.attr in OPENERS and on_engine):
+                on_db = (isinstance(owner, ast.Name) and owner.id in DATABASES) or (
+                    isinstance(owner, ast.Attribute) and owner.attr in DATABASES
+                )
+                if (
+                    node.func.attr == "session"
+                    or (node.func.attr in OPENERS and on_engine)
+                    or (node.func.attr == "read" and on_db)
+                ):
                     found.add(str(path.relative_to(root)))
                     break
     return found
@@ -225,8 +234,17 @@ def test_the_session_scan_sees_a_session_opened_in_memory(tmp_path: Path) -> Non
     (tmp_path / "bot" / "memory" / "live.py").write_text("def opener(db):\n    return db.session()\n")
     (tmp_path / "bot" / "memory" / "types.py").write_text("def held(ask):\n    return ask.session\n")
     (tmp_path / "bot" / "memory" / "keys.py").write_text("async def keys(db):\n    return db.engine.connect()\n")
+    (tmp_path / "bot" / "memory" / "rows.py").write_text("async def rows(self):\n    return self.db.read()\n")
+    (tmp_path / "bot" / "memory" / "files.py").write_text("def text(path):\n    return path.read()\n")
     (tmp_path / "adapters" / "gateway.py").write_text("async def up(client):\n    await client.connect()\n")
     (tmp_path / "bot" / "store" / "reads.py").write_text("async def read(db):\n    return db.session()\n")
     found = session_openers(tmp_path)
-    assert found == {"bot/memory/history.py", "bot/memory/live.py", "bot/memory/keys.py", "bot/store/reads.py"}
-    assert _outside(found) == ["bot/memory/history.py", "bot/memory/keys.py", "bot/memory/live.py"]
+    assert found == {
+        "bot/memory/history.py", "bot/memory/live.py", "bot/memory/keys.py", "bot/memory/rows.py", "bot/store/reads.py"
+    }  # fmt: skip
+    assert _outside(found) == [
+        "bot/memory/history.py",
+        "bot/memory/keys.py",
+        "bot/memory/live.py",
+        "bot/memory/rows.py",
+    ]
