@@ -48,7 +48,7 @@ from bot.llm.standin.reading import label_of
 from bot.llm.types import LLMReply, LLMRequest, LLMResult
 from bot.platform.port import SharePolicy
 from tests.fakes.consent_faults import Faults, exclude_channel
-from tests.fakes.consent_world import OPS, QUESTION, RELEVANT, set_member, set_member_elsewhere
+from tests.fakes.consent_world import OPS, QUESTION, RELEVANT, Elsewhere, set_member
 
 
 ROUTES = (
@@ -95,7 +95,7 @@ class AdversarialBackend(ScriptedBackend):
     def __init__(self, attack: Attack, *, elsewhere: bool = True) -> None:
         super().__init__(AdversarialModel(attack))
         self.attack = attack
-        self.elsewhere = elsewhere
+        self.elsewhere = Elsewhere(attack.database) if elsewhere else None
 
     async def prepare(self, request: LLMRequest) -> None:
         """What happens in the world as a call is made: run by the client before it sends (outside the per-attempt
@@ -106,8 +106,8 @@ class AdversarialBackend(ScriptedBackend):
         elif attack.change is not None:  # mid-ask, before any colleague's agent acts
             attack.changed = True
             member, share, memory = attack.change
-            if self.elsewhere:
-                await set_member_elsewhere(attack.database, member, share, memory)
+            if self.elsewhere is not None:
+                await self.elsewhere.set_member(member, share, memory)
             else:
                 await asyncio.to_thread(set_member, attack.database, member, share, memory)
             attack.changed_at = time.perf_counter()
@@ -123,6 +123,11 @@ class AdversarialBackend(ScriptedBackend):
             attack.excluded = True  # their agent has read #ops: both keep it out of memory from now on
             await asyncio.to_thread(exclude_channel, attack.database, holders, channel)
             attack.exclusion.set()
+
+    async def close(self) -> None:
+        """Ends the process that writes the policy changes (if it ran)."""
+        if self.elsewhere is not None:
+            await self.elsewhere.close()
 
     async def complete(self, request: LLMRequest, *, response_format: dict[str, Any] | None) -> LLMReply:
         attack = self.attack

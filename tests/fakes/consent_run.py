@@ -88,8 +88,10 @@ class Workspace:
     """One world, mirrored once; every case runs a fresh service over it (its settings reset first)."""
 
     def __init__(self, db: Database, settings: Settings, database_file: Path, *, elsewhere: bool) -> None:
-        # Failures stay quick: one retry, no backoff, a short per-attempt time-out (the stand-in answers at once).
-        self.settings = settings.replace(llm_max_retries=1, llm_backoff_seconds=0.0, llm_timeout_seconds=0.3)
+        # Failures stay quick: one retry, no backoff, a short per-attempt time-out. The stand-in answers without
+        # awaiting anything, so no time-out can cut a reply short however busy the machine; only the "timeout"
+        # fault's silence runs it out, and every attempt of it is waited out (0.3 s made that a tenth of the run).
+        self.settings = settings.replace(llm_max_retries=1, llm_backoff_seconds=0.0, llm_timeout_seconds=0.05)
         self.db, self.file = db, str(database_file)
         self.attack = Attack(database=self.file)
         self.backend = AdversarialBackend(self.attack, elsewhere=elsewhere)
@@ -169,6 +171,7 @@ class Workspace:
         return received
 
     async def close(self) -> None:
+        await self.backend.close()
         if self.pages is not None:
             await self.pages.close()
 

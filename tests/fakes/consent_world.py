@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import sys
+from asyncio.subprocess import PIPE
 from datetime import UTC, datetime, timedelta
 
 from bot.platform.port import Channel, ChannelKind, Member
@@ -89,14 +90,45 @@ def reset_members(database: str, policies: dict[str, str]) -> None:
     include_channel(database, RELEVANT[OPS[0]][0], OPS[1])
 
 
-async def set_member_elsewhere(database: str, member: str, share: str, opted_in: bool) -> None:
-    """The same, from a separate process (the stdlib's sqlite3 only: nothing of askwith runs there)."""
-    code = (
-        "import sqlite3,sys; c=sqlite3.connect(sys.argv[1], timeout=30); "
-        "c.execute('UPDATE member SET share_policy=?, opted_in=? WHERE name=?', "
-        "(sys.argv[2], sys.argv[3]=='1', sys.argv[4])); c.commit()"
+class Elsewhere:
+    """Members' settings written from a separate process (the stdlib's sqlite3 only: nothing of askwith runs there),
+    its own connection committing each change before it answers. One process serves every change of a run: starting
+    an interpreter per change cost more than the change itself.
+
+        elsewhere = Elsewhere(database)
+        await elsewhere.set_member("bob", "never", True)   # committed by the other process when this returns
+        await elsewhere.close()
+    """
+
+    CODE = (
+        "import sqlite3, sys\n"
+        "c = sqlite3.connect(sys.argv[1], timeout=30)\n"
+        "for line in sys.stdin:\n"
+        "    member, share, opted_in = line.split()\n"
+        "    update = 'UPDATE member SET share_policy=?, opted_in=? WHERE name=?'\n"
+        "    c.execute(update, (share, opted_in == '1', member))\n"
+        "    c.commit()\n"
+        "    print('ok', flush=True)\n"
     )
-    args = (database, share, "1" if opted_in else "0", member)
-    process = await asyncio.create_subprocess_exec(sys.executable, "-c", code, *args)
-    if await asyncio.wait_for(process.wait(), timeout=60) != 0:
-        raise RuntimeError("the policy change in another process failed")
+
+    def __init__(self, database: str) -> None:
+        self.database = database
+        self.process: asyncio.subprocess.Process | None = None
+
+    async def set_member(self, member: str, share: str, opted_in: bool) -> None:
+        if self.process is None or self.process.returncode is not None:
+            self.process = await asyncio.create_subprocess_exec(
+                sys.executable, "-c", self.CODE, self.database, stdin=PIPE, stdout=PIPE
+            )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(f"{member} {share} {'1' if opted_in else '0'}\n".encode())
+        await self.process.stdin.drain()
+        if await asyncio.wait_for(self.process.stdout.readline(), timeout=60) != b"ok\n":
+            raise RuntimeError("the policy change in another process failed")
+
+    async def close(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            assert self.process.stdin is not None
+            self.process.stdin.close()  # its loop ends, and so does the process
+            await asyncio.wait_for(self.process.wait(), timeout=60)
+        self.process = None

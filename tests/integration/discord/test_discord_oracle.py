@@ -20,6 +20,7 @@ import re
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 from sqlalchemy import select
@@ -329,7 +330,7 @@ class Oracle:
 
 
 @pytest.fixture
-async def oracle(sqlite_db: Database, settings: Settings) -> AsyncIterator[Oracle]:
+async def oracle(sqlite_db: Database, settings: Settings, memory_dir: Path) -> AsyncIterator[Oracle]:
     world: World = discord_world()
     api = FakeDiscordApi(world, guild_id=GUILD_ID, owner_id=world.member_by_name("olga").id)
     rng = random.Random(SEED)
@@ -343,7 +344,8 @@ async def oracle(sqlite_db: Database, settings: Settings) -> AsyncIterator[Oracl
     ]
     await api.start()
     settings = settings.replace(discord_bot_token=api.bot_token, chroma_prefix=f"oracle{SEED}")
-    index = VectorIndex.from_settings(settings, embedder=HashEmbedder())
+    # Re-indexed after every step: kept in memory, so no write waits for the disk (the same Chroma code).
+    index = VectorIndex.from_settings(settings.replace(data_dir=memory_dir), embedder=HashEmbedder())
     indexer = SessionIndexer(sqlite_db, settings, SessionSummarizer(sqlite_db, None), index)
     llm = LLMClient.from_settings(settings, backend=ScriptedBackend(scripted_model))
     memory = MemoryAccess(clear=ClearMemory(sqlite_db), fuzzy=None)

@@ -19,6 +19,7 @@ import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from itertools import count
+from pathlib import Path
 
 import pytest
 
@@ -223,10 +224,11 @@ MESSAGE_SUBTYPES = (None, "thread_broadcast", "message_changed", "message_delete
 
 @pytest.fixture
 async def live(
-    services: SlackServices, sqlite_db: Database, settings: Settings, world: World
+    services: SlackServices, sqlite_db: Database, settings: Settings, world: World, memory_dir: Path
 ) -> AsyncIterator[SlackServices]:
     assert services.ingest is not None
-    index = VectorIndex.from_settings(settings, embedder=HashEmbedder())
+    # Re-indexed after every step: kept in memory, so no write waits for the disk (the same Chroma code).
+    index = VectorIndex.from_settings(settings.replace(data_dir=memory_dir), embedder=HashEmbedder())
     indexer = SessionIndexer(sqlite_db, settings, SessionSummarizer(sqlite_db, None), index)
     services.ingest.indexer = indexer
     services.ingest.live.indexer = indexer
