@@ -6,9 +6,11 @@ sessions the best messages belong to, the summaries of the sessions found, and t
         summaries = await reads.summaries(workspace_id, ["<session key>", ...], visible=[3, 9])
         messages = await reads.session_messages(["<session key>"])
 
-Every read of sessions or messages is limited to the channels bound as `visible` (the viewer's, read by the caller),
-so a vector left behind by an interrupted re-index, or a channel excluded since, cannot show anything. Rows come
-back as the statements read them; the caller shapes its hits.
+The reads that turn vector matches into sessions and messages (`sessions_of_messages`, `summaries`) are limited to
+the channels bound as `visible` (the viewer's, read by the caller), so a vector left behind by an interrupted
+re-index, or a channel excluded since, cannot show anything. `session_messages` is not: it reads the messages of
+sessions `summaries` already kept, each in the one channel of its session. Rows come back as the statements read
+them; the caller shapes its hits.
 """
 
 from __future__ import annotations
