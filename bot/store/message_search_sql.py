@@ -1,6 +1,11 @@
-"""The SQL of clear memory, built once per statement shape and reused with bind parameters.
+"""The SQL of a message search (clear memory's full-text search, hybrid retrieval's read of chosen ids), built once
+per `SearchShape` and reused with bind parameters. Memory says what to search and for whom (a shape and the
+parameters); the statements, their tables and joins are the store's (`bot.store.message_search_reads` runs them).
 
-Every statement carries the viewer's scope (`visible_channels`) as a condition on each message it reads. The viewer
+    statement = search(SearchShape(dialect="sqlite", context=True, terms=2))   # cached per shape
+    rows = (await conn.execute(statement, {"workspace_id": 1, "viewer_id": 7, "match": '"coffee"', ...})).all()
+
+Every statement carries the viewer's scope (`channels_visible_to`) as a condition on each message it reads. The viewer
 enters as bind parameters (`workspace_id`, `viewer_id`), so a compiled statement serves every viewer and building
 SQLAlchemy expressions stays off the hot path of a search.
 """
@@ -27,9 +32,8 @@ from sqlalchemy import (
     union_all,
 )
 
-from bot.memory.types import Viewer
-from bot.memory.visibility import visible_channels
 from bot.store import models
+from bot.store.channel_scope import channels_visible_to
 
 
 M = models.Message
@@ -49,12 +53,9 @@ class SearchShape:
     terms: int = 0  # keywords counted by `coordination`, bound as term0, term1, ...
 
 
-def bound_viewer() -> Viewer:
-    """A viewer whose ids are bind parameters: `visible_channels` of it is the scope of any viewer."""
-    return Viewer(
-        workspace_id=bindparam("workspace_id", type_=Integer),  # type: ignore[arg-type]
-        member_id=bindparam("viewer_id", type_=Integer),  # type: ignore[arg-type]
-    )
+def bound_viewer_channels() -> Select[tuple[int]]:
+    """The channels visible to the viewer bound as `viewer_id`: the scope of any viewer."""
+    return channels_visible_to(bindparam("viewer_id", type_=Integer))
 
 
 def scope(*, drive: bool = True) -> list[ColumnElement[bool]]:
@@ -65,10 +66,9 @@ def scope(*, drive: bool = True) -> list[ColumnElement[bool]]:
     `drive=False` the condition only checks rows found otherwise (by id): `channel_id + 0` cannot use the channel
     index, so the planner does not walk every message of the viewer's channels looking for them.
     """
-    viewer = bound_viewer()
     channel = models.Channel.__table__.alias("scope_channel")  # never correlated with a channel of the outer query
     channels = select(channel.c.id).where(
-        channel.c.workspace_id == viewer.workspace_id, channel.c.id.in_(visible_channels(viewer))
+        channel.c.workspace_id == bindparam("workspace_id", type_=Integer), channel.c.id.in_(bound_viewer_channels())
     )
     return [(M.channel_id if drive else M.channel_id + 0).in_(channels)]
 
@@ -155,7 +155,7 @@ def sqlite_match_count() -> Select[tuple[int]]:
 @cache
 def sqlite_scope_probe() -> Select[tuple[int, int]]:
     """The viewer's visible channel ids, each row also carrying `sqlite_match_count`."""
-    channel = visible_channels(bound_viewer()).subquery("visible")
+    channel = bound_viewer_channels().subquery("visible")
     return select(channel.c.channel_id, sqlite_match_count().scalar_subquery())
 
 
