@@ -28,7 +28,7 @@ from bot.asks.record import AskRecorder
 from bot.errors import AskwithError, ClaimLostError
 from bot.platform.port import ChatPort, FinalAnswer
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import approval_texts, transcript_texts
 
 
 log = logging.getLogger(__name__)
@@ -89,7 +89,7 @@ class Delivery:
                 raise ClaimLostError(f"ask #{ask_id} was taken over while its answer was being posted")
 
     async def _already_posted(self, ask_id: int, channel_id: str, thread_id: str | None) -> bool:
-        marker = messages.transcript_ref(ask_id)
+        marker = transcript_texts.transcript_ref(ask_id)
         cursor: str | None = None
         seen = 0
         try:
@@ -119,7 +119,9 @@ class Delivery:
                 continue
             try:
                 channel_id = await self.port.open_dm(platform_ids[handle])
-                await self.port.post(channel_id, messages.share_notice(requester_display, ask.question, utterances))
+                await self.port.post(
+                    channel_id, approval_texts.share_notice(requester_display, ask.question, utterances)
+                )
             except AskwithError as exc:
                 log.warning("ask #%s: could not send %s a share notice: %s", ask.id, handle, exc)
         async with self.db.begin() as conn:  # the claim renewed and the notices marked in one statement

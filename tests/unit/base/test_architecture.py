@@ -130,8 +130,8 @@ def _layered_files(root: Path = ROOT) -> list[Path]:
 
 
 def _imported(path: Path) -> list[str]:
-    """Every module `path` imports, type-only and function-level imports included (`from bot.texts import messages`
-    counts as bot.texts.messages)."""
+    """Every module `path` imports, type-only and function-level imports included (`from bot.texts import answer_texts`
+    counts as bot.texts.answer_texts)."""
     names = _imports(path)
     for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in ("bot", "adapters"):
