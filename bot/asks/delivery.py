@@ -43,7 +43,7 @@ class Delivery:
         self.db = db
         self.port = port
         self.recorder = recorder
-        self.view_of = view_of  # None: the final post is its text alone
+        self._view_of = view_of  # None: the final post is its text alone
 
     async def final_post(self, ask: models.Ask, requester_platform_id: str, *, status: str) -> str | None:
         """Post `ask.final_text` to the requester once; returns the message id (None if it was already posted)."""
@@ -56,7 +56,7 @@ class Delivery:
         if state == models.FinalPost.POSTING and await self._already_posted(ask.id, channel_id, thread_id):
             await self._finish(ask.id, status, message_id=None)
             return None
-        view = await self.view_of(ask) if self.view_of is not None else None
+        view = await self._view_of(ask) if self._view_of is not None else None
         answer = FinalAnswer(ask.id, text, requester_platform_id, ask.origin_channel_id is not None, view=view)
         message_id = await self.port.post_answer(channel_id, answer, thread_id=thread_id)
         await self._finish(ask.id, status, message_id=message_id)

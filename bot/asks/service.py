@@ -256,11 +256,11 @@ class AskService:
                 wall_s=time.perf_counter() - started,
             )  # fmt: skip
             ask = await self.load(ask.id)
-        delivery = Delivery(self.db, self.port, recorder)
+        status = await self._status(ask)
+        # The final view shows this status: it is not read twice.
+        delivery = Delivery(self.db, self.port, recorder, view_of=partial(self.final_view, status=status))
         platform_ids = {h: (await self.roster.identity(h)).platform_id for h in await self.members_in(ask)}
         await delivery.notices(ask, requester.display_name, platform_ids)
-        status = await self._status(ask)
-        delivery.view_of = partial(self.final_view, status=status)  # the view shows this status: not read twice
         await delivery.final_post(ask, requester.platform_id, status=status.value)
         await self._tracker(ask.id).finish(Stage(status.value))
         await self.settle_record(ask.id)
