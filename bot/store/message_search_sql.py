@@ -77,24 +77,22 @@ def filters(shape: SearchShape) -> list[ColumnElement[bool]]:
     """The optional sender (handle or platform id), channel (name or platform id) and time filters."""
     conditions: list[ColumnElement[bool]] = []
     if shape.sender:
-        member = models.Member
-        who = bindparam("sender")
-        senders = select(member.id).where(
-            member.workspace_id == bindparam("workspace_id"), or_(member.name == who, member.platform_id == who)
-        )
-        conditions.append(M.sender_id.in_(senders))
+        conditions.append(M.sender_id.in_(_named(models.Member, "sender")))
     if shape.channel:
-        channel = models.Channel
-        where = bindparam("channel")
-        channels = select(channel.id).where(
-            channel.workspace_id == bindparam("workspace_id"), or_(channel.name == where, channel.platform_id == where)
-        )
-        conditions.append(M.channel_id.in_(channels))
+        conditions.append(M.channel_id.in_(_named(models.Channel, "channel")))
     if shape.since:
         conditions.append(M.ts >= bindparam("since", type_=M.ts.type))
     if shape.until:
         conditions.append(M.ts <= bindparam("until", type_=M.ts.type))
     return conditions
+
+
+def _named(kind: type[models.Member] | type[models.Channel], param: str) -> Select[tuple[int]]:
+    """The ids of the workspace's members (or channels) whose name or platform id is bound as `param`."""
+    value = bindparam(param)
+    return select(kind.id).where(
+        kind.workspace_id == bindparam("workspace_id"), or_(kind.name == value, kind.platform_id == value)
+    )
 
 
 def full_text(dialect: str) -> tuple[FromClause, ColumnElement[bool], ColumnElement[float]]:
@@ -164,16 +162,7 @@ def search(shape: SearchShape) -> Select[tuple]:
     """One statement for a whole search: the ranked hits, then (with context) the walks to their neighbours, then
     the message views. Rows: (hit_id, id, platform_id, channel_platform_id, channel_name, sender_name, ts, text,
     score, duplicates); score and duplicates are set on the hit's own row."""
-    best = _ranked(shape)
-    seeds = select(best.c.id.label("hit_id"), best.c.id)
-    if shape.context:
-        before, after = _walk(best, before=True), _walk(best, before=False)
-        seeds = union_all(
-            select(before.c.hit_id, before.c.id), select(after.c.hit_id, after.c.id).where(after.c.depth > 0)
-        )
-    wanted = seeds.subquery("wanted")
-    own = best.alias("own")
-    return _views(wanted).add_columns(own.c.score, own.c.duplicates).outerjoin(own, own.c.id == wanted.c.id)
+    return _with_context(_ranked(shape), context=shape.context)
 
 
 @cache
@@ -194,14 +183,20 @@ def chosen(shape: SearchShape) -> Select[tuple]:
         .where(M.id.in_(bindparam("ids", expanding=True)), *scope(drive=False), *filters(shape))
         .cte("picked")
     )
-    seeds = select(picked.c.id.label("hit_id"), picked.c.id)
-    if shape.context:
-        before, after = _walk(picked, before=True), _walk(picked, before=False)
+    return _with_context(picked, context=shape.context)
+
+
+def _with_context(hits: CTE, *, context: bool) -> Select[tuple]:
+    """The views of `hits` (id, score, duplicates) and, with `context`, of their neighbours up to `window` on each
+    side, as rows of `search`: score and duplicates are set on each hit's own row."""
+    seeds = select(hits.c.id.label("hit_id"), hits.c.id)
+    if context:
+        before, after = _walk(hits, before=True), _walk(hits, before=False)
         seeds = union_all(
             select(before.c.hit_id, before.c.id), select(after.c.hit_id, after.c.id).where(after.c.depth > 0)
         )
     wanted = seeds.subquery("wanted")
-    own = picked.alias("own")
+    own = hits.alias("own")
     return _views(wanted).add_columns(own.c.score, own.c.duplicates).outerjoin(own, own.c.id == wanted.c.id)
 
 
