@@ -21,7 +21,7 @@ import discord
 
 from adapters.discord import texts
 from bot.asks.read_models.answer_view import AnswerView, ContributorView, SourceView
-from bot.texts import chat_texts, messages
+from bot.texts import answer_texts, approval_texts, chat_texts
 
 
 MAX_DESCRIPTION = 4096
@@ -93,7 +93,7 @@ def _contributor(contributor: ContributorView, permalink: Permalink) -> str:
         if source.visible_to_viewer and (url := permalink(source)):
             links.append(f"[{_where(source) or texts.SOURCE}]({url})")
     line = texts.contributor_line(chat_text(contributor.name), contributor.source_count, contributor.brought_in)
-    withheld = [f"\u2014 {chat_text(messages.share_withheld(contributor.name, contributor.withheld))}"]
+    withheld = [f"\u2014 {chat_text(approval_texts.share_withheld(contributor.name, contributor.withheld))}"]
     return " ".join([line, *links, *(withheld if contributor.withheld else [])])
 
 
@@ -114,9 +114,9 @@ def _lines(lines: list[str]) -> str:
     for index, line in enumerate(lines):
         rest = len(lines) - index
         candidate = "\n".join([*kept, _clip(line, MAX_FIELD_VALUE)])
-        more = messages.more_lines(rest - 1) if rest > 1 else ""
+        more = answer_texts.more_lines(rest - 1) if rest > 1 else ""
         if len(candidate) + len(more) + 1 > MAX_FIELD_VALUE:
-            return "\n".join([*kept, messages.more_lines(rest)])[:MAX_FIELD_VALUE]
+            return "\n".join([*kept, answer_texts.more_lines(rest)])[:MAX_FIELD_VALUE]
         kept.append(_clip(line, MAX_FIELD_VALUE))
     return "\n".join(kept) or "\u200b"
 

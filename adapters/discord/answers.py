@@ -28,7 +28,7 @@ from bot.asks.read_models.answer_view import SourceView
 from bot.errors import AskwithError, ChatPlatformError
 from bot.platform.port import FinalAnswer
 from bot.store.message_places import thread_parents
-from bot.texts import messages
+from bot.texts import transcript_texts
 
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ class AnswerPosts(RichAnswerPost[AnswerSlot, StatusState, discord.abc.Messageabl
 
         public = view.for_shared_place() if shared else view
         embed = answer_embed(public, permalink=permalink)
-        content = texts.answer_heading(f"<@{answer.requester_id}>", messages.transcript_ref(answer.ask_id))
+        content = texts.answer_heading(f"<@{answer.requester_id}>", transcript_texts.transcript_ref(answer.ask_id))
         buttons = answer_buttons(answer.ask_id, view.transcript_url, votes=view.status != "cancelled")
         if shared and view.released_quotes:
             content = f"{content}\n{texts.QUOTES_SENT_BY_DM}"

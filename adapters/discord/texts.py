@@ -1,5 +1,5 @@
 """Every user-facing text of the Discord app that is Discord-specific (the ask flow's own texts live in
-`bot.texts.messages`). Functions, so each text names what it needs."""
+the `bot.texts` modules). Functions, so each text names what it needs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import discord
 
 from bot.platform.port import ApprovalDecision, ApprovalKind, ApprovalRequest, SharePolicy
 from bot.store.member_settings import MemberSettings
-from bot.texts import chat_texts, messages
+from bot.texts import chat_texts, settings_texts
 
 
 # ---------------------------------------------------------------------- /ask-with
@@ -159,7 +159,7 @@ def settings_summary(opted_in: bool, share: SharePolicy, excluded_channel_ids: S
 
 
 def time_zone_reply(current: MemberSettings, workspace_zone: str, *, changed: bool) -> str:
-    state = messages.time_zone_state(current.time_zone, current.platform_time_zone, workspace_zone)
+    state = settings_texts.time_zone_state(current.time_zone, current.platform_time_zone, workspace_zone)
     return f"{'Saved. ' if changed else ''}**Your time zone** for deadlines and times: {state}"
 
 
@@ -183,8 +183,8 @@ def panel_settings(settings: MemberSettings) -> str:
 def settings_lines(opted_in: bool, share: SharePolicy, excluded_channel_ids: Sequence[str]) -> str:
     excluded = ", ".join(f"<#{c}>" for c in excluded_channel_ids) or "none"
     return (
-        f"\u2022 Memory: {messages.memory_state(opted_in)}\n"
-        f"\u2022 Sharing: `{share.value}`: {messages.SHARE_MEANING[share]}\n"
+        f"\u2022 Memory: {settings_texts.memory_state(opted_in)}\n"
+        f"\u2022 Sharing: `{share.value}`: {settings_texts.SHARE_MEANING[share]}\n"
         f"\u2022 Kept out of your agent's memory: {excluded}"
     )
 
@@ -194,7 +194,7 @@ def panel_memory_button(opted_in: bool) -> str:
 
 
 def panel_memory_off() -> str:
-    return messages.memory_off_effect()
+    return settings_texts.memory_off_effect()
 
 
 def share_label(policy: SharePolicy) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 from adapters.slack import texts
 from adapters.slack.mrkdwn import escape, link, to_mrkdwn
 from bot.asks.read_models.answer_view import AnswerView, ContributorView, SourceView
-from bot.texts import chat_texts, messages
+from bot.texts import approval_texts, chat_texts
 
 
 CANCEL_ACTION = "askwith_cancel"
@@ -63,7 +63,7 @@ def answer_blocks(view: AnswerView, asker_id: str, links: Mapping[tuple[str, str
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": n[:2900]} for n in notes[:10]]})
     names = [_contributor(c, links) for c in view.contributors if c.sources]
     lines = [texts.contributors_line(names)]
-    lines += [escape(messages.share_withheld(c.name, c.withheld)) for c in view.contributors if c.withheld]
+    lines += [escape(approval_texts.share_withheld(c.name, c.withheld)) for c in view.contributors if c.withheld]
     blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": line[:2900]} for line in lines[:10]]})
     blocks.append({"type": "actions", "elements": _answer_buttons(view)})
     return blocks

@@ -27,7 +27,7 @@ from bot.asks.answer_post import RichAnswerPost
 from bot.asks.read_models.answer_view import AnswerView
 from bot.errors import AskwithError
 from bot.platform.port import FinalAnswer
-from bot.texts import chat_texts, messages
+from bot.texts import chat_texts, transcript_texts
 
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ class AnswerPosts(RichAnswerPost[StatusMessage, RenderedAnswer, tuple[str, str |
         if shared and view.released_quotes:
             blocks.insert(-1, _context(chat_texts.QUOTES_SENT_BY_DM))
         # The notification text: converted like the blocks, and always ending with the core's marker.
-        reference = messages.transcript_ref(answer.ask_id)
+        reference = transcript_texts.transcript_ref(answer.ask_id)
         body = view.answer or answer.text.replace(reference, "")
         fallback = texts.answer_fallback(to_mrkdwn(body.strip()), reference)
         return RenderedAnswer(fallback, blocks, view, answer.requester_id)

@@ -16,7 +16,7 @@ from bot.asks.read_models.member_views import recent_asks, shared_by
 from bot.errors import UnknownMemberError
 from bot.platform.port import SharePolicy
 from bot.store.member_settings import MemberSettings
-from bot.texts import chat_texts, messages
+from bot.texts import chat_texts, settings_texts
 
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ async def home_blocks(svc: SlackServices, user_id: str) -> list[Block]:
 def settings_blocks(current: MemberSettings, connected: bool, connect_url: str | None) -> list[Block]:
     memory = {
         "type": "section",
-        "text": {"type": "mrkdwn", "text": texts.home_memory(messages.memory_state(current.opted_in))},
+        "text": {"type": "mrkdwn", "text": texts.home_memory(settings_texts.memory_state(current.opted_in))},
         "accessory": _button(
             MEMORY_ACTION,
             texts.HOME_TURN_OFF if current.opted_in else texts.HOME_TURN_ON,
@@ -86,7 +86,7 @@ def settings_blocks(current: MemberSettings, connected: bool, connect_url: str |
     options = [_option(texts.share_label(policy), policy.value) for policy in SharePolicy]
     share = {
         "type": "section",
-        "text": {"type": "mrkdwn", "text": texts.home_share(messages.SHARE_MEANING[current.share])},
+        "text": {"type": "mrkdwn", "text": texts.home_share(settings_texts.SHARE_MEANING[current.share])},
         "accessory": {
             "type": "static_select",
             "action_id": SHARE_ACTION,

@@ -1,5 +1,5 @@
 """Every user-facing text of the Slack app that is Slack-specific (the ask flow's own texts live in
-`bot.texts.messages`). Functions, so each text names what it needs."""
+the `bot.texts` modules). Functions, so each text names what it needs."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from bot.platform.port import ApprovalDecision, ApprovalKind, ApprovalRequest, SharePolicy
 from bot.store.member_settings import MemberSettings
-from bot.texts import chat_texts, messages
+from bot.texts import chat_texts, settings_texts
 
 
 # ---------------------------------------------------------------------- /ask-with
@@ -64,16 +64,17 @@ SETTINGS_HELP = (
 
 
 def settings_summary(opted_in: bool, share: SharePolicy, excluded_channel_ids: Sequence[str]) -> str:
-    memory = messages.memory_state(opted_in)
+    memory = settings_texts.memory_state(opted_in)
     excluded = ", ".join(f"<#{c}>" for c in excluded_channel_ids) or "none"
     return (
-        f"*Your askwith settings*\n• memory: {memory}\n• sharing: `{share.value}` ({messages.SHARE_MEANING[share]})\n"
+        f"*Your askwith settings*\n• memory: {memory}\n"
+        f"• sharing: `{share.value}` ({settings_texts.SHARE_MEANING[share]})\n"
         f"• excluded channels: {excluded}"
     )
 
 
 def time_zone_reply(current: MemberSettings, workspace_zone: str, *, changed: bool) -> str:
-    state = messages.time_zone_state(current.time_zone, current.platform_time_zone, workspace_zone)
+    state = settings_texts.time_zone_state(current.time_zone, current.platform_time_zone, workspace_zone)
     return f"{'Saved. ' if changed else ''}*Your time zone* for deadlines and times: {state}"
 
 
@@ -147,11 +148,11 @@ def install_failed(reason: str) -> str:
 
 # ---------------------------------------------------------------------- memory and tokens
 def memory_turned_off(summary: str) -> str:
-    return f"{summary}\n{messages.memory_off_effect().replace('forget it', 'run `/askwith forget`')}"
+    return f"{summary}\n{settings_texts.memory_off_effect().replace('forget it', 'run `/askwith forget`')}"
 
 
 def disconnected(had_token: bool) -> str:
-    return messages.disconnected(had_token).replace("forget it", "run `/askwith forget`")
+    return settings_texts.disconnected(had_token).replace("forget it", "run `/askwith forget`")
 
 
 LIVE_SEARCH_REFUSED = {
@@ -184,7 +185,7 @@ def live_search_refused(kind: str, needed: str = "") -> str:
 
 
 def token_disabled(reason: str) -> str:
-    return messages.token_disabled(reason) + " Run `/askwith connect` to connect again."
+    return settings_texts.token_disabled(reason) + " Run `/askwith connect` to connect again."
 
 
 # ---------------------------------------------------------------------- asking where you are (mention, DM, thread)

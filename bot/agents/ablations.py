@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.errors import AskRejectedError
-from bot.texts import messages
+from bot.texts import rejection_texts
 
 
 NAMES = ("no-infonav", "no-clear-memory", "no-fuzzy-memory", "no-recursion")
@@ -26,7 +26,7 @@ class Ablations:
             names = names.split(",")
         wanted = {n.strip().lower() for n in names if n.strip()}
         for name in wanted - set(NAMES):
-            raise AskRejectedError(messages.unknown_ablation(name, NAMES))
+            raise AskRejectedError(rejection_texts.unknown_ablation(name, NAMES))
         return cls(
             infonav="no-infonav" not in wanted,
             clear_memory="no-clear-memory" not in wanted,

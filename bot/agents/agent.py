@@ -28,7 +28,7 @@ from bot.errors import LLMOutputError
 from bot.llm.client import LLMClient
 from bot.llm.types import LLMRequest, LLMResult
 from bot.platform.port import SharePolicy
-from bot.texts import messages
+from bot.texts import conversation_texts, transcript_texts
 
 
 @dataclass
@@ -206,15 +206,15 @@ class Agent:
     def close(self, step: TurnStep) -> None:
         """This turn ends the talk (its plan is complete, or it has nothing left to try) and leaves nothing to
         search or ask: no act call, as nobody would hear its answer (consensus reads the plan)."""
-        step.act = ActOutput(messages.agent_closes(complete=self.plan.is_complete))
+        step.act = ActOutput(conversation_texts.agent_closes(complete=self.plan.is_complete))
         step.utterance = step.act.utterance
 
     def decline(self, step: TurnStep, *, withheld: bool = False, for_others: bool = False) -> None:
         """Take no part: the member's policy says never, or this share was not approved (by them, or by the others
         whose words it carries)."""
         owner = self.profile.display_name
-        held = messages.agent_withholds(owner, for_others=for_others)
-        step.utterance = held if withheld else messages.agent_declines(owner)
+        held = conversation_texts.agent_withholds(owner, for_others=for_others)
+        step.utterance = held if withheld else conversation_texts.agent_declines(owner)
         step.declined, step.shared_facts = True, False
 
     def withhold(self, step: TurnStep, plan_before: Plan, *, for_others: bool = False) -> None:
@@ -223,7 +223,7 @@ class Agent:
         self.decline(step, withheld=True, for_others=for_others)
         self.plan = plan_before
         step.act = ActOutput(step.utterance) if step.act is not None else None
-        step.forget_unsent(messages.prompt_withheld())
+        step.forget_unsent(transcript_texts.prompt_withheld())
 
     def fail(self, step: TurnStep, plan_before: Plan) -> None:
         """The turn failed (a model call errored) before its outbox ran: nothing of it left, so the agent goes back
@@ -232,7 +232,7 @@ class Agent:
         self.plan = plan_before
         step.update = PlanUpdate()
         step.act, step.utterance, step.shared_facts = None, "", False
-        step.forget_unsent(messages.prompt_failed())
+        step.forget_unsent(transcript_texts.prompt_failed())
 
     def snapshot(self, step: TurnStep) -> None:
         step.plan = self.plan.copy() if self.infonav else None

@@ -26,7 +26,7 @@ from bot.agents.steps import StatementStep, sent_plan
 from bot.base.prompts import render_prompt
 from bot.errors import LLMOutputError
 from bot.llm.types import LLMCallRecord, LLMRequest
-from bot.texts import messages
+from bot.texts import answer_texts
 
 
 @dataclass(frozen=True)
@@ -213,13 +213,13 @@ def _tried(results: list[ConversationResult], requester: str) -> list[str]:
     for result in results:
         for turn in result.turns:
             if turn.agent != requester:
-                tried += [messages.tried_search(turn.agent)] if turn.queries else []
+                tried += [answer_texts.tried_search(turn.agent)] if turn.queries else []
                 continue
             for query in turn.queries:
-                outcome = messages.search_outcome(query.skipped, bool(query.error), len(query.hit_ids))
-                tried.append(messages.tried_own_search(turn.agent, query.kind, query.params, outcome))
+                outcome = answer_texts.search_outcome(query.skipped, bool(query.error), len(query.hit_ids))
+                tried.append(answer_texts.tried_own_search(turn.agent, query.kind, query.params, outcome))
             for recruit in turn.recruits:
-                tried.append(f"{messages.tried_recruit(turn.agent, recruit.request.member)}: {recruit.status}")
+                tried.append(f"{answer_texts.tried_recruit(turn.agent, recruit.request.member)}: {recruit.status}")
     return list(dict.fromkeys(tried))
 
 

@@ -16,7 +16,7 @@ from bot.agents.progress import Stage
 from bot.agents.statements import state_side
 from bot.agents.steps import TaskStep, TurnStep
 from bot.errors import LLMConfigurationError, LLMOutputError, LLMUnavailableError
-from bot.texts import messages
+from bot.texts import failure_texts
 
 
 @dataclass
@@ -54,16 +54,16 @@ async def run_ask(
             ctx.blackboard.restore(step.published)
     conversations = list(await asyncio.gather(*(_converse(ctx, c, saved.get(c)) for c in colleagues)))
     if ctx.refusal is not None:  # no call can succeed: not even consensus is tried
-        return AskResult(conversations, None, messages.failure_llm_misconfigured(ctx.refusal.reason))
+        return AskResult(conversations, None, failure_texts.failure_llm_misconfigured(ctx.refusal.reason))
     ctx.report(Stage.AGREEING)
     try:
         consensus = await reach_consensus(ctx, conversations)
     except LLMConfigurationError as exc:
-        return AskResult(conversations, None, messages.failure_llm_misconfigured(exc.reason))
+        return AskResult(conversations, None, failure_texts.failure_llm_misconfigured(exc.reason))
     except LLMUnavailableError:
-        return AskResult(conversations, None, messages.failure_llm_unavailable())
+        return AskResult(conversations, None, failure_texts.failure_llm_unavailable())
     except LLMOutputError:
-        return AskResult(conversations, None, messages.failure_llm_output())
+        return AskResult(conversations, None, failure_texts.failure_llm_output())
     return AskResult(conversations, consensus, _failure(conversations, consensus))
 
 
@@ -106,7 +106,7 @@ def _failure(conversations: list[ConversationResult], consensus: ConsensusOutcom
         return None  # the model says it cannot fully answer, in words the requester should read
     reasons = {c.stop_reason for c in conversations}
     if "llm_unavailable" in reasons:
-        return messages.failure_llm_unavailable()
+        return failure_texts.failure_llm_unavailable()
     if "llm_output" in reasons:
-        return messages.failure_llm_output()
-    return messages.failure_unanswerable()
+        return failure_texts.failure_llm_output()
+    return failure_texts.failure_unanswerable()

@@ -29,7 +29,7 @@ from bot.base.prompts import render_prompt
 from bot.consent.outbox import Sent, Verdict
 from bot.errors import LLMConfigurationError, LLMError, LLMOutputError
 from bot.llm.types import LLMRequest
-from bot.texts import messages
+from bot.texts import conversation_texts, transcript_texts
 
 
 async def state_side(ctx: AskContext, result: ConversationResult) -> None:
@@ -110,7 +110,7 @@ async def _write(ctx: AskContext, result: ConversationResult, agent: Agent, step
 def _withhold(agent: Agent, step: StatementStep, *, for_others: bool) -> None:
     """Not approved: nothing of the statement crosses, and its record keeps none of the withheld text."""
     step.declined, step.shared_facts = True, False
-    step.utterance = messages.agent_withholds(agent.profile.display_name, for_others=for_others)
+    step.utterance = conversation_texts.agent_withholds(agent.profile.display_name, for_others=for_others)
     step.act, step.shown, step.released = None, [], []
     for call in step.llm_calls:
-        call.prompt = [{"role": "system", "content": messages.prompt_withheld()}] if call.prompt else []
+        call.prompt = [{"role": "system", "content": transcript_texts.prompt_withheld()}] if call.prompt else []

@@ -9,7 +9,7 @@ So an earlier answer is given only when everyone the follow-up reaches (its requ
 the requester's agent may bring in, the channel its answer is posted in) was in the audience of everything the
 colleagues' agents let out in that ask (the outbox's `Sent` records), or the member whose agent let it out shares
 under `auto` both then and now. Otherwise its place holds a note naming those members
-(`messages.earlier_answer_withheld`): what a member approved for one audience reaches another only through their
+(`follow_up_texts.earlier_answer_withheld`): what a member approved for one audience reaches another only through their
 agent again, which asks them.
 
     request = await resolve_follow_up(db, roster, settings, workspace_id, request)  # colleagues default, checks
@@ -37,7 +37,7 @@ from bot.platform.port import ChannelKind, SharePolicy
 from bot.settings import Settings
 from bot.store import models as store_models
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import follow_up_texts, progress_texts
 
 
 EARLIER_ASKS = 3  # how far back a chain of follow-ups is shown
@@ -57,10 +57,10 @@ async def resolve_follow_up(
     async with db.session() as session:
         earlier = await session.get(models.Ask, request.follow_up_of)
     if earlier is None or earlier.workspace_id != workspace_id:
-        raise AskRejectedError(messages.follow_up_not_found(request.follow_up_of))
+        raise AskRejectedError(follow_up_texts.follow_up_not_found(request.follow_up_of))
     requester = await roster.profile(request.requester)
     if not await may_view(db, settings, earlier, requester):
-        raise AskRejectedError(messages.follow_up_not_allowed())
+        raise AskRejectedError(follow_up_texts.follow_up_not_allowed())
     if not [c for c in request.colleagues if c.strip()]:
         request = replace(request, colleagues=list(earlier.colleagues))
     return request
@@ -107,9 +107,9 @@ async def _earlier(db: Database, ask: models.Ask) -> list[tuple[str, str]]:
             row = await session.get(models.Ask, next_id)
             if row is None or row.workspace_id != ask.workspace_id:
                 break
-            answer = row.answer or row.failure or messages.progress_stage(row.status)
+            answer = row.answer or row.failure or progress_texts.progress_stage(row.status)
             if row.answer and (owners := await _withheld_by(session, row, readers, asking=ask.requester)):
-                answer = messages.earlier_answer_withheld(owners)
+                answer = follow_up_texts.earlier_answer_withheld(owners)
             pairs.insert(0, (row.question, answer))
             next_id = row.follow_up_of
     return pairs

@@ -29,7 +29,7 @@ from bot.consent.pending import PENDING
 from bot.errors import AskNotAllowedError, AskNotFoundError, UnknownMemberError
 from bot.platform.port import ApprovalDecision
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import progress_texts
 
 
 if TYPE_CHECKING:
@@ -52,9 +52,9 @@ async def cancel_ask(service: AskService, ask_id: int, *, by: str) -> CancelResu
     try:
         member = await service.roster.profile(by)
     except UnknownMemberError as exc:
-        raise AskNotAllowedError(messages.cancel_not_allowed()) from exc
+        raise AskNotAllowedError(progress_texts.cancel_not_allowed()) from exc
     if member.handle != ask.requester and not is_admin(service.settings, member):
-        raise AskNotAllowedError(messages.cancel_not_allowed())
+        raise AskNotAllowedError(progress_texts.cancel_not_allowed())
     if ask.status in models.FINISHED or ask.final_text is not None:
         return CancelResult.FINISHED
     async with service.db.session() as session, session.begin():
@@ -101,7 +101,7 @@ async def end_cancelled(
     ask = await service.load(ask_id)
     if ask.final_text is None:
         by = (await service.roster.profile(ask.cancelled_by or ask.requester)).display_name
-        text = messages.final_cancelled(ask_id, by, link=service.transcript_url(ask))
+        text = progress_texts.final_cancelled(ask_id, by, link=service.transcript_url(ask))
         await recorder.save_outcome(None, answer=None, failure=None, final_text=text, wall_s=0.0, cancelling=True)
         ask = await service.load(ask_id)
     await close_approvals(service.db, ask_id)

@@ -28,7 +28,7 @@ from bot.asks.record import AskRecorder
 from bot.errors import AskwithError, ClaimLostError
 from bot.platform.port import ChatPort, FinalAnswer
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import approval_texts, transcript_texts
 
 
 log = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ class Delivery:
         self.db = db
         self.port = port
         self.recorder = recorder
-        self.view_of = view_of  # None: the final post is its text alone
+        self._view_of = view_of  # None: the final post is its text alone
 
     async def final_post(self, ask: models.Ask, requester_platform_id: str, *, status: str) -> str | None:
         """Post `ask.final_text` to the requester once; returns the message id (None if it was already posted)."""
@@ -56,7 +56,7 @@ class Delivery:
         if state == models.FinalPost.POSTING and await self._already_posted(ask.id, channel_id, thread_id):
             await self._finish(ask.id, status, message_id=None)
             return None
-        view = await self.view_of(ask) if self.view_of is not None else None
+        view = await self._view_of(ask) if self._view_of is not None else None
         answer = FinalAnswer(ask.id, text, requester_platform_id, ask.origin_channel_id is not None, view=view)
         message_id = await self.port.post_answer(channel_id, answer, thread_id=thread_id)
         await self._finish(ask.id, status, message_id=message_id)
@@ -89,7 +89,7 @@ class Delivery:
                 raise ClaimLostError(f"ask #{ask_id} was taken over while its answer was being posted")
 
     async def _already_posted(self, ask_id: int, channel_id: str, thread_id: str | None) -> bool:
-        marker = messages.transcript_ref(ask_id)
+        marker = transcript_texts.transcript_ref(ask_id)
         cursor: str | None = None
         seen = 0
         try:
@@ -119,7 +119,9 @@ class Delivery:
                 continue
             try:
                 channel_id = await self.port.open_dm(platform_ids[handle])
-                await self.port.post(channel_id, messages.share_notice(requester_display, ask.question, utterances))
+                await self.port.post(
+                    channel_id, approval_texts.share_notice(requester_display, ask.question, utterances)
+                )
             except AskwithError as exc:
                 log.warning("ask #%s: could not send %s a share notice: %s", ask.id, handle, exc)
         async with self.db.begin() as conn:  # the claim renewed and the notices marked in one statement

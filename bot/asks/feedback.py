@@ -18,7 +18,7 @@ from bot.asks.access import may_view
 from bot.errors import AskNotAllowedError, AskNotFoundError, AskRejectedError, UnknownMemberError
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import follow_up_texts
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ async def record_feedback(
     db: Database, settings: Settings, roster: Roster, workspace_id: int, ask_id: int, member: str, vote: int
 ) -> int:
     if vote not in (1, -1):
-        raise AskRejectedError(messages.feedback_invalid())
+        raise AskRejectedError(follow_up_texts.feedback_invalid())
     async with db.session() as session:
         ask = await session.get(models.Ask, ask_id)
     if ask is None or ask.workspace_id != workspace_id:
@@ -39,9 +39,9 @@ async def record_feedback(
     try:
         profile = await roster.profile(member)
     except UnknownMemberError as exc:
-        raise AskNotAllowedError(messages.feedback_not_allowed()) from exc
+        raise AskNotAllowedError(follow_up_texts.feedback_not_allowed()) from exc
     if not await may_view(db, settings, ask, profile):
-        raise AskNotAllowedError(messages.feedback_not_allowed())
+        raise AskNotAllowedError(follow_up_texts.feedback_not_allowed())
     now = datetime.now(UTC)
     feedback = models.AskFeedback
     for _ in range(2):  # a second try when a click of the same member on another process inserted first

@@ -31,7 +31,7 @@ from bot.asks.claims import held_by_worker
 from bot.errors import AskwithError
 from bot.store.batched_write import BatchedWrite
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import progress_texts
 
 
 log = logging.getLogger(__name__)
@@ -61,8 +61,8 @@ class Progress:
 
     @property
     def text(self) -> str:
-        """One plain line for a status message (bot.texts.messages; adapters add their markup)."""
-        return messages.progress_stage(self.stage.value, self.detail_name)
+        """One plain line for a status message (bot.texts.progress_texts; adapters add their markup)."""
+        return progress_texts.progress_stage(self.stage.value, self.detail_name)
 
 
 class ProgressHub:

@@ -27,7 +27,7 @@ from bot.errors import AskCancelledError, AskwithError, ClaimLostError
 from bot.llm.types import LLMCallRecord
 from bot.platform.port import ChatPort, ThreadRef
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import transcript_texts
 
 
 log = logging.getLogger(__name__)
@@ -176,7 +176,7 @@ class AskRecorder:
         """Show a turn in the hidden thread; False if it could not be posted (logged: the record is the truth)."""
         if not utterance:
             return False
-        text = messages.hidden_turn((await self.roster.identity(agent)).display_name, utterance, depth)
+        text = transcript_texts.hidden_turn((await self.roster.identity(agent)).display_name, utterance, depth)
         try:
             await self.port.post(self.thread.channel_id, text, thread_id=self.thread.thread_id)
         except AskwithError as exc:

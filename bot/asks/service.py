@@ -6,8 +6,8 @@
     await service.cancel(ask_id, by="alice")  # bot.asks.control; progress: service.progress (bot.asks.progress)
     view = await service.answer_view(ask_id, viewer="alice")   # the rich answer (bot.asks.read_models.answer_view)
 
-Requests are validated first (each problem has one clear text in `bot.texts.messages`). A queued ask is claimed by one
-worker, saved after every turn, resumed by another worker if its own dies, and ends with exactly one final post.
+Requests are validated first (each problem has one clear text in `bot.texts.rejection_texts`). A queued ask is claimed
+by one worker, saved after every turn, resumed by another worker if its own dies, and ends with exactly one final post.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ from bot.platform.port import ChannelKind, ChatPort, ThreadRef
 from bot.settings import Settings
 from bot.store import models as store_models
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import answer_texts, failure_texts, rejection_texts, transcript_texts
 
 
 log = logging.getLogger(__name__)
@@ -129,7 +129,7 @@ class AskService:
             raise
         except Exception:
             log.exception("ask #%s failed unexpectedly", ask_id)
-            await self.fail(ask_id, messages.failure_internal())
+            await self.fail(ask_id, failure_texts.failure_internal())
             ask = await self.load(ask_id)
             failed = models.AskStatus.FAILED.value
             return AskOutcome(ask_id, failed, None, ask.failure, ask.final_text or "", None, 0.0)
@@ -156,44 +156,44 @@ class AskService:
     async def validate(self, request: AskRequest) -> tuple[str, list[str], Ablations]:
         """(requester handle, colleague handles, ablations), or AskRejectedError with a user-facing text."""
         if not request.question.strip():
-            raise AskRejectedError(messages.empty_question())
+            raise AskRejectedError(rejection_texts.empty_question())
         if len(request.question.strip()) > self.settings.max_question_chars:
             limit = self.settings.max_question_chars
-            raise AskRejectedError(messages.question_too_long(len(request.question.strip()), limit))
+            raise AskRejectedError(rejection_texts.question_too_long(len(request.question.strip()), limit))
         if not [c for c in request.colleagues if c.strip()]:
-            raise AskRejectedError(messages.no_colleague())
+            raise AskRejectedError(rejection_texts.no_colleague())
         ablations = Ablations.parse([*self.settings.ablations.split(","), *request.ablations])
         requester = await self._member(request.requester)
         if not requester.can_take_part:
-            raise AskRejectedError(messages.requester_inactive(requester.handle))
+            raise AskRejectedError(rejection_texts.requester_inactive(requester.handle))
         await self._searchable(requester.platform_id, requester.handle, requester=True)
         colleagues: list[str] = []
         for name in request.colleagues:
             profile = await self._member(name)
             if profile.is_bot:
-                raise AskRejectedError(messages.bot_member(profile.handle))
+                raise AskRejectedError(rejection_texts.bot_member(profile.handle))
             if profile.deactivated:
-                raise AskRejectedError(messages.deactivated_member(profile.handle))
+                raise AskRejectedError(rejection_texts.deactivated_member(profile.handle))
             if not profile.opted_in:
-                raise AskRejectedError(messages.opted_out(profile.handle))
+                raise AskRejectedError(rejection_texts.opted_out(profile.handle))
             await self._searchable(profile.platform_id, profile.handle, requester=False)
             if profile.handle != requester.handle and profile.handle not in colleagues:
                 colleagues.append(profile.handle)
         if not colleagues:
-            raise AskRejectedError(messages.only_yourself())
+            raise AskRejectedError(rejection_texts.only_yourself())
         return requester.handle, colleagues, ablations
 
     async def _searchable(self, platform_id: str, handle: str, *, requester: bool) -> None:
         """A live-memory workspace searches each member's memory with that member's permission: without one, say so
         before the ask starts (a mirror workspace has nothing to check)."""
         if self.memory.live is not None and not await self.memory.live.can_search(platform_id):
-            raise AskRejectedError(messages.not_connected(handle, requester=requester))
+            raise AskRejectedError(rejection_texts.not_connected(handle, requester=requester))
 
     async def _member(self, name: str):  # noqa: ANN202 - MemberProfile
         try:
             return await self.roster.profile(name)
         except UnknownMemberError as exc:
-            raise AskRejectedError(messages.unknown_member(name.strip().lstrip("@"))) from exc
+            raise AskRejectedError(rejection_texts.unknown_member(name.strip().lstrip("@"))) from exc
 
     # ------------------------------------------------------------------ claiming (bot.asks.claims)
     def _claims(self) -> AskClaims:
@@ -242,23 +242,25 @@ class AskService:
             raise AskCancelledError(f"ask #{ask.id} was cancelled before it ran")
         if ask.final_text is None:
             if ask.attempts > MAX_ATTEMPTS:
-                result, answer, failure = None, None, messages.failure_internal()
+                result, answer, failure = None, None, failure_texts.failure_internal()
             else:
                 result = await self._converse(ask, recorder)
                 answer, failure = result.answer, result.failure
-                if _memory_unreachable(result) and failure == messages.failure_unanswerable():
-                    failure = messages.failure_memory_unavailable()  # not "nothing found": not everything was searched
+                if _memory_unreachable(result) and failure == failure_texts.failure_unanswerable():
+                    failure = (
+                        failure_texts.failure_memory_unavailable()
+                    )  # not "nothing found": not everything was searched
             final_text = _final_text(ask.id, result, failure, self.transcript_url(ask))
             await recorder.save_outcome(
                 result.consensus if result else None, answer=answer, failure=failure, final_text=final_text,
                 wall_s=time.perf_counter() - started,
             )  # fmt: skip
             ask = await self.load(ask.id)
-        delivery = Delivery(self.db, self.port, recorder)
+        status = await self._status(ask)
+        # The final view shows this status: it is not read twice.
+        delivery = Delivery(self.db, self.port, recorder, view_of=partial(self.final_view, status=status))
         platform_ids = {h: (await self.roster.identity(h)).platform_id for h in await self.members_in(ask)}
         await delivery.notices(ask, requester.display_name, platform_ids)
-        status = await self._status(ask)
-        delivery.view_of = partial(self.final_view, status=status)  # the view shows this status: not read twice
         await delivery.final_post(ask, requester.platform_id, status=status.value)
         await self._tracker(ask.id).finish(Stage(status.value))
         await self.settle_record(ask.id)
@@ -346,7 +348,7 @@ class AskService:
 
     async def _origin(self, ask: models.Ask) -> str:
         if not ask.origin_channel_id:
-            return messages.origin_direct()
+            return transcript_texts.origin_direct()
         async with self.db.session() as session:
             name = (
                 await session.execute(
@@ -356,7 +358,7 @@ class AskService:
                     )
                 )
             ).scalar_one_or_none()
-        return messages.origin_channel(name or ask.origin_channel_id, in_thread=bool(ask.origin_thread_id))
+        return transcript_texts.origin_channel(name or ask.origin_channel_id, in_thread=bool(ask.origin_thread_id))
 
     @asynccontextmanager
     async def _park(self, ask_id: int, member_id: str = "") -> AsyncIterator[None]:
@@ -404,7 +406,7 @@ class AskService:
     async def _hidden_thread(self, ask: models.Ask) -> ThreadRef:
         if ask.hidden_channel_id and ask.hidden_thread_id:
             return ThreadRef(ask.hidden_channel_id, ask.hidden_thread_id)
-        title = messages.hidden_thread_title(ask.id, ask.requester, ask.colleagues, ask.question)
+        title = transcript_texts.hidden_thread_title(ask.id, ask.requester, ask.colleagues, ask.question)
         thread = await self.port.create_hidden_thread(title)
         async with self.db.begin() as conn:
             await conn.execute(
@@ -434,7 +436,7 @@ class AskService:
             await end_cancelled(self, ask_id, recorder, self._tracker(ask_id))
             return
         if ask.final_text is None:
-            text = messages.final_failure(ask_id, failure, link=self.transcript_url(ask))
+            text = failure_texts.final_failure(ask_id, failure, link=self.transcript_url(ask))
             await recorder.save_outcome(None, answer=None, failure=failure, final_text=text, wall_s=0.0)
             ask = await self.load(ask_id)
         requester = await self.roster.profile(ask.requester)
@@ -504,16 +506,16 @@ class AskService:
 
 def _final_text(ask_id: int, result: AskResult | None, failure: str | None, link: str | None = None) -> str:
     if failure is not None or result is None or result.consensus is None:
-        return messages.final_failure(ask_id, failure or messages.failure_internal(), link=link)
+        return failure_texts.final_failure(ask_id, failure or failure_texts.failure_internal(), link=link)
     consensus = result.consensus
     # An answer found while part of memory could not be searched says so first: it may miss something.
-    note = f"{messages.memory_unavailable_note()}\n" if _memory_unreachable(result) else ""
+    note = f"{failure_texts.memory_unavailable_note()}\n" if _memory_unreachable(result) else ""
     if not consensus.supported:
-        return note + messages.final_unsupported(
+        return note + answer_texts.final_unsupported(
             ask_id, consensus.answer, consensus.tried, consensus.disagreements, link=link
         )
     claims = [(c.text, [_reference(*r) for r in consensus.references(c)]) for c in consensus.claims]
-    return note + messages.final_cited_answer(ask_id, consensus.answer, claims, consensus.disagreements, link=link)
+    return note + answer_texts.final_cited_answer(ask_id, consensus.answer, claims, consensus.disagreements, link=link)
 
 
 def _memory_unreachable(result: AskResult) -> bool:
@@ -529,5 +531,5 @@ def _memory_unreachable(result: AskResult) -> bool:
 
 def _reference(line: EvidenceLine, holder: str, visible: bool) -> str:
     if visible:
-        return messages.reference_own(line.channel, line.ts, line.sender, line.id)
-    return messages.reference_quote(line.text, holder, line.channel)
+        return answer_texts.reference_own(line.channel, line.ts, line.sender, line.id)
+    return answer_texts.reference_quote(line.text, holder, line.channel)

@@ -20,7 +20,7 @@ import logging
 from bot.asks.service import AskOutcome, AskService, worker_slot
 from bot.errors import ClaimLostError
 from bot.store.db import lost_connection, lost_reason
-from bot.texts import messages
+from bot.texts import failure_texts
 
 
 log = logging.getLogger(__name__)
@@ -112,6 +112,6 @@ class AskWorker:
         """A bug: keep the worker alive, tell the requester, keep the trace for the team."""
         log.exception("ask #%s failed unexpectedly", ask_id)
         try:
-            await self.service.fail(ask_id, messages.failure_internal())
+            await self.service.fail(ask_id, failure_texts.failure_internal())
         except Exception:
             log.exception("ask #%s: could not record its failure", ask_id)

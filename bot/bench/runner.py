@@ -32,7 +32,7 @@ from bot.llm.client import LLMClient
 from bot.llm.provider import LLMClients
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import failure_texts
 
 
 log = logging.getLogger(__name__)
@@ -164,7 +164,7 @@ async def run_item(
     except AskRejectedError as exc:  # a dataset naming a member the workspace cannot ask with: a broken item
         return _rejected(item, str(exc), config, waited)
     wall_s = time.perf_counter() - started
-    if outcome.failure == messages.failure_llm_unavailable():
+    if outcome.failure == failure_texts.failure_llm_unavailable():
         log.warning("%s: the model did not respond; left for a rerun", item.id)
         return None
     try:

@@ -19,7 +19,7 @@ from bot.asks.metrics import behaviour
 from bot.asks.read_models.ask_view import AskView, ConversationView, OwnTurn, Viewer, every_conversation, view_for
 from bot.asks.read_models.transcripts import Transcript
 from bot.cli.printable import printable
-from bot.texts import messages
+from bot.texts import answer_texts, transcript_texts
 
 
 def render_transcript(transcript: Transcript, *, viewer: Viewer | None = None, short: bool = False) -> Group:
@@ -78,14 +78,16 @@ def _conversation(view: ConversationView, *, short: bool) -> list[Any]:
     who = " ↔ ".join(view.participants)
     lines: list[Any] = [Text(printable(f"{pad}— {who} ({view.stop_reason or view.status})"), style="bold")]
     for turn in view.turns:
-        lines.append(Text(printable(f"{pad}[{turn.idx}] {turn.agent}: {turn.said or messages.said_to_others()}")))
+        lines.append(
+            Text(printable(f"{pad}[{turn.idx}] {turn.agent}: {turn.said or transcript_texts.said_to_others()}"))
+        )
         if turn.own is not None and turn.own.plan:
             lines.append(Text(printable(f"{pad}    plan: {_plan(turn.own.plan)}"), style="cyan"))
         if turn.own is not None:
             for query in turn.own.searches:
                 lines.append(Text(printable(f"{pad}    {_query(query)}"), style="dim"))
         elif turn.searched:
-            lines.append(Text(printable(f"{pad}    {messages.tried_search(turn.agent)}"), style="dim"))
+            lines.append(Text(printable(f"{pad}    {answer_texts.tried_search(turn.agent)}"), style="dim"))
         for member, question in turn.asked:
             lines.append(Text(printable(f"{pad}    asked {member}'s agent: {question}"), style="dim"))
         for note in _notes(turn.own) if turn.own is not None else []:

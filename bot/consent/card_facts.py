@@ -24,7 +24,7 @@ from bot.platform.port import ChannelKind, ChatPort
 from bot.store.db import Database
 from bot.store.member_directory import display_names
 from bot.store.message_places import message_places
-from bot.texts import messages
+from bot.texts import approval_texts, conversation_texts
 
 
 @dataclass(frozen=True)
@@ -84,12 +84,13 @@ async def build_card(
         sources.append(SourceRef(label, await _link(port, place, line_id)))
     notes = len(heads) - len(cited)  # lines without a place: the agent's notes made from the member's messages
     if notes and len(sources) < MAX_SOURCES:
-        sources.append(SourceRef(messages.approval_note_source()))
+        sources.append(SourceRef(approval_texts.approval_note_source()))
         notes = 0
     asker = names.get(requester, requester)
     return ApprovalCard(
-        title=messages.approval_title(asker, kind=kind), question=question, asker=asker,
-        lead=LEADS.get(kind, LEADS["turn"]), quote=messages.without_ids(text).strip(), sources=tuple(sources),
+        title=approval_texts.approval_title(asker, kind=kind), question=question, asker=asker,
+        lead=LEADS.get(kind, LEADS["turn"]), quote=conversation_texts.without_ids(text).strip(),
+        sources=tuple(sources),
         more_sources=max(0, len(cited) - MAX_SOURCES) + (1 if notes else 0),
         audience=tuple(_reader(a, names) for a in audience), deadline=deadline.astimezone(tz), zone=zone,
     )  # fmt: skip

@@ -3,13 +3,13 @@
     memory = ClearMemory(db)
     hits = await memory.search(viewer, ClearQuery(keywords=("central perk", "coffee"), context_window=2))
 
-Keywords are OR-ed; a message holding more of them ranks first (`clear_sql.coordination`), the engine's own rank
-ordering those that hold as many: SQLite FTS5 `bm25()` over `message_fts`, PostgreSQL `ts_rank_cd()` over the
-generated `message.text_tsv`. A keyword of several words is a phrase and must match whole. Viewer scoping is part of
-every statement (`visible_channels(viewer)` inside the SQL, see `clear_sql`), for hits and their context alike, so
-nothing outside the viewer's channels, or inside a channel their policy excludes, is ever read. Fan-out copies of one
-line (same sender, text and time, e.g. one utterance stored in several DMs) collapse into one hit, counted in
-`ClearHit.duplicates`.
+Keywords are OR-ed; a message holding more of them ranks first (`coordination` in `bot.store.message_search_sql`),
+the engine's own rank ordering those that hold as many: SQLite FTS5 `bm25()` over `message_fts`, PostgreSQL
+`ts_rank_cd()` over the generated `message.text_tsv`. A keyword of several words is a phrase and must match whole.
+Memory hands the store a `SearchShape` and the viewer's ids; the store's statements scope every row they read to
+the viewer's visible channels, for hits and their context alike, so nothing outside the viewer's channels, or inside a
+channel their policy excludes, is ever read. Fan-out copies of one line (same sender, text and time, e.g. one
+utterance stored in several DMs) collapse into one hit, counted in `ClearHit.duplicates`.
 
 Blank keywords are a malformed query and raise `MemoryQueryError`; keywords that are all stop words return [].
 """
@@ -25,12 +25,11 @@ from typing import Any
 from sqlalchemy import Row
 
 from bot.errors import MemoryQueryError
-from bot.memory import clear_sql
 from bot.memory.keywords import Phrase, coordination_stems, fts5_expression, search_terms, tsquery_expression
 from bot.memory.sight import shared
 from bot.memory.types import ClearHit, ClearQuery, MessageView, Viewer
 from bot.store.db import Database
-from bot.store.message_search_reads import MessageSearchReads, message_search_reads
+from bot.store.message_search_reads import MessageSearchReads, SearchShape, message_search_reads
 
 
 MAX_LIMIT = 100
@@ -79,7 +78,7 @@ class ClearMemory:
         if not phrases:
             return []
         stems = coordination_stems(phrases)
-        shape = clear_sql.SearchShape(
+        shape = SearchShape(
             dialect=self.db.dialect,
             context=query.context_window > 0 and not ranked_only,
             sender=bool(query.sender),
@@ -104,18 +103,18 @@ class ClearMemory:
         self,
         viewer: Viewer,
         phrases: Sequence[Phrase],
-        shape: clear_sql.SearchShape,
+        shape: SearchShape,
         params: dict[str, Any],
         ranked_only: bool,
         visible: Mapping[int, int] | None,
     ) -> Sequence[Row]:
-        statement = clear_sql.ranked(shape) if ranked_only else clear_sql.search(shape)
         async with message_search_reads(self.db) as reads:
             if self.db.dialect == "postgresql":
                 match = tsquery_expression(phrases)
             elif (match := await self._fts5_match(reads, viewer, phrases, visible)) is None:
                 return []  # the viewer sees no channel at all
-            return await reads.rows(statement, {**params, "match": match})
+            read = reads.ranked if ranked_only else reads.search
+            return await read(shape, {**params, "match": match})
 
     async def _fts5_match(
         self,
@@ -133,9 +132,9 @@ class ClearMemory:
             channels = sorted(visible)
             if not channels or len(channels) > self.scoped_match_max_channels:
                 return fts5_expression(phrases) if channels else None
-            matches = await reads.count(clear_sql.sqlite_match_count(), params)
+            matches = await reads.match_count(params)
         else:
-            rows = await reads.rows(clear_sql.sqlite_scope_probe(), params)
+            rows = await reads.scope_probe(params)
             if not rows:
                 return None
             channels, matches = [row[0] for row in rows], rows[0][1]
@@ -146,7 +145,8 @@ class ClearMemory:
 
 
 def assemble(rows: Sequence[Row], *, with_context: bool) -> list[ClearHit]:
-    """Hits, best first, from the rows of `clear_sql.search`: each hit's own row carries its score."""
+    """Hits, best first, from the rows of a search (`MessageSearchReads.search`): each hit's own row carries its
+    score."""
     windows: dict[int, list[Row]] = defaultdict(list)
     for row in rows:
         windows[row.hit_id].append(row)

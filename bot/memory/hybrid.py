@@ -22,14 +22,13 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from bot.memory import clear_sql
 from bot.memory.clear import ClearMemory, assemble, check_query, filter_params, viewer_params
 from bot.memory.keywords import phrase_of
 from bot.memory.types import ClearHit, ClearQuery, Viewer
 from bot.memory.vector_index import VectorIndex
 from bot.memory.vector_keys import vector_keys
 from bot.memory.visibility import read_visible_channel_versions
-from bot.store.message_search_reads import read_message_rows
+from bot.store.message_search_reads import SearchShape, read_chosen
 
 
 RRF_K = 60  # the usual reciprocal-rank constant: a rank-1 hit counts 1/61, rank 10 1/70
@@ -98,7 +97,7 @@ class HybridMemory:
     async def _read(self, viewer: Viewer, query: ClearQuery, ids: list[int]) -> list[tuple[int, ClearHit]]:
         if not ids:
             return []
-        shape = clear_sql.SearchShape(
+        shape = SearchShape(
             dialect=self.db.dialect,
             context=query.context_window > 0,
             sender=bool(query.sender),
@@ -107,7 +106,7 @@ class HybridMemory:
             until=query.until is not None,
         )
         params = {**viewer_params(viewer), **filter_params(query), "ids": ids, "window": query.context_window}
-        rows = await read_message_rows(self.db, clear_sql.chosen(shape), params)
+        rows = await read_chosen(self.db, shape, params)
         own_ids = {row.platform_id: row.id for row in rows if row.id == row.hit_id}
         return [(own_ids[hit.message.id], hit) for hit in assemble(rows, with_context=shape.context)]
 

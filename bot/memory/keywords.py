@@ -85,6 +85,6 @@ def tsquery_expression(phrases: Iterable[Phrase]) -> str:
 
 
 def coordination_stems(phrases: Iterable[Phrase]) -> tuple[str, ...]:
-    """What `clear_sql.coordination` looks for in a message's text, one per phrase: the crude stem of its longest
-    word ("hiking" -> "hik", found in "hike" and "hikes"); phrases of one stem count once."""
+    """What the store's `message_search_sql.coordination` looks for in a message's text, one per phrase: the crude
+    stem of its longest word ("hiking" -> "hik", found in "hike" and "hikes"); phrases of one stem count once."""
     return tuple(dict.fromkeys(stem(max(phrase, key=len)) for phrase in phrases))

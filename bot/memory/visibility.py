@@ -1,7 +1,8 @@
 """Who can see what. Every memory read is scoped by `visible_channels(viewer)`: the channels the viewer belongs to
-(channel membership, DMs they are party to) minus the channels their policy excludes. There is no other read path.
-The channels a member names for an exclusion are resolved by the store (`bot.store.channel_refs`); the store reads
-what this scope selects (`bot.store.channel_versions`, `bot.store.history_reads`).
+(channel membership, DMs they are party to) minus the channels their policy excludes, as the store writes it in SQL
+(`bot.store.channel_scope`). There is no other read path. The channels a member names for an exclusion are resolved
+by the store (`bot.store.channel_refs`); the store reads what this scope selects (`bot.store.channel_versions`,
+`bot.store.history_reads`).
 
     versions = await read_visible_channel_versions(db, viewer)   # {channel id: memory version}, read fresh
 """
@@ -10,12 +11,12 @@ from __future__ import annotations
 
 from functools import cache
 
-from sqlalchemy import Integer, Select, and_, bindparam, select
+from sqlalchemy import Integer, Select, bindparam
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.errors import UnknownMemberError
 from bot.memory.types import Viewer
-from bot.store import models
+from bot.store.channel_scope import channels_visible_to
 from bot.store.channel_versions import channel_versions, channel_versions_in, read_channel_versions
 from bot.store.db import Database
 from bot.store.member_directory import find_member
@@ -23,10 +24,7 @@ from bot.store.member_directory import find_member
 
 def visible_channels(viewer: Viewer) -> Select[tuple[int]]:
     """A subquery of the channel ids `viewer` may read."""
-    excluded = select(models.MemberExclusion.channel_id).where(models.MemberExclusion.member_id == viewer.member_id)
-    return select(models.Membership.channel_id).where(
-        and_(models.Membership.member_id == viewer.member_id, models.Membership.channel_id.not_in(excluded))
-    )
+    return channels_visible_to(viewer.member_id)
 
 
 async def visible_channel_ids(session: AsyncSession, viewer: Viewer) -> list[int]:
@@ -41,8 +39,7 @@ async def visible_channel_versions(session: AsyncSession | AsyncConnection, view
 @cache
 def _versions_statement() -> Select[tuple[int, int]]:
     """The channel versions of the viewer bound as `viewer_id`: built once (it is read at every agent turn)."""
-    viewer = Viewer(workspace_id=0, member_id=bindparam("viewer_id", type_=Integer))  # type: ignore[arg-type]
-    return channel_versions(visible_channels(viewer))
+    return channel_versions(channels_visible_to(bindparam("viewer_id", type_=Integer)))
 
 
 async def read_visible_channel_versions(db: Database, viewer: Viewer) -> dict[int, int]:

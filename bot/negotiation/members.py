@@ -33,7 +33,7 @@ from bot.negotiation.transcript import NegotiationOptions, NegotiationResult, Ou
 from bot.platform.port import ApprovalDecision, ApprovalKind, ApprovalRequest, ChatPort, Member
 from bot.store.chat_store import ChatStore, WorkspaceKey
 from bot.store.db import Database
-from bot.texts import messages as ask_messages
+from bot.texts import rejection_texts
 
 
 log = logging.getLogger(__name__)
@@ -120,7 +120,7 @@ class MemberNegotiation:
         if other.is_bot:
             raise NegotiationRejectedError(messages.counterpart_is_bot(other.handle))
         if other.deactivated:
-            raise NegotiationRejectedError(ask_messages.deactivated_member(other.handle))
+            raise NegotiationRejectedError(rejection_texts.deactivated_member(other.handle))
         if other.handle == me.handle:
             raise NegotiationRejectedError(messages.counterpart_is_yourself())
         async with self.db.session() as session:
@@ -209,7 +209,7 @@ async def _roster_member(roster: Roster, ref: str) -> RosterMember:
     try:
         return await roster.profile(ref)
     except UnknownMemberError as exc:
-        raise NegotiationRejectedError(ask_messages.unknown_member(ref.strip().lstrip("@"))) from exc
+        raise NegotiationRejectedError(rejection_texts.unknown_member(ref.strip().lstrip("@"))) from exc
 
 
 def _unconfirmed_note(result: NegotiationResult) -> Callable[[str], str]:

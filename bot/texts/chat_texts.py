@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.platform.port import ApprovalDecision, ApprovalKind, ApprovalRequest
-from bot.texts import messages
+from bot.texts import approval_texts
 
 
 # ---------------------------------------------------------------------- buttons and titles
@@ -59,7 +59,7 @@ def negotiating(colleague: str, *, mark: str) -> str:
 def approval_meaning(request: ApprovalRequest, decision: ApprovalDecision) -> str:
     """What a member's answer to a share prompt means, naming whom the share reaches."""
     audience = request.card.who_sees if request.card is not None else request.context.get("audience")
-    return messages.approval_confirmed(decision.value, audience or "the people it named")
+    return approval_texts.approval_confirmed(decision.value, audience or "the people it named")
 
 
 def approval_recorded(verdict: str) -> str:

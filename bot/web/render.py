@@ -14,7 +14,7 @@ from starlette.templating import Jinja2Templates
 
 from bot.asks.read_models.redaction import withheld_label
 from bot.consent import card as approval_card
-from bot.texts import messages
+from bot.texts import answer_texts, approval_texts
 from bot.web.access import Identity
 from bot.web.csrf import csrf_token
 from bot.web.texts import ASK_PAGE, short_time, waiting_for
@@ -126,9 +126,9 @@ templates.env.filters["fold"] = fold
 templates.env.filters["uncited"] = uncited
 templates.env.filters["message_fold"] = message_fold
 templates.env.globals["waiting_text"] = waiting_html
-templates.env.globals["share_withheld"] = messages.share_withheld
-templates.env.globals["answer_not_yours"] = messages.answer_not_yours
-templates.env.globals["approval_confirmed"] = messages.approval_confirmed
+templates.env.globals["share_withheld"] = approval_texts.share_withheld
+templates.env.globals["answer_not_yours"] = answer_texts.answer_not_yours
+templates.env.globals["approval_confirmed"] = approval_texts.approval_confirmed
 templates.env.globals["sources_heading"] = approval_card.SOURCES_HEADING
 templates.env.globals["audience_heading"] = approval_card.AUDIENCE_HEADING
 templates.env.globals["approve_all"] = approval_card.APPROVE_ALL

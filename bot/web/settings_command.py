@@ -13,7 +13,7 @@ from bot.platform.port import SharePolicy
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.member_settings import MemberSettings, MemberSettingsStore
-from bot.texts import messages
+from bot.texts import settings_texts
 from bot.web import texts
 from bot.web.commands import SHARE_VALUES, SettingsCommand
 from bot.web.workspace_view import channels_of
@@ -37,7 +37,7 @@ async def run_settings(
             current = await store.time_zone(key, member_id, typed)
         except UnknownTimeZoneError as exc:
             raise SettingRefused(str(exc)) from exc
-        state = messages.time_zone_state(current.time_zone, current.platform_time_zone, workspace_zone)
+        state = settings_texts.time_zone_state(current.time_zone, current.platform_time_zone, workspace_zone)
         return ("Saved. " if typed else "") + texts.time_zone_summary(state)
     if command.action in ("on", "off"):
         current = await store.set_opted_in(key, member_id, command.action == "on")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from bot.platform.port import SharePolicy
-from bot.texts import messages
+from bot.texts import settings_texts
 
 
 SIGN_IN_TITLE = "Sign in with a link"
@@ -124,8 +124,8 @@ SETTINGS_SAVED = {
 
 
 def memory_state(opted_in: bool) -> str:
-    return messages.memory_state(opted_in)
+    return settings_texts.memory_state(opted_in)
 
 
 def share_meaning(policy: SharePolicy) -> str:
-    return messages.SHARE_MEANING[policy]
+    return settings_texts.SHARE_MEANING[policy]

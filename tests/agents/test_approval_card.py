@@ -20,7 +20,7 @@ from bot.platform.port import ApprovalDecision, ApprovalRequest, Member, SharePo
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.world import MemberPolicy
-from bot.texts import messages
+from bot.texts import approval_texts, conversation_texts
 from bot.web.render import templates
 from tests.fakes.asks import QUESTION, build, two_fact_world
 from tests.fakes.records import conversations, turns
@@ -71,7 +71,7 @@ async def test_the_card_names_people_shows_the_text_once_without_ids_and_the_dea
 ) -> None:
     request, (h, outcome) = await _asked(db, settings)
     card: ApprovalCard = request.card  # type: ignore[assignment]
-    assert card.asker == "Alice Chen" and card.title == messages.approval_title("Alice Chen")
+    assert card.asker == "Alice Chen" and card.title == approval_texts.approval_title("Alice Chen")
     assert card.audience[0] == "Alice Chen" and "alice" not in card.audience
     assert card.zone == "Europe/Paris" and card.deadline is not None and card.deadline.tzname() in ("CET", "CEST")
     assert "Europe/Paris time" in card.answer_by
@@ -79,7 +79,10 @@ async def test_the_card_names_people_shows_the_text_once_without_ids_and_the_dea
     bob_turns = [t for c in await conversations(db, outcome.ask_id) for t in await turns(db, c.id) if t.agent == "bob"]
     sent = [t.data["sharing"]["sent"]["text"] for t in bob_turns if (t.data or {}).get("sharing", {}).get("sent")]
     assert request.context["text"] in sent
-    assert card.quote == messages.without_ids(request.context["text"]).strip() and card.quote.count("14 March") == 1
+    assert (
+        card.quote == conversation_texts.without_ids(request.context["text"]).strip()
+        and card.quote.count("14 March") == 1
+    )
     # the sources: whose message, in which of Bob's conversations, when (Paris time), with the web page's link
     assert card.sources and all(s.label.startswith(("Your message", "Erin Walsh's message")) for s in card.sources)
     erin = next(s for s in card.sources if s.label.startswith("Erin Walsh's"))
@@ -156,6 +159,6 @@ async def test_the_dm_notice_after_sharing_names_the_asker_and_carries_no_ids(
     ],
 )
 def test_without_ids_drops_every_citation_and_keeps_bracketed_words(text: str, expected: str) -> None:
-    assert messages.without_ids(text) == expected
-    notice = messages.share_notice("Alice Chen", "When?", [text])
+    assert conversation_texts.without_ids(text) == expected
+    notice = approval_texts.share_notice("Alice Chen", "When?", [text])
     assert notice.endswith(f"> {expected}") and not IDS.search(notice)

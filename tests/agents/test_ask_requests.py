@@ -11,7 +11,7 @@ from bot.platform.port import Member
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.world import MemberPolicy, World
-from bot.texts import messages
+from bot.texts import rejection_texts
 from tests.fakes.asks import QUESTION, build, two_fact_world
 
 
@@ -24,17 +24,20 @@ def crowded_world() -> World:
 
 
 CASES = [
-    (AskRequest("alice", ["bob"], "   "), messages.empty_question()),
-    (AskRequest("alice", ["bob"], "x" * 2001), messages.question_too_long(2001, 2000)),
-    (AskRequest("alice", [], QUESTION), messages.no_colleague()),
-    (AskRequest("alice", ["nobody"], QUESTION), messages.unknown_member("nobody")),
-    (AskRequest("alice", ["@ghost"], QUESTION), messages.unknown_member("ghost")),
-    (AskRequest("alice", ["zed"], QUESTION), messages.deactivated_member("zed")),
-    (AskRequest("alice", ["olga"], QUESTION), messages.opted_out("olga")),
-    (AskRequest("alice", ["helperbot"], QUESTION), messages.bot_member("helperbot")),
-    (AskRequest("alice", ["alice", "@alice"], QUESTION), messages.only_yourself()),
-    (AskRequest("olga", ["bob"], QUESTION), messages.requester_inactive("olga")),
-    (AskRequest("alice", ["bob"], QUESTION, ablations=["no-brains"]), messages.unknown_ablation("no-brains", NAMES)),
+    (AskRequest("alice", ["bob"], "   "), rejection_texts.empty_question()),
+    (AskRequest("alice", ["bob"], "x" * 2001), rejection_texts.question_too_long(2001, 2000)),
+    (AskRequest("alice", [], QUESTION), rejection_texts.no_colleague()),
+    (AskRequest("alice", ["nobody"], QUESTION), rejection_texts.unknown_member("nobody")),
+    (AskRequest("alice", ["@ghost"], QUESTION), rejection_texts.unknown_member("ghost")),
+    (AskRequest("alice", ["zed"], QUESTION), rejection_texts.deactivated_member("zed")),
+    (AskRequest("alice", ["olga"], QUESTION), rejection_texts.opted_out("olga")),
+    (AskRequest("alice", ["helperbot"], QUESTION), rejection_texts.bot_member("helperbot")),
+    (AskRequest("alice", ["alice", "@alice"], QUESTION), rejection_texts.only_yourself()),
+    (AskRequest("olga", ["bob"], QUESTION), rejection_texts.requester_inactive("olga")),
+    (
+        AskRequest("alice", ["bob"], QUESTION, ablations=["no-brains"]),
+        rejection_texts.unknown_ablation("no-brains", NAMES),
+    ),
 ]
 
 

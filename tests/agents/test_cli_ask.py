@@ -16,7 +16,7 @@ from bot.cli import _register_all, app
 from bot.errors import AskRejectedError
 from bot.settings import Settings
 from bot.store.db import Database, run
-from bot.texts import messages
+from bot.texts import rejection_texts
 
 
 ROOT = Path(__file__).parent.parent.parent
@@ -67,7 +67,7 @@ def test_scripted_ask_prints_answer_transcript_and_cost_then_transcripts_show_it
 def test_a_rejected_request_says_why(runner: CliRunner) -> None:
     result = runner.invoke(app, [*ASK[:5], "--with", "nobody", "--scripted", "Anything?"])
     assert isinstance(result.exception, AskRejectedError)
-    assert str(result.exception) == messages.unknown_member("nobody")
+    assert str(result.exception) == rejection_texts.unknown_member("nobody")
 
 
 def test_without_a_configured_model_ask_prints_one_clear_line(tmp_path: Path) -> None:

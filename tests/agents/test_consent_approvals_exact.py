@@ -29,7 +29,7 @@ from bot.platform.port import ApprovalDecision, ApprovalRequest, Channel, Channe
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.world import MemberPolicy, World
-from bot.texts import messages
+from bot.texts import conversation_texts
 from tests.fakes.asks import QUESTION, build, two_fact_world
 
 
@@ -266,9 +266,9 @@ def test_a_turn_held_for_others_words_blames_no_one_by_name() -> None:
     sent = Sent("alice", "turn", 1, "requester", Verdict.SENT, "x", ["dave"], owners={"bob": "approved"})
     assert relayed.held_for_others and approved_but_relay.held_for_others
     assert not denied.held_for_others and not never.held_for_others and not sent.held_for_others
-    text = messages.agent_withholds("Alice Chen", for_others=True)
+    text = conversation_texts.agent_withholds("Alice Chen", for_others=True)
     assert "Alice" not in text and "Bob" not in text and "approve" not in text
-    assert "Bob Okafor did not approve" in messages.agent_withholds("Bob Okafor")
+    assert "Bob Okafor did not approve" in conversation_texts.agent_withholds("Bob Okafor")
 
 
 @pytest.mark.parametrize("whole_history", [True, False])  # the product's default reads each whole history

@@ -32,7 +32,7 @@ from bot.platform.port import ApprovalDecision, ApprovalRequest, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.world import MemberPolicy, World
-from bot.texts import messages
+from bot.texts import answer_texts
 from tests.fakes.asks import QUESTION, Harness, build, two_fact_world
 from tests.fakes.openai_server import FakeOpenAIServer, failure
 from tests.fakes.records import consensus_data, conversations, llm_calls, turns
@@ -263,6 +263,6 @@ async def test_the_requesters_record_keeps_only_that_a_colleague_searched(db: Da
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
 
     tried = (await consensus_data(db, outcome.ask_id))["tried"]
-    assert messages.tried_search("bob") in tried
-    assert [t for t in tried if t.startswith("bob's")] == [messages.tried_search("bob")]
+    assert answer_texts.tried_search("bob") in tried
+    assert [t for t in tried if t.startswith("bob's")] == [answer_texts.tried_search("bob")]
     assert any(t.startswith("alice's agent: ") for t in tried)  # her own, in full

@@ -17,7 +17,7 @@ from bot.llm.scripted import (
 from bot.llm.standin.model import scripted_model
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import failure_texts
 from tests.fakes.asks import QUESTION, build, two_fact_world
 from tests.fakes.records import conversations, turns
 
@@ -54,9 +54,9 @@ async def test_endpoint_down_fails_the_ask_with_a_readable_reason(db: Database, 
 
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
 
-    assert outcome.status == "failed" and outcome.failure == messages.failure_llm_unavailable()
+    assert outcome.status == "failed" and outcome.failure == failure_texts.failure_llm_unavailable()
     assert outcome.result.conversations[0].stop_reason == "llm_unavailable"
-    assert messages.failure_llm_unavailable() in await _one_final_post(h, outcome.ask_id)
+    assert failure_texts.failure_llm_unavailable() in await _one_final_post(h, outcome.ask_id)
     (conversation,) = await conversations(db, outcome.ask_id)
     (turn,) = await turns(db, conversation.id)
     assert turn.data["error"]["type"] == "LLMUnavailableError" and turn.data["llm_calls"][0]["attempts"] == 3
@@ -68,7 +68,7 @@ async def test_a_model_that_never_answers_in_shape_fails_readably(db: Database, 
 
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
 
-    assert outcome.status == "failed" and outcome.failure == messages.failure_llm_output()
+    assert outcome.status == "failed" and outcome.failure == failure_texts.failure_llm_output()
     assert outcome.result.conversations[0].stop_reason == "llm_output"
     (conversation,) = await conversations(db, outcome.ask_id)
     recorded = await turns(db, conversation.id)

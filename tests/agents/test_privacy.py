@@ -12,7 +12,7 @@ from bot.platform.port import ApprovalDecision, ApprovalRequest, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.world import MemberPolicy
-from bot.texts import messages
+from bot.texts import approval_texts, conversation_texts
 from tests.fakes.asks import QUESTION, build, never, two_fact_world
 from tests.fakes.records import conversations, turns
 
@@ -38,7 +38,7 @@ async def test_never_declines_without_thinking_or_searching(db: Database, settin
     outcome = await h.service.ask(AskRequest("alice", ["bob"], QUESTION))
 
     bob = [t for t in await _all_turns(db, outcome.ask_id) if t.agent == "bob"]
-    assert len(bob) == 1 and bob[0].utterance == messages.agent_declines("Bob")
+    assert len(bob) == 1 and bob[0].utterance == conversation_texts.agent_declines("Bob")
     assert bob[0].data["queries"] == [] and bob[0].data["llm_calls"] == []
     assert outcome.result.conversations[0].stop_reason == "cannot_progress"
     assert "Bluebird" in outcome.final_text and "14 March" not in outcome.final_text
@@ -53,7 +53,7 @@ async def test_ask_policy_approved_shares_and_notifies(db: Database, settings: S
 
     assert "14 March" in outcome.answer
     assert len(seen) == 1 and seen[0].member_id == "bob" and "14 March" in seen[0].body
-    assert seen[0].title == messages.approval_title("Alice")  # the asker by display name
+    assert seen[0].title == approval_texts.approval_title("Alice")  # the asker by display name
     bob = [t for t in await _all_turns(db, outcome.ask_id) if t.agent == "bob"]
     assert bob[0].data["approval"] == "approved"
     bob_dm = world.dm(world.bot_id, "bob").id
@@ -68,7 +68,7 @@ async def _withheld(db: Database, settings: Settings, **build_args) -> None:  # 
 
     everything = await _all_turns(db, outcome.ask_id)
     bob = [t for t in everything if t.agent == "bob"]
-    assert bob[0].utterance == messages.agent_withholds("Bob")
+    assert bob[0].utterance == conversation_texts.agent_withholds("Bob")
     assert all("14 March" not in str(t.plan) and "14 March" not in t.utterance for t in everything)
     assert "14 March" not in outcome.final_text and "Bluebird" in outcome.final_text
     bob_dm = world.dm(world.bot_id, "bob").id

@@ -11,7 +11,7 @@ from bot.llm.standin.model import scripted_model
 from bot.llm.types import LLMRequest
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import conversation_texts, failure_texts
 from tests.fakes.asks import QUESTION, build, two_fact_world
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.records import conversations, llm_calls, turns
@@ -30,7 +30,7 @@ async def test_a_401_endpoint_ends_the_ask_in_one_call_with_the_misconfiguration
     assert len(fake_openai.requests) == 1
     assert outcome.status == "failed"
     reason = "HTTP 401: the API key was not accepted; check ASKWITH_LLM_API_KEY"
-    assert outcome.failure == messages.failure_llm_misconfigured(reason)
+    assert outcome.failure == failure_texts.failure_llm_misconfigured(reason)
     assert "misconfigured" in outcome.final_text and fake_openai.base_url not in outcome.final_text
     (conversation,) = await conversations(db, outcome.ask_id)
     assert conversation.stop_reason == "llm_refused"
@@ -105,5 +105,5 @@ async def test_a_turn_that_ends_the_talk_with_nothing_to_search_or_ask_makes_no_
     last = (await turns(db, conversation.id))[-1]
     assert conversation.stop_reason == "cannot_progress" and last.agent == "alice"
     assert [c["purpose"] for c in last.data["llm_calls"]] == ["think"]  # nobody would hear an act call's answer
-    assert last.utterance == messages.agent_closes(complete=False)
+    assert last.utterance == conversation_texts.agent_closes(complete=False)
     assert "Bluebird" in outcome.answer  # what was found still reaches the answer

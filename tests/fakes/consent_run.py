@@ -26,7 +26,7 @@ from bot.errors import AskRejectedError
 from bot.platform.port import ApprovalDecision, ApprovalRequest
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import failure_texts
 from tests.fakes.asks import build
 from tests.fakes.consent import AdversarialBackend, Attack, AttackedClient
 from tests.fakes.consent_sinks import LogSink, PageReader, Seen, stored_rows
@@ -147,7 +147,7 @@ class Workspace:
                 AskRequest("alice", case.colleagues, QUESTION, origin_channel_id=origin, context=context)
             )
             received.ask_ids.append(outcome.ask_id)
-            received.crashed = outcome.failure == messages.failure_internal()
+            received.crashed = outcome.failure == failure_texts.failure_internal()
             if case.follow_up or case.route == "follow":  # its background holds the first answer
                 self.attack.change = None
                 others = [case.new_colleague] if case.route == "follow" else []

@@ -36,7 +36,7 @@ from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.member_settings import MemberSettingsStore
 from bot.store.user_tokens import TokenCipher, UserTokenGrant, UserTokenStore
-from bot.texts import messages
+from bot.texts import transcript_texts
 from memory_ingest.worker import IngestWorker
 from tests.fakes.asks import QUESTION, two_fact_world
 from tests.fakes.discord_api import FakeDiscordApi
@@ -141,7 +141,7 @@ async def test_serve_hosts_slack_at_slash_slack_and_a_signed_command_reaches_the
         alice_dm = world.dm(world.bot_id, "UALICE").id
         await _until(lambda: fake_slack.posts(alice_dm))
         answer = fake_slack.posts(alice_dm)
-        assert len(answer) == 1 and messages.transcript_ref(1) in answer[0]
+        assert len(answer) == 1 and transcript_texts.transcript_ref(1) in answer[0]
         assert "https://askwith.example/asks/1?t=" in answer[0]  # a signed link from the process's link secret
     assert served.task is not None and served.task.exception() is None
 

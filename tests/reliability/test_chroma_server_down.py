@@ -20,7 +20,7 @@ from bot.memory.summarizer import SessionSummarizer
 from bot.memory.vector_index import VectorDoc, VectorIndex
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import failure_texts
 from tests.fakes import asks
 from tests.fakes.asks import QUESTION, build, two_fact_world
 from tests.unit.memory.fuzzy.conftest import _chroma_cli, _free_port, _wait_for_heartbeat
@@ -54,7 +54,7 @@ async def test_an_answer_found_without_meaning_search_says_it_may_miss_something
     with caplog.at_level(logging.INFO):
         outcome = await _ask_with_the_server_down(db, settings, monkeypatch, QUESTION)
     assert outcome.status == "done" and "14 March" in (outcome.answer or ""), outcome.final_text
-    assert outcome.final_text.startswith(messages.memory_unavailable_note())
+    assert outcome.final_text.startswith(failure_texts.memory_unavailable_note())
     _nothing_about_the_server(outcome.final_text)
     fuzzy = [q for c in outcome.result.conversations for t in c.turns for q in t.queries if q.kind == "fuzzy"]
     assert fuzzy and all(q.error == MemoryUnavailableError.MESSAGE for q in fuzzy)
@@ -68,8 +68,8 @@ async def test_an_ask_nothing_else_answers_says_memory_search_is_down(
     db: Database, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     outcome = await _ask_with_the_server_down(db, settings, monkeypatch, "Who waters the office ficus on Sundays?")
-    assert outcome.status == "failed" and outcome.failure == messages.failure_memory_unavailable()
-    assert messages.failure_memory_unavailable() in outcome.final_text
+    assert outcome.status == "failed" and outcome.failure == failure_texts.failure_memory_unavailable()
+    assert failure_texts.failure_memory_unavailable() in outcome.final_text
     _nothing_about_the_server(outcome.final_text)
 
 

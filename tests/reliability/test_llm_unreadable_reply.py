@@ -18,7 +18,7 @@ from bot.llm.openai_backend import OpenAIBackend
 from bot.llm.types import LLMRequest
 from bot.settings import Settings
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import failure_texts
 from tests.fakes.asks import QUESTION, build, two_fact_world
 
 
@@ -71,7 +71,7 @@ async def test_ask_ends_failed_not_running(broken_endpoint: str, sqlite_db: Data
     finally:
         await h.llm.aclose()
 
-    assert outcome.status == "failed" and outcome.failure == messages.failure_llm_unavailable()
+    assert outcome.status == "failed" and outcome.failure == failure_texts.failure_llm_unavailable()
     ask = await h.service.load(outcome.ask_id)
     assert ask.status == models.AskStatus.FAILED.value
     dm = h.world.dm(h.world.bot_id, "alice").id

@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 
 from bot.asks.progress import Stage
 from bot.settings import Settings
-from bot.texts import messages
+from bot.texts import progress_texts
 from tests.web.harness import QUESTION, app_for, ask_and_wait, sign_in, web_settings
 
 
@@ -130,7 +130,7 @@ def test_the_note_links_to_the_asks_page_and_the_transcript_links_back(client: T
 def test_no_stage_of_an_ask_names_the_workers_machinery() -> None:
     for stage in Stage:
         for name in ("", "Carol Díaz"):
-            text = messages.progress_stage(stage.value, name)
+            text = progress_texts.progress_stage(stage.value, name)
             assert not _internals(text), (stage, text)
 
 

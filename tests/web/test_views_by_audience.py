@@ -23,7 +23,7 @@ from bot.platform.port import ApprovalDecision, ApprovalRequest, SharePolicy
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.world import MemberPolicy
-from bot.texts import messages
+from bot.texts import progress_texts
 from bot.web import texts
 from bot.web.render import templates
 from tests.fakes.asks import LAUNCH, QUESTION, build, two_fact_world
@@ -176,5 +176,5 @@ async def test_the_waiting_notice_says_whose_agent_it_waits_for_not_why(db: Data
     assert any("Bob" in n for n in notices), notices
     for notice in notices:  # what bob was asked, and that he was asked to share anything, are his
         assert not any(word in notice.lower() for word in ("approve", "share", "14 march", "launch")), notice
-    assert "approve" not in messages.progress_stage("waiting", "")
+    assert "approve" not in progress_texts.progress_stage("waiting", "")
     assert LAUNCH not in (outcome.final_text or "")

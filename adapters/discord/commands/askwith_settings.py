@@ -19,7 +19,7 @@ from adapters.discord.views.settings_panel import panel
 from bot.errors import UnknownChannelError, UnknownMemberError, UnknownTimeZoneError
 from bot.platform.port import SharePolicy
 from bot.store.member_settings import MemberSettings
-from bot.texts import messages
+from bot.texts import settings_texts
 
 
 Change = Callable[[DiscordServices, str], Awaitable[MemberSettings]]
@@ -131,7 +131,7 @@ async def forget(interaction: discord.Interaction) -> None:
     member_id = str(interaction.user.id)
     deleted = await svc.ingest.live.forget_member(workspace_id, member_id, other_readers={bot_id})
     deleted["message_written"] = await svc.ingest.member_opted_out(member_id)
-    await interaction.followup.send(messages.forgot(deleted), ephemeral=True)
+    await interaction.followup.send(settings_texts.forgot(deleted), ephemeral=True)
 
 
 def register(tree: app_commands.CommandTree[discord.Client]) -> None:

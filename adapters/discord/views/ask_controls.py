@@ -15,7 +15,7 @@ from adapters.discord import texts
 from bot.asks.control import CancelResult
 from bot.asks.service import AskService
 from bot.errors import AskError, WorkspaceError
-from bot.texts import chat_texts, messages
+from bot.texts import chat_texts, follow_up_texts, progress_texts
 
 
 class CancelButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"askwith:cancel:(?P<ask_id>\d{1,18})"):
@@ -44,7 +44,7 @@ class CancelButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"as
             return
         if result is CancelResult.FINISHED:
             status = (await asks.load(self.ask_id)).status
-            await interaction.followup.send(messages.cancel_too_late(status), ephemeral=True)
+            await interaction.followup.send(progress_texts.cancel_too_late(status), ephemeral=True)
 
 
 class VoteButton(
@@ -75,7 +75,7 @@ class VoteButton(
         except AskError as exc:
             await interaction.followup.send(str(exc), ephemeral=True)
             return
-        await interaction.followup.send(messages.feedback_thanks(stored), ephemeral=True)
+        await interaction.followup.send(follow_up_texts.feedback_thanks(stored), ephemeral=True)
 
 
 def _asks(interaction: discord.Interaction) -> AskService:

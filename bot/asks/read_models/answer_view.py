@@ -32,7 +32,7 @@ from bot.memory.history import WholeHistory
 from bot.settings import Settings
 from bot.store import models as store_models
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import answer_texts
 
 
 TranscriptLink = Callable[[int, str], str]  # (ask id, member handle) -> that member's web link
@@ -55,7 +55,7 @@ class SourceView:
 
     @property
     def withheld_text(self) -> str:
-        return messages.source_withheld(self.via_name)
+        return answer_texts.source_withheld(self.via_name)
 
 
 @dataclass(frozen=True)
@@ -149,9 +149,9 @@ async def answer_view(
     try:
         profile = await roster.profile(viewer)
     except UnknownMemberError as exc:
-        raise AskNotAllowedError(messages.answer_not_allowed()) from exc
+        raise AskNotAllowedError(answer_texts.answer_not_allowed()) from exc
     if not await may_view(db, settings, ask, profile):
-        raise AskNotAllowedError(messages.answer_not_allowed())
+        raise AskNotAllowedError(answer_texts.answer_not_allowed())
     view = view_for(await load_transcript(db, ask_id, ask=ask), await viewer_of(db, ask.workspace_id, profile.handle))
     released = {message_id for _, message_id in view.released_ids()}  # lines that left to the viewer
     evidence = view.evidence

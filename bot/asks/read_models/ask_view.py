@@ -29,11 +29,11 @@ from bot.asks.read_models.transcripts import StoredConversation, Transcript
 from bot.consent.outbox import Sent, Verdict
 from bot.store import models as store_models
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import answer_texts, transcript_texts
 
 
 _LINE_ID = re.compile(r"^\[([^\]]+)\]")  # "[m0000013] #dm 2026-03-01 09:05 erin: ..." -> "m0000013"
-SAID_TO_OTHERS = messages.said_to_others()
+SAID_TO_OTHERS = transcript_texts.said_to_others()
 
 
 @dataclass(frozen=True)
@@ -327,20 +327,21 @@ def _tried(view: AskView) -> tuple[list[str], list[str]]:
     for conversation in every_conversation(view.conversations):
         for turn in conversation.turns:
             if turn.searched:
-                shared.append(messages.tried_search(turn.agent))
+                shared.append(answer_texts.tried_search(turn.agent))
                 if turn.own is not None:
                     mine += [
-                        messages.tried_own_search(turn.agent, q.kind, q.params, _outcome(q)) for q in turn.own.searches
+                        answer_texts.tried_own_search(turn.agent, q.kind, q.params, _outcome(q))
+                        for q in turn.own.searches
                     ]
                 else:
-                    mine.append(messages.tried_search(turn.agent))
+                    mine.append(answer_texts.tried_search(turn.agent))
             for member, _ in turn.asked:
-                mine.append(messages.tried_recruit(turn.agent, member))
+                mine.append(answer_texts.tried_recruit(turn.agent, member))
     return list(dict.fromkeys(mine)), list(dict.fromkeys(shared))
 
 
 def _outcome(query: models.MemoryQuery) -> str:
-    return messages.search_outcome(query.skipped, bool(query.error), len(query.hit_ids))
+    return answer_texts.search_outcome(query.skipped, bool(query.error), len(query.hit_ids))
 
 
 def every_conversation(conversations: list[ConversationView]) -> list[ConversationView]:

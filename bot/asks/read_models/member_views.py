@@ -16,7 +16,7 @@ from sqlalchemy import select
 from bot.asks import models
 from bot.asks.read_models.contributions import without_ids
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import conversation_texts
 
 
 @dataclass(frozen=True)
@@ -106,4 +106,6 @@ def _sent_item(sent: dict, data: dict, ask_id: int, requester: str, question: st
         return None
     approval = "approved" if str(sent.get("approval") or "").startswith("approved") else "auto"
     audience = ", ".join(sent.get("audience") or [requester])
-    return SharedItem(ask_id, requester, audience, question, messages.without_ids(str(sent["text"])), at, approval)
+    return SharedItem(
+        ask_id, requester, audience, question, conversation_texts.without_ids(str(sent["text"])), at, approval
+    )

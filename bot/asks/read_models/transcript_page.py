@@ -21,10 +21,10 @@ from bot.asks.read_models.hits import display_names, member_channels, resolve_hi
 from bot.asks.read_models.jsonable import jsonable
 from bot.asks.read_models.redaction import Hit, RedactedHits, redact_hits
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import transcript_texts
 
 
-NOT_YOUR_AUDIENCE = messages.said_to_others()
+NOT_YOUR_AUDIENCE = transcript_texts.said_to_others()
 HELD = "(nothing of it was shared)"
 
 
@@ -169,7 +169,7 @@ async def load_transcript(
         [_call(c, error=who.raw) for c in view.calls], await display_names(db, summary.workspace_id),
     )  # fmt: skip
     result.disagreements = view.disagreements
-    result.platform_note = messages.text_in_platform() if view.text_in_platform else ""
+    result.platform_note = transcript_texts.text_in_platform() if view.text_in_platform else ""
     if view.consensus is not None:
         prompt = view.consensus.prompt
         result.consensus_prompt = PromptView("consensus", "", prompt) if prompt else None

@@ -22,7 +22,7 @@ from bot.asks.progress import read_progress
 from bot.asks.read_models.jsonable import jsonable
 from bot.asks.read_models.live_ask import FINISHED, load_ask_row, load_live_ask, waiting_approvals
 from bot.errors import AskNotAllowedError, AskNotFoundError, AskRejectedError, LLMNotConfiguredError
-from bot.texts import messages
+from bot.texts import follow_up_texts, progress_texts
 from bot.web import texts
 from bot.web.access import Identity, may_follow
 from bot.web.auth import config, db
@@ -117,7 +117,7 @@ async def cancel(request: Request) -> Response:
     notice = {
         CancelResult.CANCELLED: "",
         CancelResult.STOPPING: texts.CANCEL_STOPPING,
-        CancelResult.FINISHED: messages.cancel_too_late(ask.status),
+        CancelResult.FINISHED: progress_texts.cancel_too_late(ask.status),
     }[result]
     return _back(request, ask.id, notice)
 
@@ -129,12 +129,12 @@ async def feedback(request: Request) -> Response:
     identity, local, ask = found
     vote = VOTES.get(str((await request.form()).get("vote", "")))
     if local.asks is None or vote is None:
-        return _back(request, ask.id, messages.feedback_invalid())
+        return _back(request, ask.id, follow_up_texts.feedback_invalid())
     try:
         stored = await local.asks.record_feedback(ask.id, identity.member, vote)
     except (AskRejectedError, AskNotAllowedError, AskNotFoundError) as exc:
         return _back(request, ask.id, str(exc))
-    return _back(request, ask.id, messages.feedback_thanks(stored), anchor="feedback")
+    return _back(request, ask.id, follow_up_texts.feedback_thanks(stored), anchor="feedback")
 
 
 async def follow_up(request: Request) -> Response:

@@ -5,7 +5,7 @@ the decision is stored (Discord's 3 seconds), then the prompt is edited or the c
 from __future__ import annotations
 
 from bot.platform.port import ChatMessage
-from bot.texts import messages
+from bot.texts import approval_texts, conversation_texts
 from tests.fakes.asks import QUESTION
 from tests.fakes.discord_routes import FollowUp
 from tests.integration.discord.conftest import DiscordHarness, People
@@ -57,7 +57,7 @@ async def test_approve_lets_the_agent_share(discord_bot: DiscordHarness, people:
 
     prompt = await prompt_in_dm(discord_bot, people)
     card = discord_bot.api.shown(prompt.id)  # the title, then the card's embed
-    assert prompt.text.startswith(f"**{messages.approval_title('Alice')}**") and "14 March" in card
+    assert prompt.text.startswith(f"**{approval_texts.approval_title('Alice')}**") and "14 March" in card
     assert "Question from Alice" in card and "Who will see it" in card and "UTC" in card
     click = discord_bot.gateway.click(button(discord_bot, prompt, "Approve"), people.bob, prompt)
 
@@ -79,7 +79,7 @@ async def test_deny_keeps_the_fact_private(discord_bot: DiscordHarness, people: 
     update, _ = await answer_to(discord_bot, click)
     assert update.original and "You declined" in update.content
     thread_talk = [m.text for msgs in discord_bot.world.messages.values() for m in msgs if m.thread_id]
-    assert f"Bob's agent: {messages.agent_withholds('Bob')}" in thread_talk
+    assert f"Bob's agent: {conversation_texts.agent_withholds('Bob')}" in thread_talk
     assert not any("14 March" in t for t in thread_talk)
 
 

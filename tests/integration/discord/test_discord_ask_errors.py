@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from adapters.discord import texts
-from bot.texts import messages
+from bot.texts import rejection_texts
 from tests.integration.discord.conftest import DiscordHarness, People
 from tests.integration.discord.test_discord_ask_with import DEFERRED, opt_in
 
@@ -22,15 +22,17 @@ class Case:
 
 
 CASES = {
-    "empty question": Case("   ", lambda p: {"colleague": p.bob}, lambda p: messages.empty_question()),
-    "mentions but no question": Case("@bob", lambda p: {}, lambda p: messages.empty_question()),
-    "too long": Case("x" * 2001, lambda p: {"colleague": p.bob}, lambda p: messages.question_too_long(2001, 2000)),
-    "no colleague": Case("when is the launch?", lambda p: {}, lambda p: messages.no_colleague()),
-    "unknown member": Case("@zed when is the launch?", lambda p: {}, lambda p: messages.unknown_member("zed")),
-    "opted-out member": Case("when?", lambda p: {"colleague": p.carol}, lambda p: messages.opted_out("carol")),
-    "the bot": Case("when?", lambda p: {"colleague": p.askwith}, lambda p: messages.bot_member("askwith")),
-    "only yourself": Case("when?", lambda p: {"colleague": p.alice}, lambda p: messages.only_yourself()),
-    "yourself by mention": Case("<@{alice}> when?", lambda p: {}, lambda p: messages.only_yourself()),
+    "empty question": Case("   ", lambda p: {"colleague": p.bob}, lambda p: rejection_texts.empty_question()),
+    "mentions but no question": Case("@bob", lambda p: {}, lambda p: rejection_texts.empty_question()),
+    "too long": Case(
+        "x" * 2001, lambda p: {"colleague": p.bob}, lambda p: rejection_texts.question_too_long(2001, 2000)
+    ),
+    "no colleague": Case("when is the launch?", lambda p: {}, lambda p: rejection_texts.no_colleague()),
+    "unknown member": Case("@zed when is the launch?", lambda p: {}, lambda p: rejection_texts.unknown_member("zed")),
+    "opted-out member": Case("when?", lambda p: {"colleague": p.carol}, lambda p: rejection_texts.opted_out("carol")),
+    "the bot": Case("when?", lambda p: {"colleague": p.askwith}, lambda p: rejection_texts.bot_member("askwith")),
+    "only yourself": Case("when?", lambda p: {"colleague": p.alice}, lambda p: rejection_texts.only_yourself()),
+    "yourself by mention": Case("<@{alice}> when?", lambda p: {}, lambda p: rejection_texts.only_yourself()),
 }
 
 
@@ -59,7 +61,7 @@ async def test_requester_who_has_not_opted_in_is_told_to_turn_askwith_on(
     token = discord_bot.gateway.slash("ask-with", people.alice, {"question": "when?"}, users={"colleague": people.bob})
 
     replies = await api.wait_for(lambda: api.followups_for(token))
-    assert [r.content for r in replies] == [messages.requester_inactive("alice")]
+    assert [r.content for r in replies] == [rejection_texts.requester_inactive("alice")]
 
 
 async def test_a_failing_command_tells_the_member_instead_of_leaving_them_waiting(

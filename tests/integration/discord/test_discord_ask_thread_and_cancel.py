@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.asks import models
 from bot.platform.port import Member
-from bot.texts import messages
+from bot.texts import progress_texts
 from tests.fakes.asks import QUESTION
 from tests.fakes.discord_shapes import Role, new_id
 from tests.integration.discord.chat_helpers import answered, bot_posts, buttons_of
@@ -63,7 +63,7 @@ async def test_only_the_asker_may_cancel_and_the_status_message_says_cancelled(
     bob_dm = api.dm_with(people.id("bob")).id
     await api.wait_for(lambda: [m for m in discord_bot.world.messages.get(bob_dm, []) if api.components.get(m.id)])
     status = bot_posts(discord_bot, general)[0]  # waiting on Bob's approval: still the status, with Cancel
-    waiting = f"\u23f3 <@{people.id('alice')}>: {messages.progress_stage('waiting', 'Bob')}"
+    waiting = f"\u23f3 <@{people.id('alice')}>: {progress_texts.progress_stage('waiting', 'Bob')}"
     await api.wait_for(lambda: api.find_message(status.id).text == waiting)  # the stage, shown by an edit
     cancel = next(b["custom_id"] for b in buttons_of(discord_bot, status.id) if b["label"] == "Cancel")
 

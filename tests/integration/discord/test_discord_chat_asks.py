@@ -12,7 +12,7 @@ from sqlalchemy import select
 from bot.asks import models
 from bot.asks.progress import FINAL_STAGES, Stage
 from bot.store import models as store_models
-from bot.texts import messages
+from bot.texts import progress_texts
 from tests.fakes.asks import LAUNCH, QUESTION
 from tests.fakes.discord_shapes import new_id
 from tests.integration.discord.chat_helpers import answered, bot_posts, edit_gaps
@@ -163,8 +163,8 @@ async def test_a_slower_ask_shows_its_stages_in_the_status_message_about_once_a_
     shown = [e.body["content"] for e in status.edits[:-1]]
     assert shown[0] == f"\u23f3 <@{people.id('alice')}>, your agent is on it.", "the first edit adds Cancel"
     stages = [line.split(": ", 1)[1] for line in shown[1:]]
-    known = {messages.progress_stage(stage.value, name) for stage in Stage for name in ("Alice", "Bob", "")}
-    known -= {messages.progress_stage(stage.value) for stage in FINAL_STAGES}
+    known = {progress_texts.progress_stage(stage.value, name) for stage in Stage for name in ("Alice", "Bob", "")}
+    known -= {progress_texts.progress_stage(stage.value) for stage in FINAL_STAGES}
     assert stages and set(stages) <= known, shown  # e.g. searching Alice's messages, then talking with Bob's agent
     assert all(line.startswith(f"\u23f3 <@{people.id('alice')}>") for line in shown)
     assert all(gap >= MIN_GAP_S for gap in edit_gaps(status.edits))

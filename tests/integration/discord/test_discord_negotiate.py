@@ -10,7 +10,7 @@ import pytest
 
 from bot.negotiation import messages
 from bot.platform.port import ChatMessage, Member
-from bot.texts import messages as ask_messages
+from bot.texts import rejection_texts
 from tests.integration.discord.conftest import DiscordHarness, People
 from tests.integration.discord.test_discord_ask_with import DEFERRED
 from tests.negotiation_helpers import holdings, load_sample_profiles, scripted_negotiators
@@ -107,7 +107,7 @@ REFUSALS = {
     "yourself": ("alice", "alice", lambda p: messages.counterpart_is_yourself()),
     "no profile for them": ("alice", "carol", lambda p: messages.their_profile_missing("carol")),
     "no profile for you": ("carol", "bob", lambda p: messages.your_profile_missing()),
-    "unknown member": ("alice", "zed", lambda p: ask_messages.unknown_member("zed")),
+    "unknown member": ("alice", "zed", lambda p: rejection_texts.unknown_member("zed")),
 }
 
 

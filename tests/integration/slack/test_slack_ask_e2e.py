@@ -22,7 +22,7 @@ from bot.platform.port import Member, SharePolicy
 from bot.store.chat_store import WorkspaceKey
 from bot.store.user_tokens import UserTokenGrant, UserTokenStore
 from bot.store.world import World
-from bot.texts import messages
+from bot.texts import conversation_texts, rejection_texts, transcript_texts
 from tests.fakes.asks import QUESTION, two_fact_world
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_shapes import slack_world
@@ -90,7 +90,7 @@ async def test_ask_with_acks_posts_the_hidden_thread_and_dms_the_answer_once(
     assert all(m.thread_id is not None for m in fake_slack.timeline.messages(agents_channel)[1:])
     answer = fake_slack.posts(_bot_dm(fake_slack, "UALICE"))
     assert len(answer) == 1 and "Bluebird" in answer[0] and "14 March" in answer[0]
-    assert messages.transcript_ref(1) in answer[0]
+    assert transcript_texts.transcript_ref(1) in answer[0]
     notice = fake_slack.posts(_bot_dm(fake_slack, "UBOB"))  # Bob hears what his agent shared, and with whom
     assert len(notice) == 1 and notice[0].startswith("Your askwith agent answered Alice's question")
 
@@ -130,7 +130,7 @@ async def test_deny_makes_bobs_agent_withhold_the_fact(
     await slack.click("UBOB", _bot_dm(fake_slack, "UBOB"), DENY_ACTION, approval_id)
     await asks.drain()
     hidden = fake_slack.posts(await asks.port.agents_channel())
-    assert f"Bob's agent: {messages.agent_withholds('Bob')}" in hidden
+    assert f"Bob's agent: {conversation_texts.agent_withholds('Bob')}" in hidden
     answer = fake_slack.posts(_bot_dm(fake_slack, "UALICE"))
     assert len(answer) == 1 and "14 March" not in answer[0]
 
@@ -139,17 +139,17 @@ async def test_deny_makes_bobs_agent_withhold_the_fact(
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("<@UBOB|bob>", messages.empty_question()),
-        ("<@UBOB|bob>    ", messages.empty_question()),
-        ("<@UBOB|bob> " + "x" * 2001, messages.question_too_long(2001, 2000)),
-        ("when is the launch?", messages.no_colleague()),
+        ("<@UBOB|bob>", rejection_texts.empty_question()),
+        ("<@UBOB|bob>    ", rejection_texts.empty_question()),
+        ("<@UBOB|bob> " + "x" * 2001, rejection_texts.question_too_long(2001, 2000)),
+        ("when is the launch?", rejection_texts.no_colleague()),
         ("", texts.ASK_HELP),
-        ("@nobody when is the launch?", messages.unknown_member("nobody")),
-        ("<@UNOSUCH> when is the launch?", messages.unknown_member("UNOSUCH")),
-        ("<@UFRANK|frank> when is the launch?", messages.deactivated_member("frank")),
-        ("@carol when is the launch?", messages.opted_out("carol")),
-        ("<@UASKWITHBOT|askwith> when is the launch?", messages.bot_member("askwith")),
-        ("<@UALICE|alice> when is the launch?", messages.only_yourself()),
+        ("@nobody when is the launch?", rejection_texts.unknown_member("nobody")),
+        ("<@UNOSUCH> when is the launch?", rejection_texts.unknown_member("UNOSUCH")),
+        ("<@UFRANK|frank> when is the launch?", rejection_texts.deactivated_member("frank")),
+        ("@carol when is the launch?", rejection_texts.opted_out("carol")),
+        ("<@UASKWITHBOT|askwith> when is the launch?", rejection_texts.bot_member("askwith")),
+        ("<@UALICE|alice> when is the launch?", rejection_texts.only_yourself()),
         ("help", texts.ASK_HELP),
     ],
 )
@@ -162,4 +162,4 @@ async def test_every_refusal_tells_the_member_why(
 
 
 async def test_a_requester_who_has_not_turned_askwith_on_is_told_so(slack: Slack, asks: SlackServices) -> None:
-    assert ack_text(await slack.command("UCAROL", "/ask-with", ASK_BOB)) == messages.requester_inactive("carol")
+    assert ack_text(await slack.command("UCAROL", "/ask-with", ASK_BOB)) == rejection_texts.requester_inactive("carol")

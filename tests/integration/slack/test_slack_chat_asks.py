@@ -27,7 +27,7 @@ from bot.platform.port import Channel, ChannelKind
 from bot.store.chat_store import WorkspaceKey
 from bot.store.user_tokens import UserTokenGrant, UserTokenStore
 from bot.store.world import World
-from bot.texts import messages
+from bot.texts import follow_up_texts, progress_texts, rejection_texts, transcript_texts
 from tests.fakes.asks import QUESTION, two_fact_world
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_requests import message_shortcut_body, view_submission_body
@@ -168,7 +168,7 @@ async def test_mention_in_a_channel_answers_in_its_thread_with_a_status_message_
     assert "**" not in text and "&gt; " not in text  # no raw Markdown; nothing quoted into a shared place
     assert _action_ids(blocks)[-2:] == [VOTE_UP_ACTION, "askwith_vote_down"]
     assert CANCEL_ACTION not in _action_ids(blocks)
-    assert messages.transcript_ref(1) in message.text  # the notification fallback keeps the core's marker
+    assert transcript_texts.transcript_ref(1) in message.text  # the notification fallback keeps the core's marker
     ask = await asks.asks.load(1)
     assert (ask.origin_channel_id, ask.final_channel_id, ask.status) == (TEAM, TEAM, "done")
 
@@ -241,7 +241,7 @@ async def test_only_the_asker_may_cancel_and_the_status_message_says_so(
 
     await slack.click("UBOB", TEAM, CANCEL_ACTION, "1")
     await _until(lambda: fake_slack.responses)
-    assert fake_slack.responses[-1]["text"].endswith(messages.cancel_not_allowed())
+    assert fake_slack.responses[-1]["text"].endswith(progress_texts.cancel_not_allowed())
     assert fake_slack.responses[-1]["response_type"] == "ephemeral"
 
     await slack.click("UALICE", TEAM, CANCEL_ACTION, "1")
@@ -290,7 +290,7 @@ async def test_votes_are_recorded_with_the_ask(slack: Slack, asks: SlackServices
     await _until(lambda: fake_slack.responses)
     await asks.drain()
     assert await vote_of(asks.db, 1, "alice") == 1
-    assert fake_slack.responses[-1]["text"] == messages.feedback_thanks(1)
+    assert fake_slack.responses[-1]["text"] == follow_up_texts.feedback_thanks(1)
 
 
 # ---------------------------------------------------------------------- "Ask about this thread"
@@ -430,7 +430,9 @@ async def test_a_big_user_group_is_confirmed_first(
     await slack.click("UALICE", TEAM, GROUP_CONFIRM_ACTION, buttons[GROUP_CONFIRM_ACTION])
     await _until(lambda: len(fake_slack.ephemerals) == 2)  # confirmed: the core checks them
     await asks.drain()
-    assert fake_slack.ephemerals[-1].text == messages.opted_out("carol")  # the first colleague who cannot take part
+    assert fake_slack.ephemerals[-1].text == rejection_texts.opted_out(
+        "carol"
+    )  # the first colleague who cannot take part
 
 
 # ---------------------------------------------------------------------- names beside ids in memory

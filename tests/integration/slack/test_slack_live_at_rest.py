@@ -20,7 +20,7 @@ from bot.platform.port import SharePolicy
 from bot.settings import Settings
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
-from bot.texts import messages
+from bot.texts import transcript_texts
 from tests.fakes.asks import QUESTION
 from tests.fakes.slack_api import BOT_SCOPES
 from tests.fakes.slack_search import BOT_SEARCH_SCOPES
@@ -78,7 +78,7 @@ async def test_after_a_live_ask_no_table_holds_any_searched_text(live: Live) -> 
     ]  # the answer's pointer in Slack stays
     for member in ("alice", "bob"):  # the pages still read the ask, and say where its text is
         page = await load_transcript(live.db, asks[0].id, viewer=member)
-        assert page is not None and page.platform_note == messages.text_in_platform()
+        assert page is not None and page.platform_note == transcript_texts.text_in_platform()
         assert [t.agent for c in page.conversations for t in c.turns] == ["alice", "bob", "alice", "bob"]
     settings, ws = live.settings, asks[0].workspace_id
     assert (await answer_view(live.db, asks[0].id, viewer="alice", settings=settings, workspace_id=ws)).ask_id

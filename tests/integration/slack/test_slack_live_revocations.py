@@ -15,7 +15,7 @@ from bot.asks import models as ask_models
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.user_tokens import TokenCipher, UserTokenStore
-from bot.texts import messages
+from bot.texts import rejection_texts
 from tests.fakes.asks import QUESTION
 from tests.fakes.slack_api import BOT_SCOPES
 from tests.fakes.slack_changes import SlackChanges
@@ -39,7 +39,7 @@ async def _bob_is_left_out(live: Live) -> None:
     """Alice asks Bob: his agent cannot search (no grant), so the ask says so before it starts and sends nothing."""
     searches = len(live.search.calls)
     dm = await _dm_ask(live, f"<@UBOB> {QUESTION}", action_token=live.search.issue_action_token("UALICE"))
-    await _until(lambda: messages.not_connected("bob", requester=False) in live.fake.posts(dm))
+    await _until(lambda: rejection_texts.not_connected("bob", requester=False) in live.fake.posts(dm))
     await live.svc.drain()
     assert len(live.search.calls) == searches
 

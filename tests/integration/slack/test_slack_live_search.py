@@ -33,7 +33,7 @@ from bot.store import models
 from bot.store.chat_store import WorkspaceKey
 from bot.store.db import Database
 from bot.store.user_tokens import TokenCipher, UserTokenGrant, UserTokenStore
-from bot.texts import messages
+from bot.texts import rejection_texts
 from tests.fakes.asks import QUESTION, ask_factory, two_fact_world
 from tests.fakes.slack_api import BOT_SCOPES, USER_SCOPES, FakeSlackApi
 from tests.fakes.slack_cloud import FakeSlackCloud
@@ -231,7 +231,7 @@ async def test_a_colleague_who_has_not_connected_is_told_so_before_the_ask(live:
     dm = await _dm_ask(live, f"<@UERIN> {QUESTION}", action_token=live.search.issue_action_token("UALICE"))
     await _until(lambda: live.fake.posts(dm))
     await live.svc.drain()
-    assert live.fake.posts(dm) == [messages.not_connected("erin", requester=False)]
+    assert live.fake.posts(dm) == [rejection_texts.not_connected("erin", requester=False)]
     assert not live.search.calls
 
 

@@ -22,7 +22,7 @@ from bot.platform.port import SharePolicy
 from bot.store.chat_store import WorkspaceKey
 from bot.store.user_tokens import UserTokenGrant, UserTokenStore
 from bot.store.world import World
-from bot.texts import messages
+from bot.texts import settings_texts
 from tests.fakes.asks import QUESTION, two_fact_world
 from tests.fakes.slack_api import FakeSlackApi
 from tests.fakes.slack_shapes import slack_world
@@ -118,4 +118,7 @@ async def test_an_unknown_zone_is_refused_with_the_closest_one_and_nothing_chang
     refused = ack_text(await slack.command("UALICE", "/askwith", "timezone Europe/Pari"))
     assert "not a time zone" in refused and "Did you mean Europe/Paris?" in refused
     shown = ack_text(await slack.command("UALICE", "/askwith", "timezone"))
-    assert shown == f"*Your time zone* for deadlines and times: {messages.time_zone_state(None, None, WORKSPACE_ZONE)}"
+    assert (
+        shown
+        == f"*Your time zone* for deadlines and times: {settings_texts.time_zone_state(None, None, WORKSPACE_ZONE)}"
+    )

@@ -14,7 +14,7 @@ from adapters.slack import texts
 from adapters.slack.blocks import APPROVE_ACTION, DENY_ACTION
 from adapters.slack.services import SlackServices
 from bot.negotiation import messages
-from bot.texts import messages as ask_messages
+from bot.texts import rejection_texts
 from tests.fakes.slack_api import FakeSlackApi
 from tests.integration.slack.conftest import Slack, ack_text
 from tests.negotiation_helpers import holdings, load_sample_profiles, scripted_negotiators
@@ -96,7 +96,7 @@ async def test_a_decline_leaves_the_tasks_where_they_were(
         ("UALICE", "bob", messages.no_counterpart()),
         ("UALICE", "<@UBOB|bob> <@UCAROL|carol>", messages.one_counterpart_only()),
         ("UALICE", "<@UBOB|bob> today", texts.negotiate_usage_error("<@UBOB|bob> today")),
-        ("UALICE", "@nobody", ask_messages.unknown_member("nobody")),
+        ("UALICE", "@nobody", rejection_texts.unknown_member("nobody")),
         ("UALICE", "<@UASKWITHBOT|askwith>", messages.counterpart_is_bot("askwith")),
         ("UALICE", "<@UALICE|alice>", messages.counterpart_is_yourself()),
         ("UALICE", "<@UCAROL|carol>", messages.their_profile_missing("carol")),

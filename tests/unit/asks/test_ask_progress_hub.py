@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from adapters.local.workspace import LocalWorkspace
 from bot.agents.progress import Stage
 from bot.asks.progress import Progress, ProgressHub
-from bot.texts.messages import progress_stage
+from bot.texts.progress_texts import progress_stage
 from tests.fakes.asks import two_fact_world
 
 

@@ -52,6 +52,25 @@ def test_adapters_depend_on_the_core_not_on_the_composition_root() -> None:
         assert bad == [], f"{path.relative_to(ROOT)} imports {bad}"
 
 
+def _models_imports(path: Path) -> list[str]:
+    """The store's table modules `path` imports (`from bot.store import models` or `bot.store.models`)."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found += [f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" == "bot.store.models"]
+            found += [node.module] if node.module == "bot.store.models" else []
+        elif isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names if alias.name == "bot.store.models"]
+    return found
+
+
+def test_memory_leaves_tables_and_joins_to_the_store() -> None:
+    """Memory says what to read and for whom (a viewer, a search shape); the statements over the store's tables are
+    the store's (`bot.store.message_search_sql`, `bot.store.channel_scope`)."""
+    bad = {str(p.relative_to(ROOT)): _models_imports(p) for p in sorted((ROOT / "bot" / "memory").rglob("*.py"))}
+    assert {path: names for path, names in bad.items() if names} == {}
+
+
 # ---------------------------------------------------------------------- layer order
 # Lowest first. A module may import its own layer or a lower one; an import of a higher layer is an arrow pointing the
 # wrong way. The base is what every layer shares (settings, errors, the port, the texts, small shared tools).
@@ -111,8 +130,8 @@ def _layered_files(root: Path = ROOT) -> list[Path]:
 
 
 def _imported(path: Path) -> list[str]:
-    """Every module `path` imports, type-only and function-level imports included (`from bot.texts import messages`
-    counts as bot.texts.messages)."""
+    """Every module `path` imports, type-only and function-level imports included (`from bot.texts import answer_texts`
+    counts as bot.texts.answer_texts)."""
     names = _imports(path)
     for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in ("bot", "adapters"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from adapters.slack.answer_blocks import answer_blocks
 from bot.asks.read_models.answer_view import AnswerView, ContributorView, SourceView
-from bot.texts import messages
+from bot.texts import approval_texts
 
 
 OWN = SourceView("bob", "Bob", True, "launch 14 March", "launch", "bob", "2026-03-01 09:00", "C1", "C1:1.000100")
@@ -35,5 +35,5 @@ def test_credit_goes_with_own_sources_only_and_a_refusal_is_said_plainly() -> No
         "Dave's agent (1 source)"
     )
     assert "Carol" not in line and "Erin" not in line
-    assert messages.share_withheld("Erin", "denied") in texts
+    assert approval_texts.share_withheld("Erin", "denied") in texts
     assert texts[0] == "<@UALICE> asked: When?", "the answer says what it answers"

@@ -23,7 +23,7 @@ from adapters.slack.services import SlackServices, services
 from bot.asks.control import CancelResult
 from bot.base.record_ids import record_id
 from bot.errors import AskError
-from bot.texts import messages
+from bot.texts import follow_up_texts, progress_texts
 
 
 async def ask_id_checked(action: dict[str, Any], next: Callable[[], Awaitable[None]]) -> BoltResponse | None:  # noqa: A002
@@ -51,7 +51,9 @@ async def _cancel(svc: SlackServices, ask_id: int, clicker: str, respond: AsyncR
         return
     if result == CancelResult.FINISHED:
         ask = await svc.asks.load(ask_id)
-        await respond(text=messages.cancel_too_late(ask.status), response_type="ephemeral", replace_original=False)
+        await respond(
+            text=progress_texts.cancel_too_late(ask.status), response_type="ephemeral", replace_original=False
+        )
     elif result == CancelResult.STOPPING:
         await respond(text=texts.cancel_requested(), response_type="ephemeral", replace_original=False)
 
@@ -76,7 +78,7 @@ async def _vote(svc: SlackServices, ask_id: int, member: str, vote: int, respond
     except AskError as exc:
         await respond(text=str(exc), response_type="ephemeral", replace_original=False)
         return
-    await respond(text=messages.feedback_thanks(stored), response_type="ephemeral", replace_original=False)
+    await respond(text=follow_up_texts.feedback_thanks(stored), response_type="ephemeral", replace_original=False)
 
 
 async def transcript_callback(ack: AsyncAck) -> None:

@@ -14,7 +14,7 @@ from adapters.slack.services import SlackServices, services
 from bot.asks.forget import forget_member
 from bot.errors import UnknownChannelError, UnknownMemberError, UnknownTimeZoneError
 from bot.store.member_settings import MemberSettings
-from bot.texts import messages
+from bot.texts import settings_texts
 
 
 async def askwith_settings_callback(
@@ -65,13 +65,13 @@ async def _token_action(svc: SlackServices, action: str, member_id: str) -> str:
     if action == "disconnect":
         return texts.disconnected(await svc.port.revoke_member_token(member_id))
     if svc.memory_events is not None:
-        return messages.forgot(await svc.memory_events.forget_member(member_id))
+        return settings_texts.forgot(await svc.memory_events.forget_member(member_id))
     # Live memory (or a process that ingests nothing): no memory events, the same deletion straight from the store.
     await svc.port.revoke_member_token(member_id)
     if svc.live_search is not None:
         svc.live_search.drop_action_token(member_id)
     bot = (await svc.port.identity()).bot_user_id
-    return messages.forgot(await forget_member(svc.db, svc.asks.workspace_id, member_id, other_readers={bot}))
+    return settings_texts.forgot(await forget_member(svc.db, svc.asks.workspace_id, member_id, other_readers={bot}))
 
 
 def _static_reply(svc: SlackServices, parsed: SettingsCommand) -> str:

@@ -1,6 +1,11 @@
-"""The SQL of clear memory, built once per statement shape and reused with bind parameters.
+"""The SQL of a message search (clear memory's full-text search, hybrid retrieval's read of chosen ids), built once
+per `SearchShape` and reused with bind parameters. Memory says what to search and for whom (a shape and the
+parameters); the statements, their tables and joins are the store's (`bot.store.message_search_reads` runs them).
 
-Every statement carries the viewer's scope (`visible_channels`) as a condition on each message it reads. The viewer
+    statement = search(SearchShape(dialect="sqlite", context=True, terms=2))   # cached per shape
+    rows = (await conn.execute(statement, {"workspace_id": 1, "viewer_id": 7, "match": '"coffee"', ...})).all()
+
+Every statement carries the viewer's scope (`channels_visible_to`) as a condition on each message it reads. The viewer
 enters as bind parameters (`workspace_id`, `viewer_id`), so a compiled statement serves every viewer and building
 SQLAlchemy expressions stays off the hot path of a search.
 """
@@ -27,9 +32,8 @@ from sqlalchemy import (
     union_all,
 )
 
-from bot.memory.types import Viewer
-from bot.memory.visibility import visible_channels
 from bot.store import models
+from bot.store.channel_scope import channels_visible_to
 
 
 M = models.Message
@@ -49,12 +53,9 @@ class SearchShape:
     terms: int = 0  # keywords counted by `coordination`, bound as term0, term1, ...
 
 
-def bound_viewer() -> Viewer:
-    """A viewer whose ids are bind parameters: `visible_channels` of it is the scope of any viewer."""
-    return Viewer(
-        workspace_id=bindparam("workspace_id", type_=Integer),  # type: ignore[arg-type]
-        member_id=bindparam("viewer_id", type_=Integer),  # type: ignore[arg-type]
-    )
+def bound_viewer_channels() -> Select[tuple[int]]:
+    """The channels visible to the viewer bound as `viewer_id`: the scope of any viewer."""
+    return channels_visible_to(bindparam("viewer_id", type_=Integer))
 
 
 def scope(*, drive: bool = True) -> list[ColumnElement[bool]]:
@@ -65,10 +66,9 @@ def scope(*, drive: bool = True) -> list[ColumnElement[bool]]:
     `drive=False` the condition only checks rows found otherwise (by id): `channel_id + 0` cannot use the channel
     index, so the planner does not walk every message of the viewer's channels looking for them.
     """
-    viewer = bound_viewer()
     channel = models.Channel.__table__.alias("scope_channel")  # never correlated with a channel of the outer query
     channels = select(channel.c.id).where(
-        channel.c.workspace_id == viewer.workspace_id, channel.c.id.in_(visible_channels(viewer))
+        channel.c.workspace_id == bindparam("workspace_id", type_=Integer), channel.c.id.in_(bound_viewer_channels())
     )
     return [(M.channel_id if drive else M.channel_id + 0).in_(channels)]
 
@@ -77,24 +77,22 @@ def filters(shape: SearchShape) -> list[ColumnElement[bool]]:
     """The optional sender (handle or platform id), channel (name or platform id) and time filters."""
     conditions: list[ColumnElement[bool]] = []
     if shape.sender:
-        member = models.Member
-        who = bindparam("sender")
-        senders = select(member.id).where(
-            member.workspace_id == bindparam("workspace_id"), or_(member.name == who, member.platform_id == who)
-        )
-        conditions.append(M.sender_id.in_(senders))
+        conditions.append(M.sender_id.in_(_named(models.Member, "sender")))
     if shape.channel:
-        channel = models.Channel
-        where = bindparam("channel")
-        channels = select(channel.id).where(
-            channel.workspace_id == bindparam("workspace_id"), or_(channel.name == where, channel.platform_id == where)
-        )
-        conditions.append(M.channel_id.in_(channels))
+        conditions.append(M.channel_id.in_(_named(models.Channel, "channel")))
     if shape.since:
         conditions.append(M.ts >= bindparam("since", type_=M.ts.type))
     if shape.until:
         conditions.append(M.ts <= bindparam("until", type_=M.ts.type))
     return conditions
+
+
+def _named(kind: type[models.Member] | type[models.Channel], param: str) -> Select[tuple[int]]:
+    """The ids of the workspace's members (or channels) whose name or platform id is bound as `param`."""
+    value = bindparam(param)
+    return select(kind.id).where(
+        kind.workspace_id == bindparam("workspace_id"), or_(kind.name == value, kind.platform_id == value)
+    )
 
 
 def full_text(dialect: str) -> tuple[FromClause, ColumnElement[bool], ColumnElement[float]]:
@@ -155,7 +153,7 @@ def sqlite_match_count() -> Select[tuple[int]]:
 @cache
 def sqlite_scope_probe() -> Select[tuple[int, int]]:
     """The viewer's visible channel ids, each row also carrying `sqlite_match_count`."""
-    channel = visible_channels(bound_viewer()).subquery("visible")
+    channel = bound_viewer_channels().subquery("visible")
     return select(channel.c.channel_id, sqlite_match_count().scalar_subquery())
 
 
@@ -164,16 +162,7 @@ def search(shape: SearchShape) -> Select[tuple]:
     """One statement for a whole search: the ranked hits, then (with context) the walks to their neighbours, then
     the message views. Rows: (hit_id, id, platform_id, channel_platform_id, channel_name, sender_name, ts, text,
     score, duplicates); score and duplicates are set on the hit's own row."""
-    best = _ranked(shape)
-    seeds = select(best.c.id.label("hit_id"), best.c.id)
-    if shape.context:
-        before, after = _walk(best, before=True), _walk(best, before=False)
-        seeds = union_all(
-            select(before.c.hit_id, before.c.id), select(after.c.hit_id, after.c.id).where(after.c.depth > 0)
-        )
-    wanted = seeds.subquery("wanted")
-    own = best.alias("own")
-    return _views(wanted).add_columns(own.c.score, own.c.duplicates).outerjoin(own, own.c.id == wanted.c.id)
+    return _with_context(_ranked(shape), context=shape.context)
 
 
 @cache
@@ -194,14 +183,20 @@ def chosen(shape: SearchShape) -> Select[tuple]:
         .where(M.id.in_(bindparam("ids", expanding=True)), *scope(drive=False), *filters(shape))
         .cte("picked")
     )
-    seeds = select(picked.c.id.label("hit_id"), picked.c.id)
-    if shape.context:
-        before, after = _walk(picked, before=True), _walk(picked, before=False)
+    return _with_context(picked, context=shape.context)
+
+
+def _with_context(hits: CTE, *, context: bool) -> Select[tuple]:
+    """The views of `hits` (id, score, duplicates) and, with `context`, of their neighbours up to `window` on each
+    side, as rows of `search`: score and duplicates are set on each hit's own row."""
+    seeds = select(hits.c.id.label("hit_id"), hits.c.id)
+    if context:
+        before, after = _walk(hits, before=True), _walk(hits, before=False)
         seeds = union_all(
             select(before.c.hit_id, before.c.id), select(after.c.hit_id, after.c.id).where(after.c.depth > 0)
         )
     wanted = seeds.subquery("wanted")
-    own = picked.alias("own")
+    own = hits.alias("own")
     return _views(wanted).add_columns(own.c.score, own.c.duplicates).outerjoin(own, own.c.id == wanted.c.id)
 
 
