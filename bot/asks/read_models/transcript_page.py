@@ -133,7 +133,7 @@ async def load_transcript(
     Everything else is read in one session, a statement for each kind of row."""
     async with db.session() as session:
         try:
-            record = await transcripts.read_transcript(session, ask_id, ask=ask)
+            record = await transcripts.read_transcript(session, ask_id, ask=ask, think=False)
         except AskNotFoundError:
             return None
         workspace_id = record.ask.workspace_id

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer
 
 from bot.asks import models
 from bot.errors import AskNotFoundError
@@ -85,8 +86,12 @@ async def load_transcript(db: Database, ask_id: int, *, ask: models.Ask | None =
         return await read_transcript(session, ask_id, ask=ask)
 
 
-async def read_transcript(session: AsyncSession, ask_id: int, *, ask: models.Ask | None = None) -> Transcript:
-    """`load_transcript` in a session the caller holds (a page reads the rest of what it shows in the same one)."""
+async def read_transcript(
+    session: AsyncSession, ask_id: int, *, ask: models.Ask | None = None, think: bool = True
+) -> Transcript:
+    """`load_transcript` in a session the caller holds (a page reads the rest of what it shows in the same one).
+    `think=False`: the turns' think output (a copy of what `data` keeps of it) is not read, for readers that never
+    show it (`ask_view.view_for`); reading it then raises instead of loading it."""
     if ask is None or ask.id != ask_id:
         ask = await session.get(models.Ask, ask_id)
     if ask is None:
@@ -95,6 +100,8 @@ async def read_transcript(session: AsyncSession, ask_id: int, *, ask: models.Ask
     in_ask = select(conversation).where(conversation.ask_id == ask_id).order_by(conversation.id)
     conversations = list((await session.execute(in_ask)).scalars())
     in_conversations = select(turn).where(turn.conversation_id.in_([c.id for c in conversations])).order_by(turn.idx)
+    if not think:
+        in_conversations = in_conversations.options(defer(turn.think, raiseload=True))
     turns = list((await session.execute(in_conversations)).scalars())
     in_turns = select(query).where(query.turn_id.in_([t.id for t in turns])).order_by(query.id)
     queries = list((await session.execute(in_turns)).scalars())
