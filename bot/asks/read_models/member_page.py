@@ -20,8 +20,8 @@ class MemberActivity:
 
 
 async def member_activity(db: Database, workspace_id: int, member: str) -> MemberActivity:
-    async with db.read() as conn:  # both lists through one connection
+    async with db.session() as session:  # both lists through one connection
         return MemberActivity(
-            await read_recent_asks(conn, workspace_id, member, RECENT_LIMIT),
-            await read_shared_by(conn, workspace_id, member, SHARED_LIMIT),
+            await read_recent_asks(session, workspace_id, member, RECENT_LIMIT),
+            await read_shared_by(session, workspace_id, member, SHARED_LIMIT),
         )
