@@ -108,7 +108,9 @@ async def asks_of_member(
     return found[:page]
 
 
-async def ask_summary(db: Database, ask_id: int) -> AskSummary | None:
+async def ask_and_summary(db: Database, ask_id: int) -> tuple[models.Ask, AskSummary] | None:
+    """The ask's row and its summary (everyone who took part in any of its conversations): a page checks who may
+    read it with the summary, then hands the row on to what it reads next (`transcript_page.load_transcript`)."""
     async with db.session() as session:
         ask = await session.get(models.Ask, ask_id)
         if ask is None:
@@ -116,4 +118,4 @@ async def ask_summary(db: Database, ask_id: int) -> AskSummary | None:
         rows = await session.execute(
             select(models.Conversation.participants).where(models.Conversation.ask_id == ask_id)
         )
-        return summarize(ask, [list(p) for p in rows.scalars()])
+        return ask, summarize(ask, [list(p) for p in rows.scalars()])

@@ -17,6 +17,7 @@ searches, errors, think output, prompts and sub-conversation conclusions are in 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -169,7 +170,7 @@ def _released(records: list[Sent]) -> set[tuple[str, str]]:
 async def viewer_of(db: Database, workspace_id: int, handle: str, *, raw: bool = False) -> Viewer:
     """`handle` with the channels they are in (by "#name", as audiences name them)."""
     if not handle:
-        return Viewer("", frozenset(), raw)
+        return viewer_in(handle, (), raw=raw)
     stmt = (
         select(store_models.Channel.name)
         .join(store_models.Membership, store_models.Membership.channel_id == store_models.Channel.id)
@@ -177,8 +178,15 @@ async def viewer_of(db: Database, workspace_id: int, handle: str, *, raw: bool =
         .where(store_models.Member.workspace_id == workspace_id, store_models.Member.name == handle)
     )
     async with db.session() as session:
-        names = (await session.execute(stmt)).scalars()
-        return Viewer(handle, frozenset(f"#{name}" for name in names if name), raw)
+        return viewer_in(handle, (await session.execute(stmt)).scalars(), raw=raw)
+
+
+def viewer_in(handle: str, channel_names: Iterable[str | None], *, raw: bool = False) -> Viewer:
+    """`handle` in the channels of these store names (`viewer_of`, from names a caller read already): audiences name
+    them "#name"; nobody of the workspace ("") is in none."""
+    if not handle:
+        return Viewer("", frozenset(), raw)
+    return Viewer(handle, frozenset(f"#{name}" for name in channel_names if name), raw)
 
 
 def records_of(data: dict[str, Any] | None) -> list[Sent]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.asks.read_models.member_views import RecentAsk, SharedItem, recent_asks, shared_by
+from bot.asks.read_models.member_views import RecentAsk, SharedItem, read_recent_asks, read_shared_by
 from bot.store.db import Database
 
 
@@ -20,7 +20,8 @@ class MemberActivity:
 
 
 async def member_activity(db: Database, workspace_id: int, member: str) -> MemberActivity:
-    return MemberActivity(
-        await recent_asks(db, workspace_id, member, limit=RECENT_LIMIT),
-        await shared_by(db, workspace_id, member, limit=SHARED_LIMIT),
-    )
+    async with db.session() as session:  # both lists through one connection
+        return MemberActivity(
+            await read_recent_asks(session, workspace_id, member, RECENT_LIMIT),
+            await read_shared_by(session, workspace_id, member, SHARED_LIMIT),
+        )

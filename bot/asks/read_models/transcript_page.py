@@ -15,11 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot.asks import models
 from bot.asks.read_models import ask_view, transcripts
-from bot.asks.read_models.ask_summaries import AskSummary, ask_summary
-from bot.asks.read_models.hits import display_names, member_channels, resolve_hits
+from bot.asks.read_models.ask_summaries import AskSummary, summarize
+from bot.asks.read_models.hits import display_names, memberships, resolve_hits
 from bot.asks.read_models.jsonable import jsonable
 from bot.asks.read_models.redaction import Hit, RedactedHits, redact_hits
+from bot.errors import AskNotFoundError
 from bot.store.db import Database
 from bot.texts import transcript_texts
 
@@ -122,25 +124,32 @@ def may_see_prompts(viewer: str, agent: str, *, admin: bool) -> bool:
 
 
 async def load_transcript(
-    db: Database, ask_id: int, *, viewer: str, admin: bool = False, raw_prompts: bool = False
-) -> TranscriptView | None:
+    db: Database, ask_id: int, *, viewer: str, admin: bool = False, raw_prompts: bool = False,
+    ask: models.Ask | None = None,
+) -> TranscriptView | None:  # fmt: skip
     """The transcript of `ask_id` as `viewer` (a handle; "" for nobody of its workspace) may see it. Access is
     checked by the caller. `admin` alone opens no one's internals: `raw_prompts` (an admin with
-    ASKWITH_ADMIN_RAW_PROMPTS on) does."""
-    summary = await ask_summary(db, ask_id)
-    if summary is None:
-        return None
-    who = await ask_view.viewer_of(db, summary.workspace_id, viewer, raw=admin and raw_prompts)
-    view = ask_view.view_for(await transcripts.load_transcript(db, ask_id), who)
-    own = [
-        s
-        for c in ask_view.every_conversation(view.conversations)
-        for t in c.turns
-        if t.own is not None
-        for s in t.own.searches
-    ]
-    hits = await resolve_hits(db, summary.workspace_id, (h for q in own for h in q.hit_ids))
-    channels = await member_channels(db, summary.workspace_id, viewer)
+    ASKWITH_ADMIN_RAW_PROMPTS on) does. `ask`: its row, when the caller has just read it (not read again).
+    Everything else is read in one session, a statement for each kind of row."""
+    async with db.session() as session:
+        try:
+            record = await transcripts.read_transcript(session, ask_id, ask=ask, think=False)
+        except AskNotFoundError:
+            return None
+        workspace_id = record.ask.workspace_id
+        joined = await memberships(session, workspace_id, viewer)
+        who = ask_view.viewer_in(viewer, (name for _, name in joined), raw=admin and raw_prompts)
+        channels = frozenset(channel_id for channel_id, _ in joined)
+        view = ask_view.view_for(record, who)
+        own = [
+            s
+            for c in ask_view.every_conversation(view.conversations)
+            for t in c.turns
+            if t.own is not None
+            for s in t.own.searches
+        ]
+        hits = await resolve_hits(session, workspace_id, (h for q in own for h in q.hit_ids))
+        names = await display_names(session, workspace_id)
 
     def query(q: Any) -> QueryView:
         found = redact_hits(viewer, q.agent, (hits.get(i, Hit(i, None)) for i in q.hit_ids), channels)
@@ -163,10 +172,10 @@ async def load_transcript(
         return TranscriptConversation(c.id, c.depth, c.participants, question or "", c.status, c.stop_reason,
                                 c.conclusion, [turn(t) for t in c.turns])  # fmt: skip
 
-    heading = replace(summary, answer=view.answer, participants=view.participants)
+    heading = replace(summarize(record.ask, []), answer=view.answer, participants=view.participants)
     result = TranscriptView(
         heading, [conversation(c) for c in view.conversations], view.consensus,
-        [_call(c, error=who.raw) for c in view.calls], await display_names(db, summary.workspace_id),
+        [_call(c, error=who.raw) for c in view.calls], names,
     )  # fmt: skip
     result.disagreements = view.disagreements
     result.platform_note = transcript_texts.text_in_platform() if view.text_in_platform else ""

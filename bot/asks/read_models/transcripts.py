@@ -12,6 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import defer
 
 from bot.asks import models
 from bot.errors import AskNotFoundError
@@ -81,40 +83,32 @@ async def list_asks(db: Database, *, limit: int = 20) -> list[models.Ask]:
 async def load_transcript(db: Database, ask_id: int, *, ask: models.Ask | None = None) -> Transcript:
     """The stored ask, whole; `ask`: its row, when the caller has just read it (not read again)."""
     async with db.session() as session:
-        if ask is None or ask.id != ask_id:
-            ask = await session.get(models.Ask, ask_id)
-        if ask is None:
-            raise AskNotFoundError(ask_id)
-        conversations = list(
-            (
-                await session.execute(
-                    select(models.Conversation)
-                    .where(models.Conversation.ask_id == ask_id)
-                    .order_by(models.Conversation.id)
-                )
-            ).scalars()
-        )
-        ids = [c.id for c in conversations]
-        turns = list(
-            (
-                await session.execute(
-                    select(models.Turn).where(models.Turn.conversation_id.in_(ids)).order_by(models.Turn.idx)
-                )
-            ).scalars()
-        )
-        queries = list(
-            (
-                await session.execute(
-                    select(models.MemoryQuery)
-                    .where(models.MemoryQuery.turn_id.in_([t.id for t in turns]))
-                    .order_by(models.MemoryQuery.id)
-                )
-            ).scalars()
-        )
-        calls = list((await session.execute(select(models.LLMCall).where(models.LLMCall.ask_id == ask_id))).scalars())
-        consensus = (
-            await session.execute(select(models.Consensus).where(models.Consensus.ask_id == ask_id))
-        ).scalar_one_or_none()
+        return await read_transcript(session, ask_id, ask=ask)
+
+
+async def read_transcript(
+    session: AsyncSession, ask_id: int, *, ask: models.Ask | None = None, think: bool = True
+) -> Transcript:
+    """`load_transcript` in a session the caller holds (a page reads the rest of what it shows in the same one).
+    `think=False`: the turns' think output (a copy of what `data` keeps of it) is not read, for readers that never
+    show it (`ask_view.view_for`); reading it then raises instead of loading it."""
+    if ask is None or ask.id != ask_id:
+        ask = await session.get(models.Ask, ask_id)
+    if ask is None:
+        raise AskNotFoundError(ask_id)
+    conversation, turn, query = models.Conversation, models.Turn, models.MemoryQuery
+    in_ask = select(conversation).where(conversation.ask_id == ask_id).order_by(conversation.id)
+    conversations = list((await session.execute(in_ask)).scalars())
+    in_conversations = select(turn).where(turn.conversation_id.in_([c.id for c in conversations])).order_by(turn.idx)
+    if not think:
+        in_conversations = in_conversations.options(defer(turn.think, raiseload=True))
+    turns = list((await session.execute(in_conversations)).scalars())
+    in_turns = select(query).where(query.turn_id.in_([t.id for t in turns])).order_by(query.id)
+    queries = list((await session.execute(in_turns)).scalars())
+    calls = list((await session.execute(select(models.LLMCall).where(models.LLMCall.ask_id == ask_id))).scalars())
+    consensus = (
+        await session.execute(select(models.Consensus).where(models.Consensus.ask_id == ask_id))
+    ).scalar_one_or_none()
     return Transcript(ask, _tree(conversations, turns, queries), calls, consensus)
 
 

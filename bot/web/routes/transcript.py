@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from bot.asks.read_models.ask_summaries import ask_summary
+from bot.asks.read_models.ask_summaries import ask_and_summary
 from bot.asks.read_models.transcript_page import load_transcript, transcript_json
 from bot.web import texts
 from bot.web.access import may_follow, may_open
@@ -23,10 +23,11 @@ log = logging.getLogger(__name__)
 async def transcript(request: Request) -> Response:
     identity = await require_identity(request)
     ask_id = request.path_params["ask_id"]
-    summary = await ask_summary(db(request), ask_id)
-    if summary is None:
+    found = await ask_and_summary(db(request), ask_id)
+    if found is None:
         return page(request, "error.html", identity=identity, status_code=404, title=texts.NOT_FOUND_TITLE,
                     message=texts.not_found(f"ask #{ask_id}"))  # fmt: skip
+    ask, summary = found
     if not may_open(identity, workspace_id=summary.workspace_id, participants=summary.participants):
         return page(request, "error.html", identity=identity, status_code=403, title=texts.FORBIDDEN_TITLE,
                     message=texts.FORBIDDEN)  # fmt: skip
@@ -35,7 +36,9 @@ async def transcript(request: Request) -> Response:
     raw_prompts = identity.is_admin and config(request).settings.admin_raw_prompts
     if raw_prompts:  # an explicit, off-by-default setting: every read of other members' internals is on record
         log.warning("admin %s read the raw prompts and agents' internals of ask #%s", identity.member or "?", ask_id)
-    view = await load_transcript(db(request), ask_id, viewer=viewer, admin=identity.is_admin, raw_prompts=raw_prompts)
+    view = await load_transcript(
+        db(request), ask_id, viewer=viewer, admin=identity.is_admin, raw_prompts=raw_prompts, ask=ask
+    )
     assert view is not None  # the ask was just read
     if request.query_params.get("format") == "json":
         return JSONResponse(transcript_json(view), headers={"Cache-Control": "no-store"})
