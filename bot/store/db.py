@@ -203,6 +203,8 @@ def create_engine(url: str, *, pool_size: int = 5, max_overflow: int = 10) -> As
         file_pool = {} if parsed.database in (None, "", ":memory:") else _SQLITE_FILE_POOL
         engine = create_async_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S}, **file_pool)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        # A connection closed after reads only is rolled back by SQLAlchemy: only an open transaction is, here.
+        engine.sync_engine.dialect.do_rollback = _sqlite_rollback  # type: ignore[method-assign]
         if file_pool:
             event.listen(engine.sync_engine, "reset", _sqlite_reset)
         return engine
@@ -256,6 +258,15 @@ def _sqlite_reset(dbapi_connection: Any, _record: Any, reset_state: PoolResetSta
     being discarded outside the event loop, is left as SQLAlchemy's own reset would leave it."""
     if reset_state.transaction_was_reset or not reset_state.asyncio_safe:
         return
+    _sqlite_rollback(dbapi_connection)
+
+
+def _sqlite_rollback(dbapi_connection: Any) -> None:
+    """Roll back a SQLite connection's transaction, if one is open (the dialect's `do_rollback` on SQLite).
+
+    SQLAlchemy rolls back the transaction it began on a connection when the connection closes, reads only or not,
+    and through aiosqlite each rollback is a round trip to the connection's thread. sqlite3 opens a transaction for a
+    write, never for a SELECT, and knows whether one is open (`in_transaction`, read without touching the database)."""
     try:
         open_transaction = dbapi_connection.driver_connection.in_transaction
     except ValueError:  # aiosqlite's connection is closed already: nothing is open on it
