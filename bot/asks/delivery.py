@@ -15,7 +15,7 @@ Notices are informational and sent at most once per ask by the `notices_posted` 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,6 +24,7 @@ from sqlalchemy import Update, bindparam, select, update
 from bot.asks import models
 from bot.asks.claims import held_by_worker
 from bot.asks.read_models.answer_view import AnswerView
+from bot.asks.read_models.transcripts import Transcript
 from bot.asks.record import AskRecorder
 from bot.errors import AskwithError, ClaimLostError
 from bot.platform.port import ChatPort, FinalAnswer
@@ -109,11 +110,19 @@ class Delivery:
         return False
 
     # ------------------------------------------------------------------ notices
-    async def notices(self, ask: models.Ask, requester_display: str, platform_ids: dict[str, str]) -> None:
-        """Tell each colleague what their agent shared in this ask, and with whom."""
+    async def notices(
+        self,
+        ask: models.Ask,
+        requester_display: str,
+        platform_ids: dict[str, str],
+        *,
+        record: Transcript | None = None,
+    ) -> None:
+        """Tell each colleague what their agent shared in this ask, and with whom. `record`: the ask's stored record,
+        when the caller has just read it (its turns are not read again)."""
         if ask.notices_posted:
             return
-        shared = await self._shared_by_member(ask)
+        shared = _shared_in(record) if record is not None else await self._shared_by_member(ask)
         for handle, utterances in shared.items():
             if handle == ask.requester or handle not in platform_ids:
                 continue
@@ -141,11 +150,23 @@ class Delivery:
         )
         async with self.db.read() as conn:
             rows = (await conn.execute(stmt)).all()
-        shared: dict[str, list[str]] = {}
-        for agent, utterance, data in rows:
-            if data.get("shared_facts") and not data.get("declined"):
-                shared.setdefault(agent, []).append(utterance)
-        return shared
+        return _shared_by_agent(rows)
+
+
+def _shared_in(record: Transcript) -> dict[str, list[str]]:
+    """`Delivery._shared_by_member`, from an ask's record read already: the same turns, in the same order."""
+    kept = sorted((c for c in record.all_conversations() if c.row.status != "abandoned"), key=lambda c: c.row.id)
+    turns = [t for c in kept for t in sorted(c.turns, key=lambda turn: turn.idx)]
+    return _shared_by_agent([(t.agent, t.utterance, t.data) for t in turns])
+
+
+def _shared_by_agent(turns: Iterable[tuple[str, str, dict[str, Any]]]) -> dict[str, list[str]]:
+    """Agent -> the utterances of its turns that shared facts (and were not declined), in order."""
+    shared: dict[str, list[str]] = {}
+    for agent, utterance, data in turns:
+        if data.get("shared_facts") and not data.get("declined"):
+            shared.setdefault(agent, []).append(utterance)
+    return shared
 
 
 def _claimed_update(**values: Any) -> Update:  # noqa: ANN401 - column values

@@ -23,7 +23,7 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import select, update
 
@@ -44,6 +44,7 @@ from bot.asks.heartbeat import with_heartbeat
 from bot.asks.live_record import expire_transcripts, keep_no_text
 from bot.asks.progress import ProgressHub, ProgressTracker, stage_writes
 from bot.asks.read_models.answer_view import AnswerView, answer_view
+from bot.asks.read_models.transcripts import Transcript, load_transcript
 from bot.asks.record import AskRecorder
 from bot.asks.requests import AskOutcome, AskRequest
 from bot.consent.approval import SharingGate
@@ -255,12 +256,18 @@ class AskService:
                 result.consensus if result else None, answer=answer, failure=failure, final_text=final_text,
                 wall_s=time.perf_counter() - started,
             )  # fmt: skip
-            ask = await self.load(ask.id)
-        status = await self._status(ask)
-        # The final view shows this status: it is not read twice.
-        delivery = Delivery(self.db, self.port, recorder, view_of=partial(self.final_view, status=status))
-        platform_ids = {h: (await self.roster.identity(h)).platform_id for h in await self.members_in(ask)}
-        await delivery.notices(ask, requester.display_name, platform_ids)
+        # The ask's record, read once for the notices, its status and the answer's view (each would read it again);
+        # its row too, when its end was saved just now (it had no final text).
+        record = await load_transcript(self.db, ask.id, ask=ask if ask.final_text is not None else None)
+        ask = record.ask
+        status = _status_of(ask, record.consensus.data if record.consensus is not None else None)
+        # The view shows this status, from this record: neither is read twice.
+        delivery = Delivery(
+            self.db, self.port, recorder, view_of=partial(self.final_view, status=status, record=record)
+        )
+        members = {handle for c in record.all_conversations() for handle in c.row.participants}
+        platform_ids = {h: (await self.roster.identity(h)).platform_id for h in members}
+        await delivery.notices(ask, requester.display_name, platform_ids, record=record)
         await delivery.final_post(ask, requester.platform_id, status=status.value)
         await self._tracker(ask.id).finish(Stage(status.value))
         await self.settle_record(ask.id)
@@ -310,15 +317,14 @@ class AskService:
         return await run_ask(ctx, list(ask.colleagues), saved=saved)
 
     async def _status(self, ask: models.Ask) -> models.AskStatus:
-        if ask.cancel_requested_at is not None and ask.answer is None and ask.failure is None:
-            return models.AskStatus.CANCELLED
-        if ask.failure:
-            return models.AskStatus.FAILED
+        status = _status_of(ask, None)
+        if status is not models.AskStatus.DONE:  # decided by the row alone
+            return status
         async with self.db.read() as conn:
             data = (
                 await conn.execute(select(models.Consensus.data).where(models.Consensus.ask_id == ask.id))
             ).scalar_one_or_none()
-        return models.AskStatus.UNSUPPORTED if data and not data.get("supported", True) else models.AskStatus.DONE
+        return _status_of(ask, data)
 
     async def _grounding(self, ask: models.Ask) -> Grounding:
         names = {h: (await self.roster.identity(h)).display_name for h in [ask.requester, *ask.colleagues]}
@@ -473,11 +479,17 @@ class AskService:
             transcript_link=self.transcript_link, roster=self.roster,
         )  # fmt: skip
 
-    async def final_view(self, ask: models.Ask, *, status: models.AskStatus | None = None) -> AnswerView | None:
+    async def final_view(
+        self, ask: models.Ask, *, status: models.AskStatus | None = None, record: Transcript | None = None
+    ) -> AnswerView | None:
         """The answer of the ask's final post as its requester sees it, for the platform to render (None: it cannot
-        be read, and the final post is its text alone). `status`: `ask`'s, when the caller read it already."""
+        be read, and the final post is its text alone). `status`, `record`: `ask`'s, when the caller read them
+        already."""
         try:
-            view = await self.answer_view(ask.id, viewer=ask.requester)
+            view = await answer_view(
+                self.db, ask.id, viewer=ask.requester, settings=self.settings, workspace_id=self.workspace_id,
+                transcript_link=self.transcript_link, roster=self.roster, record=record,
+            )  # fmt: skip
         except AskwithError as exc:
             log.warning("ask #%s: answer not rendered, posted as text: %s", ask.id, exc)
             return None
@@ -502,6 +514,16 @@ class AskService:
 
     def _new_tracker(self, ask_id: int) -> ProgressTracker:
         return ProgressTracker(self.stage_writes, self.progress, self.roster, ask_id=ask_id, worker_id=self.worker_id)
+
+
+def _status_of(ask: models.Ask, consensus: dict[str, Any] | None) -> models.AskStatus:
+    """How an ask ended, from its row and its consensus's data (None: it has none)."""
+    if ask.cancel_requested_at is not None and ask.answer is None and ask.failure is None:
+        return models.AskStatus.CANCELLED
+    if ask.failure:
+        return models.AskStatus.FAILED
+    unsupported = consensus is not None and not consensus.get("supported", True)
+    return models.AskStatus.UNSUPPORTED if unsupported else models.AskStatus.DONE
 
 
 def _final_text(ask_id: int, result: AskResult | None, failure: str | None, link: str | None = None) -> str:

@@ -8,13 +8,15 @@ async with db.read() as conn:        # reads only (autocommit on PostgreSQL)
 if lost_connection(exc) and await db.reachable_within(60.0):
     ...  # the server restarted (or the network blinked): redo the unit of work that failed
 
-The pool pings each connection before handing it out (`pool_pre_ping`), so once the server is back a new unit of work
-gets a live connection; what was under way when the connections were cut fails, and its caller redoes it.
+The pool pings a connection before handing it out (as `pool_pre_ping` does) unless it came back to the pool moments ago
+and the driver still sees it open (`_ping_when_idle`), so once the server is back a new unit of work gets a live
+connection; what was under way when the connections were cut fails, and its caller redoes it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -28,7 +30,7 @@ from sqlalchemy import event, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, InvalidatePoolError
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
@@ -53,6 +55,9 @@ SQLITE_BUSY_TIMEOUT_S = 30.0
 # under load), all kept. An overflow connection would be closed when returned, and a busy process would pay, again and
 # again, a new driver thread, a file open and the pragmas below for each of them.
 SQLITE_POOL_SIZE = 15
+# A PostgreSQL connection back in the pool for less than this (and still open) is handed out without a ping.
+PING_AFTER_IDLE_S = 1.0
+_RETURNED_AT = "askwith_returned_at"  # the connection record's `info` key: when it last came back to the pool
 PING_TIMEOUT_S = 5.0  # a server that does not answer a trivial query this fast is not back yet
 RECONNECT_BACKOFF_S = (0.2, 0.5, 1.0, 2.0)  # waits between tries while the server is unreachable, the last repeated
 
@@ -198,10 +203,42 @@ def create_engine(url: str, *, pool_size: int = 5, max_overflow: int = 10) -> As
         file_pool = {} if parsed.database in (None, "", ":memory:") else _SQLITE_FILE_POOL
         engine = create_async_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S}, **file_pool)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        # A connection closed after reads only is rolled back by SQLAlchemy: only an open transaction is, here.
+        engine.sync_engine.dialect.do_rollback = _sqlite_rollback  # type: ignore[method-assign]
         if file_pool:
             event.listen(engine.sync_engine, "reset", _sqlite_reset)
         return engine
-    return create_async_engine(url, pool_pre_ping=True, pool_size=pool_size, max_overflow=max_overflow)
+    engine = create_async_engine(url, pool_size=pool_size, max_overflow=max_overflow)
+    _ping_when_idle(engine)
+    return engine
+
+
+def _ping_when_idle(engine: AsyncEngine) -> None:
+    """Ping a PostgreSQL connection before handing it out (as `pool_pre_ping` would: one that does not answer is
+    replaced, and the pool with it) unless it came back to the pool within `PING_AFTER_IDLE_S` and its socket is
+    open. Under load the pool hands a connection out again milliseconds after it came back, and asyncpg's ping is
+    three round trips (a transaction begun and rolled back around the query); a restarting server closes its
+    connections, which the driver sees at once (`is_closed`), so those are still pinged."""
+    dialect = engine.sync_engine.dialect
+
+    def returned(_dbapi_connection: Any, record: Any) -> None:
+        record.info[_RETURNED_AT] = time.monotonic()
+
+    def checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        returned_at = record.info.get(_RETURNED_AT)
+        recent = returned_at is not None and time.monotonic() - returned_at < PING_AFTER_IDLE_S
+        if recent and not dbapi_connection.driver_connection.is_closed():
+            return
+        try:
+            dialect.do_ping(dbapi_connection)
+        except dialect.loaded_dbapi.Error as exc:
+            if dialect.is_disconnect(exc, dbapi_connection, None):
+                raise InvalidatePoolError() from exc  # the pool reconnects, and drops its other connections
+            raise
+
+    event.listen(engine.sync_engine, "connect", returned)  # a new connection needs no ping
+    event.listen(engine.sync_engine, "checkin", returned)
+    event.listen(engine.sync_engine, "checkout", checkout)
 
 
 _SQLITE_FILE_POOL: dict[str, Any] = {
@@ -221,6 +258,15 @@ def _sqlite_reset(dbapi_connection: Any, _record: Any, reset_state: PoolResetSta
     being discarded outside the event loop, is left as SQLAlchemy's own reset would leave it."""
     if reset_state.transaction_was_reset or not reset_state.asyncio_safe:
         return
+    _sqlite_rollback(dbapi_connection)
+
+
+def _sqlite_rollback(dbapi_connection: Any) -> None:
+    """Roll back a SQLite connection's transaction, if one is open (the dialect's `do_rollback` on SQLite).
+
+    SQLAlchemy rolls back the transaction it began on a connection when the connection closes, reads only or not,
+    and through aiosqlite each rollback is a round trip to the connection's thread. sqlite3 opens a transaction for a
+    write, never for a SELECT, and knows whether one is open (`in_transaction`, read without touching the database)."""
     try:
         open_transaction = dbapi_connection.driver_connection.in_transaction
     except ValueError:  # aiosqlite's connection is closed already: nothing is open on it

@@ -83,8 +83,13 @@ async def test_the_final_post_reads_the_ending_and_the_ask_once_and_names_from_t
     assert "bob" in {c.handle for c in contributors}  # the view names Bob: it needs his display name
     # The ending (the consensus row's word on support) is read once; the view is built with the service's roster,
     # whose names were read during the ask: only the viewer's own profile is read afresh there.
-    assert sum(sql.startswith("SELECT consensus.data") for _, sql in statements) == 1
+    assert sum(sql.startswith("SELECT consensus.") for _, sql in statements) == 1
     member_reads = [sql for at, sql in statements if at == "view" and sql.startswith("SELECT member.id")]
     assert len(member_reads) == 1
-    # The view reads the ask's row once, for its access check and its transcript alike.
-    assert sum(at == "view" and sql.startswith("SELECT ask.") for at, sql in statements) == 1
+    # Once its end is saved, the ask's record is read once, for the notices, its status and the view alike: its row
+    # is read twice in all (as it starts, then with that record), its conversations twice (for any saved turns to
+    # resume, none here, then with that record), its turns once.
+    assert sum(sql.startswith("SELECT ask.") for _, sql in statements) == 2
+    assert sum(sql.startswith("SELECT conversation.") for _, sql in statements) == 2
+    assert sum(sql.startswith("SELECT turn.") for _, sql in statements) == 1
+    assert not [sql for at, sql in statements if at == "view" and sql.startswith(("SELECT ask.", "SELECT turn."))]

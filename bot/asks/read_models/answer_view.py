@@ -26,7 +26,7 @@ from bot.asks import models
 from bot.asks.access import may_view
 from bot.asks.read_models.ask_view import AskView, view_for, viewer_of
 from bot.asks.read_models.contributions import Contribution, SharedLine, contributions
-from bot.asks.read_models.transcripts import load_transcript
+from bot.asks.read_models.transcripts import Transcript, load_transcript
 from bot.errors import AskNotAllowedError, AskNotFoundError, UnknownMemberError
 from bot.memory.history import WholeHistory
 from bot.settings import Settings
@@ -135,13 +135,19 @@ async def answer_view(
     workspace_id: int | None = None,
     transcript_link: TranscriptLink | None = None,
     roster: Roster | None = None,
+    record: Transcript | None = None,
 ) -> AnswerView:
     """`viewer`: handle or platform id. AskNotFoundError (or another workspace's ask), AskNotAllowedError when
     the viewer may not see this ask (bot.asks.access). Built from the viewer's `AskView` (`ask_view`): the answer,
     its claims and "who contributed" from what the agents let out to the viewer. `roster`: the caller's, whose
-    remembered names are used again (policies are read afresh either way)."""
-    async with db.session() as session:
-        ask = await session.get(models.Ask, ask_id)
+    remembered names are used again (policies are read afresh either way). `record`: the ask's stored record, when
+    the caller has just read it (`load_transcript`; not read again)."""
+    if record is None or record.ask.id != ask_id:
+        record = None
+        async with db.session() as session:
+            ask = await session.get(models.Ask, ask_id)
+    else:
+        ask = record.ask
     if ask is None or (workspace_id is not None and ask.workspace_id != workspace_id):
         raise AskNotFoundError(ask_id)
     if roster is None or roster.workspace_id != ask.workspace_id:  # the caller's keeps the names it read already
@@ -152,7 +158,8 @@ async def answer_view(
         raise AskNotAllowedError(answer_texts.answer_not_allowed()) from exc
     if not await may_view(db, settings, ask, profile):
         raise AskNotAllowedError(answer_texts.answer_not_allowed())
-    view = view_for(await load_transcript(db, ask_id, ask=ask), await viewer_of(db, ask.workspace_id, profile.handle))
+    record = record if record is not None else await load_transcript(db, ask_id, ask=ask)
+    view = view_for(record, await viewer_of(db, ask.workspace_id, profile.handle))
     released = {message_id for _, message_id in view.released_ids()}  # lines that left to the viewer
     evidence = view.evidence
     lines = [SharedLine(s.member, s.text) for s in view.sent if s.kind != "recruit" and s.text and s.verdict == "sent"]
